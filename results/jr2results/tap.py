@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Parse the suite's TAP: the kselftest harness output of each binary.
+
+A run's `suite.tap` is the output of several binaries, each framed by the
+guest runner (or `make -C selftests run_tests`):
+
+    # selftest: protected_dir_test
+    TAP version 13
+    1..12
+    ok 1 protected_dir.R1_read_denied
+    ok 2 protected_dir.R7_list # SKIP ABI 2 < 3: the runtime refuses this kernel
+    # selftest-exit: protected_dir_test 0
+
+A binary whose plan is not met, or that ends with a status other than 0
+(pass) or 4 (KSFT_SKIP: all skipped), yields an "error" result: a crash is
+never a pass.  Test names follow `<group>.<IDs>_<what>`: the promise IDs
+(PROMISES.md) lead the test's own name, e.g. `R5_R9_rename_ancestor`.
+"""
+import dataclasses
+import re
+
+RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?:.*?# (SKIP|XFAIL|TODO)\b ?(.*))?$", re.I)
+PLAN = re.compile(r"^1\.\.(\d+)")
+BEGIN = re.compile(r"^# selftest: (\S+)")
+END = re.compile(r"^# selftest-exit: (\S+) (-?\d+)")
+PROMISE = re.compile(r"^[GROAPET]\d+$")
+KSFT_SKIP = 4
+
+
+@dataclasses.dataclass
+class Result:
+    binary: str
+    name: str  # e.g. protected_dir.R1_read_denied
+    status: str  # pass | fail | skip | error
+    reason: str = ""
+
+    @property
+    def group(self):
+        return self.name.split(".", 1)[0] if "." in self.name else self.binary.removesuffix("_test")
+
+    @property
+    def test(self):
+        return self.name.split(".", 1)[-1]
+
+    @property
+    def promises(self):
+        ids = []
+        for part in self.test.split("_"):
+            if not PROMISE.match(part):
+                break
+            ids.append(part)
+        return ids
+
+
+def parse(text):
+    """Returns the list of Results of a framed or a bare TAP text."""
+    results, binary, planned, seen, diag = [], "", 0, 0, []
+
+    def close(status):
+        nonlocal planned, seen
+        if binary or planned or seen:
+            if seen < planned:
+                results.append(Result(binary, f"{binary}.<crash>", "error",
+                                      f"{planned - seen} of {planned} planned tests never reported"))
+            elif status not in (0, KSFT_SKIP) and not any(
+                    r.binary == binary and r.status == "fail" for r in results):
+                results.append(Result(binary, f"{binary}.<exit>", "error",
+                                      f"exited with status {status} and no failed test"))
+        planned = seen = 0
+
+    ended = True
+    for line in text.splitlines():
+        line = line.rstrip("\r")
+        m = BEGIN.match(line)
+        if m:
+            if not ended:
+                close(None)
+            binary, ended, diag = m.group(1), False, []
+            continue
+        m = END.match(line)
+        if m:
+            close(int(m.group(2)))
+            ended = True
+            continue
+        m = PLAN.match(line)
+        if m:
+            planned += int(m.group(1))
+            continue
+        m = RESULT.match(line)
+        if m:
+            seen += 1
+            directive = (m.group(4) or "").upper()
+            if directive == "SKIP":
+                status, reason = "skip", m.group(5) or ""
+            elif m.group(1) == "ok":
+                status, reason = "pass", ""
+            else:
+                status, reason = "fail", "; ".join(diag[-5:])
+            results.append(Result(binary, m.group(3), status, reason.strip()))
+            diag = []
+            continue
+        if line.startswith("# "):
+            diag.append(line[2:].strip())
+    if not ended:
+        close(None)
+    return results
+
+
+def counts(results):
+    c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
+    for r in results:
+        c[r.status] += 1
+    return c

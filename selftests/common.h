@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What every test binary of the suite shares: the kselftest harness, the
+ * fixture tree in a private mount namespace on a tmpfs, errno-returning
+ * operation helpers, the ABI in force (probe + JR2_MAX_ABI cap) and the
+ * expectations derived from runtime/abi.h's one table, and confinement of
+ * the test child with jr2_confine_self().
+ *
+ * A test names the promise IDs it proves first: TEST_F(protected_dir,
+ * R6_truncate_o_trunc).  Asserts put the expected value first:
+ * ASSERT_EQ(EACCES, test_open(FX_SECRET, O_RDONLY)).
+ */
+#ifndef JR2_SELFTESTS_COMMON_H
+#define JR2_SELFTESTS_COMMON_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+/*
+ * The 6.1 harness prints a skip as "ok N # SKIP why", without the test's
+ * name; results/formats/README.md (and every TAP reader) needs
+ * "ok N group.test # SKIP why".  Its one caller, __run_test(), has the
+ * fixture `f`, `variant` and test `t` in scope.
+ */
+static inline void jr2_ksft_result_skip(const char *fixture,
+					const char *variant, const char *test,
+					const char *reason)
+{
+	ksft_cnt.ksft_xskip++;
+	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
+	       variant[0] ? "." : "", variant, test, reason);
+}
+#define ksft_test_result_skip(fmt, reason)                                     \
+	jr2_ksft_result_skip(f->name, variant->name, t->name, reason)
+
+#include "kselftest_harness.h"
+
+#include "abi.h"
+#include "landlock_uapi.h"
+#include "policy.h"
+
+/*
+ * The fixture tree, drawn fresh for each test on a tmpfs over /tmp in the
+ * test child's own mount namespace (the host's /tmp is never touched):
+ *
+ * /tmp                       tmpfs
+ * ├── run/                   ancestor of the protected dir: list only
+ * │   ├── pid                "4242\n"  a file beside the protected dir
+ * │   └── jr2/               protected (0700)
+ * │       ├── secret         "s3cret\n"
+ * │       └── sub/
+ * │           └── deep       "deep\n"
+ * ├── repos/                 read-only tree
+ * │   ├── README             "readme\n"
+ * │   ├── tool               "#!/bin/sh\nexit 7\n" (0755)
+ * │   └── sub/
+ * │       └── file           "file\n"
+ * ├── work/                  the user's folder: everything allowed
+ * │   ├── file               "data\n"
+ * │   └── dir/
+ * │       └── file2          "data2\n"
+ * └── other/                 a second writable folder (moves between them)
+ */
+#define FX_ROOT	     "/tmp"
+#define FX_RUN	     FX_ROOT "/run"
+#define FX_PID	     FX_RUN "/pid"
+#define FX_PROTECTED FX_RUN "/jr2"
+#define FX_SECRET    FX_PROTECTED "/secret"
+#define FX_SUB	     FX_PROTECTED "/sub"
+#define FX_DEEP	     FX_SUB "/deep"
+#define FX_REPOS     FX_ROOT "/repos"
+#define FX_README    FX_REPOS "/README"
+#define FX_TOOL	     FX_REPOS "/tool"
+#define FX_REPOS_SUB FX_REPOS "/sub"
+#define FX_REPOS_FILE FX_REPOS_SUB "/file"
+#define FX_WORK	     FX_ROOT "/work"
+#define FX_FILE	     FX_WORK "/file"
+#define FX_DIR	     FX_WORK "/dir"
+#define FX_FILE2     FX_DIR "/file2"
+#define FX_OTHER     FX_ROOT "/other"
+
+#define FX_SECRET_TEXT "s3cret\n"
+#define FX_TOOL_STATUS 7
+
+struct jr2_fx {
+	struct jr2_abi abi; /* the ABI in force: kernel's, or the cap */
+	bool confined;
+};
+
+/* ---- operations: 0 or the errno, never an assert ---- */
+
+static inline int test_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static inline int test_openat(int dirfd, const char *path, int flags)
+{
+	int fd = openat(dirfd, path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* Opens and reads one byte: proves the content is reachable, not only the
+ * name. */
+static inline int test_read(const char *path)
+{
+	char byte;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	if (read(fd, &byte, 1) < 0) {
+		int err = errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+static inline int test_creat(const char *path)
+{
+	int fd = creat(path, 0600);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static inline int test_mkdir(const char *path)
+{
+	return mkdir(path, 0700) ? errno : 0;
+}
+
+static inline int test_mknod(const char *path, mode_t mode, dev_t dev)
+{
+	return mknod(path, mode, dev) ? errno : 0;
+}
+
+static inline int test_symlink(const char *target, const char *path)
+{
+	return symlink(target, path) ? errno : 0;
+}
+
+static inline int test_link(const char *oldpath, const char *newpath)
+{
+	return link(oldpath, newpath) ? errno : 0;
+}
+
+static inline int test_rename(const char *oldpath, const char *newpath)
+{
+	return rename(oldpath, newpath) ? errno : 0;
+}
+
+static inline int test_renameat2(const char *oldpath, const char *newpath,
+				 unsigned int flags)
+{
+	return syscall(SYS_renameat2, AT_FDCWD, oldpath, AT_FDCWD, newpath,
+		       flags)
+		       ? errno
+		       : 0;
+}
+
+static inline int test_unlink(const char *path)
+{
+	return unlink(path) ? errno : 0;
+}
+
+static inline int test_rmdir(const char *path)
+{
+	return rmdir(path) ? errno : 0;
+}
+
+static inline int test_truncate(const char *path, off_t length)
+{
+	return truncate(path, length) ? errno : 0;
+}
+
+static inline int test_ftruncate(int fd, off_t length)
+{
+	return ftruncate(fd, length) ? errno : 0;
+}
+
+static inline int test_chdir(const char *path)
+{
+	return chdir(path) ? errno : 0;
+}
+
+static inline int test_stat(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? errno : 0;
+}
+
+/* Lists a folder; *count gets the number of names (without . and ..). */
+static inline int test_list(const char *path, int *count)
+{
+	DIR *dir = opendir(path);
+	struct dirent *entry;
+	int n = 0;
+
+	if (!dir)
+		return errno;
+	errno = 0;
+	while ((entry = readdir(dir)))
+		if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, ".."))
+			n++;
+	if (errno) {
+		int err = errno;
+
+		closedir(dir);
+		return err;
+	}
+	closedir(dir);
+	if (count)
+		*count = n;
+	return 0;
+}
+
+static inline int test_write(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
+	ssize_t len = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, len) != len) {
+		int err = errno ? errno : EIO;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+static inline void fx_unix_addr(struct sockaddr_un *addr, const char *path)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	/* A leading '@' names an abstract socket. */
+	strncpy(addr->sun_path, path, sizeof(addr->sun_path) - 1);
+	if (path[0] == '@')
+		addr->sun_path[0] = '\0';
+}
+
+static inline socklen_t fx_unix_len(const char *path)
+{
+	return offsetof(struct sockaddr_un, sun_path) + strlen(path) +
+	       (path[0] == '@' ? 0 : 1);
+}
+
+/* Binds a unix stream socket at `path` and listens; the fd, or -errno. */
+static inline int fx_unix_listen(const char *path)
+{
+	struct sockaddr_un addr;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	fx_unix_addr(&addr, path);
+	if (bind(fd, (struct sockaddr *)&addr, fx_unix_len(path)) ||
+	    listen(fd, 8)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* bind() of a new unix socket at `path` (makes the socket file). */
+static inline int test_bind_unix(const char *path)
+{
+	int fd = fx_unix_listen(path);
+
+	if (fd < 0)
+		return -fd;
+	close(fd);
+	return 0;
+}
+
+static inline int test_connect_unix(const char *path)
+{
+	struct sockaddr_un addr;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	fx_unix_addr(&addr, path);
+	if (connect(fd, (struct sockaddr *)&addr, fx_unix_len(path)))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * execve() of `path` in a child: the errno of a failed execve, else 0 with
+ * the child's exit status in *status (-1 when it did not exit).
+ */
+static inline int test_execve(const char *path, char *const argv[],
+			      int *status)
+{
+	int pipefd[2], err = 0, wstatus;
+	char *const envp[] = {"PATH=/bin:/usr/bin:/sbin:/usr/sbin", NULL};
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return errno;
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		execve(path, argv, envp);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(pipefd[0]);
+	if (waitpid(pid, &wstatus, 0) < 0)
+		return errno;
+	if (status)
+		*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	return err;
+}
+
+/* ---- the fixture ---- */
+
+static inline void fx_make_file(struct __test_metadata *_metadata,
+				const char *path, const char *text,
+				mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	ssize_t len = (ssize_t)strlen(text);
+
+	ASSERT_LE(0, fd)
+	{
+		TH_LOG("fixture: cannot make '%s': %s", path, strerror(errno));
+	}
+	ASSERT_EQ(len, write(fd, text, len));
+	ASSERT_EQ(0, close(fd));
+	/* The umask must not decide the mode the tree draws. */
+	ASSERT_EQ(0, chmod(path, mode));
+}
+
+static inline void fx_make_dir(struct __test_metadata *_metadata,
+			       const char *path, mode_t mode)
+{
+	ASSERT_EQ(0, mkdir(path, mode))
+	{
+		TH_LOG("fixture: cannot make '%s': %s", path, strerror(errno));
+	}
+	ASSERT_EQ(0, chmod(path, mode));
+}
+
+/*
+ * The ABI in force: the kernel's, capped by JR2_MAX_ABI (what `make test
+ * ABI=N` exports); a bad cap fails the test rather than being ignored.
+ */
+static inline void fx_probe_abi(struct __test_metadata *_metadata,
+				struct jr2_abi *abi)
+{
+	char msg[256] = "";
+	int cap = jr2_abi_cap(NULL, msg, sizeof(msg));
+
+	ASSERT_LE(0, cap)
+	{
+		TH_LOG("%s", msg);
+	}
+	jr2_abi_probe(abi, cap);
+}
+
+/* Private mount namespace, tmpfs over /tmp, the tree drawn above. */
+static inline void fx_setup(struct __test_metadata *_metadata,
+			    struct jr2_fx *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx_probe_abi(_metadata, &fx->abi);
+	ASSERT_EQ(0, unshare(CLONE_NEWNS))
+	{
+		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0,
+			   "mode=0755,size=16m"))
+	{
+		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
+		       "CONFIG_TMPFS (selftests/config)",
+		       FX_ROOT, strerror(errno));
+	}
+	umask(022);
+	fx_make_dir(_metadata, FX_RUN, 0755);
+	fx_make_file(_metadata, FX_PID, "4242\n", 0644);
+	fx_make_dir(_metadata, FX_PROTECTED, 0700);
+	fx_make_file(_metadata, FX_SECRET, FX_SECRET_TEXT, 0600);
+	fx_make_dir(_metadata, FX_SUB, 0700);
+	fx_make_file(_metadata, FX_DEEP, "deep\n", 0600);
+	fx_make_dir(_metadata, FX_REPOS, 0755);
+	fx_make_file(_metadata, FX_README, "readme\n", 0644);
+	fx_make_file(_metadata, FX_TOOL, "#!/bin/sh\nexit 7\n", 0755);
+	fx_make_dir(_metadata, FX_REPOS_SUB, 0755);
+	fx_make_file(_metadata, FX_REPOS_FILE, "file\n", 0644);
+	fx_make_dir(_metadata, FX_WORK, 0755);
+	fx_make_file(_metadata, FX_FILE, "data\n", 0644);
+	fx_make_dir(_metadata, FX_DIR, 0755);
+	fx_make_file(_metadata, FX_FILE2, "data2\n", 0644);
+	fx_make_dir(_metadata, FX_OTHER, 0755);
+}
+
+/* A fixture named `group` with the tree above; its data is self->fx. */
+#define JR2_FIXTURE(group)                                                     \
+	FIXTURE(group)                                                         \
+	{                                                                      \
+		struct jr2_fx fx;                                              \
+	};                                                                     \
+	FIXTURE_SETUP(group)                                                   \
+	{                                                                      \
+		fx_setup(_metadata, &self->fx);                                \
+	}                                                                      \
+	FIXTURE_TEARDOWN(group)                                                \
+	{                                                                      \
+	}
+
+/* ---- expectations, from runtime/abi.h's table alone ---- */
+
+/* Whether the runtime confines at all under this ABI (G1-G4). */
+static inline bool fx_accepted(const struct jr2_abi *abi)
+{
+	return jr2_abi_verdict(abi) == JR2_VERDICT_ACCEPT;
+}
+
+/* The errno a denial gives when `feature` is in force, else 0 (allowed). */
+static inline int fx_expect(const struct jr2_abi *abi,
+			    enum jr2_feature feature, int denied_errno)
+{
+	return jr2_abi_has(abi, feature) ? denied_errno : 0;
+}
+
+/* "ABI 5 < 6: scope_signal unavailable" into buf. */
+static inline const char *fx_unavailable_reason(const struct jr2_abi *abi,
+						enum jr2_feature feature,
+						char *buf, size_t size)
+{
+	snprintf(buf, size, "ABI %d < %d: %s unavailable", abi->in_force,
+		 jr2_features[feature].min_abi, jr2_features[feature].name);
+	return buf;
+}
+
+/* Skips, naming the ABI reason, when the ABI in force lacks `feature`. */
+#define FX_REQUIRE_FEATURE(abi, feature)                                       \
+	do {                                                                   \
+		char _why[128];                                                \
+		if (!jr2_abi_has(abi, feature))                                \
+			SKIP(return, "%s",                                     \
+			     fx_unavailable_reason(abi, feature, _why,         \
+						   sizeof(_why)));             \
+	} while (0)
+
+/* Why the runtime refuses this ABI, for a skip line. */
+static inline const char *fx_refusal_reason(const struct jr2_abi *abi,
+					    char *buf, size_t size)
+{
+	switch (jr2_abi_verdict(abi)) {
+	case JR2_VERDICT_NO_LANDLOCK:
+		snprintf(buf, size,
+			 "no Landlock (ENOSYS): the runtime refuses this "
+			 "kernel");
+		break;
+	case JR2_VERDICT_NOT_ENABLED:
+		snprintf(buf, size,
+			 "Landlock not enabled (EOPNOTSUPP): the runtime "
+			 "refuses this kernel");
+		break;
+	case JR2_VERDICT_ABI_TOO_OLD:
+		snprintf(buf, size,
+			 "ABI %d < %d: the runtime refuses this kernel",
+			 abi->in_force, JR2_ABI_REQUIRED);
+		break;
+	default:
+		snprintf(buf, size, "probe failed (%s): the runtime refuses",
+			 strerror(abi->probe_errno));
+	}
+	return buf;
+}
+
+/*
+ * The words a refusal must carry (G1-G3): what was found and the fix.  NULL
+ * ends the list.
+ */
+static inline void fx_refusal_words(const struct jr2_abi *abi,
+				    const char *words[3], char *abi_word,
+				    size_t size)
+{
+	words[0] = words[1] = words[2] = NULL;
+	switch (jr2_abi_verdict(abi)) {
+	case JR2_VERDICT_NO_LANDLOCK:
+		words[0] = "Landlock";
+		words[1] = "6.2";
+		break;
+	case JR2_VERDICT_NOT_ENABLED:
+		words[0] = "lsm=";
+		break;
+	case JR2_VERDICT_ABI_TOO_OLD:
+		snprintf(abi_word, size, "ABI %d", abi->in_force);
+		words[0] = abi_word;
+		words[1] = "ABI 3";
+		break;
+	default:
+		words[0] = "Landlock";
+	}
+}
+
+/* Asserts that *err is the refusal this ABI calls for. */
+static inline void fx_assert_refusal(struct __test_metadata *_metadata,
+				     const struct jr2_abi *abi, int rc,
+				     const struct jr2_err *err)
+{
+	const char *words[3];
+	char abi_word[32];
+
+	ASSERT_NE(0, rc);
+	ASSERT_NE(0, err->code);
+	fx_refusal_words(abi, words, abi_word, sizeof(abi_word));
+	for (int i = 0; i < 3 && words[i]; i++) {
+		const char *word = words[i];
+
+		ASSERT_NE(NULL, strstr(err->msg, word))
+		{
+			TH_LOG("refusal '%s' lacks '%s'", err->msg, word);
+		}
+	}
+}
+
+/* jr2's layout on the fixture: protect run/jr2, read-only repos. */
+static inline int fx_confine_policy(struct __test_metadata *_metadata,
+				    struct jr2_fx *fx, struct jr2_policy *policy,
+				    struct jr2_err *err)
+{
+	int rc = jr2_confine_self(policy, &fx->abi, 0, err);
+
+	if (rc == 0)
+		fx->confined = true;
+	else
+		TH_LOG("jr2_confine_self: %s", err->msg);
+	(void)_metadata;
+	return rc;
+}
+
+static inline void fx_policy(struct __test_metadata *_metadata,
+			     struct jr2_policy *policy)
+{
+	struct jr2_err err = {0};
+
+	jr2_policy_init(policy);
+	ASSERT_EQ(0, jr2_policy_add_protected(policy, FX_PROTECTED, &err))
+	{
+		TH_LOG("%s", err.msg);
+	}
+	ASSERT_EQ(0, jr2_policy_add_read_only(policy, FX_REPOS, &err))
+	{
+		TH_LOG("%s", err.msg);
+	}
+}
+
+/*
+ * Confines the test child with `policy` under the ABI in force.  Where the
+ * runtime must refuse (G1-G3), asserts the refusal, its words and that
+ * nothing was restricted, then skips naming the reason.
+ */
+#define FX_CONFINE_WITH(fx, policy)                                            \
+	do {                                                                   \
+		struct jr2_err _err = {0};                                     \
+		char _why[128];                                                \
+		int _rc = fx_confine_policy(_metadata, fx, policy, &_err);    \
+		if (!fx_accepted(&(fx)->abi)) {                                \
+			fx_assert_refusal(_metadata, &(fx)->abi, _rc, &_err);  \
+			ASSERT_EQ(0, test_read(FX_SECRET));                    \
+			SKIP(return, "%s",                                     \
+			     fx_refusal_reason(&(fx)->abi, _why,               \
+					       sizeof(_why)));                 \
+		}                                                              \
+		ASSERT_EQ(0, _rc);                                             \
+	} while (0)
+
+/* Confines the test child with jr2's layout on the fixture tree. */
+#define FX_CONFINE(fx)                                                         \
+	do {                                                                   \
+		struct jr2_policy _policy;                                     \
+		fx_policy(_metadata, &_policy);                                \
+		FX_CONFINE_WITH(fx, &_policy);                                 \
+		jr2_policy_free(&_policy);                                     \
+	} while (0)
+
+#endif /* JR2_SELFTESTS_COMMON_H */

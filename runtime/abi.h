@@ -9,6 +9,7 @@
 #define JR2_ABI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define JR2_ABI_REQUIRED 3 /* LANDLOCK_ACCESS_FS_TRUNCATE */
@@ -65,5 +66,21 @@ const char *jr2_verdict_name(enum jr2_verdict verdict);
 uint64_t jr2_abi_fs_rights(int abi);
 uint64_t jr2_abi_scopes(int abi);
 uint32_t jr2_abi_log_flags(int abi);
+/* Every restrict_self flag of `abi`: log flags, TSYNC (8), NO_NEW_PRIVS (11). */
+uint32_t jr2_abi_restrict_flags(int abi);
+
+/*
+ * The cap (G7): `flag` is the value of --max-abi (NULL when not given), else
+ * the environment's JR2_MAX_ABI is read.  Returns 0 (no cap) or 1..NEWEST;
+ * -1 on a bad value, with one line naming input, value and fix in msg.
+ */
+int jr2_abi_cap(const char *flag, char *msg, size_t size);
+
+/* Stable names of the bits of fs rights, scopes and restrict flags. */
+enum jr2_bit_kind { JR2_BITS_FS, JR2_BITS_SCOPE, JR2_BITS_RESTRICT };
+const char *jr2_bit_name(enum jr2_bit_kind kind, unsigned int bit);
+/* "read_file,read_dir" (joined by sep), "none" when bits is 0. */
+const char *jr2_format_bits(enum jr2_bit_kind kind, uint64_t bits,
+			    const char *sep, char *buf, size_t size);
 
 #endif /* JR2_ABI_H */

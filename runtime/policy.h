@@ -18,7 +18,9 @@
 
 /* One line for the user: names the input, the value and the fix. */
 struct jr2_err {
-	int code; /* errno-like; the CLI maps it to an exit status */
+	int code;	/* errno-like */
+	bool bad_input; /* the user's input is wrong (CLI: exit 2), else the
+			   system refused (CLI: exit 125) */
 	char msg[512];
 };
 
@@ -36,7 +38,10 @@ struct jr2_policy {
 struct jr2_rule {
 	char *path;
 	uint64_t access;
-	const char *why; /* "ancestor of /run/jr2", "sibling", ... */
+	char *why;	 /* "ancestor of /run/jr2", "beside /run/jr2", ... */
+	bool is_dir;	 /* else only file rights are granted */
+	uint64_t dev;	 /* what the compiler saw there: the rule is added */
+	uint64_t ino;	 /* only when the path still names that inode */
 };
 
 struct jr2_ruleset_plan {
@@ -75,6 +80,10 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan);
  */
 int jr2_confine_self(const struct jr2_policy *policy,
 		     const struct jr2_abi *abi, uint32_t extra_flags,
+		     struct jr2_err *err);
+
+/* The second half of jr2_confine_self(), for a plan already compiled. */
+int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 		     struct jr2_err *err);
 
 #endif /* JR2_POLICY_H */

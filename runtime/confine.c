@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Confine the calling process: compile, build the ruleset, set
+ * no_new_privs, restrict.  All or nothing: on failure nothing is
+ * restricted, and the caller must not run what it meant to confine.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fswalk.h"
+#include "landlock_uapi.h"
+#include "policy.h"
+#include "policy_internal.h"
+#include "ruleset.h"
+
+/* Opens a rule's path again, and only when it is still what was planned. */
+static int add_planned_rule(int ruleset_fd, const struct jr2_rule *rule,
+			    struct jr2_err *err)
+{
+	struct stat st;
+	int fd = jr2_open_nofollow(rule->path, &st, NULL);
+	int ret;
+
+	if (fd < 0)
+		return jr2_fail(err, -fd, false,
+				"rule '%s': %s: it changed while confining; "
+				"run again",
+				rule->path, strerror(-fd));
+	if ((uint64_t)st.st_dev != rule->dev ||
+	    (uint64_t)st.st_ino != rule->ino ||
+	    S_ISDIR(st.st_mode) != rule->is_dir) {
+		close(fd);
+		return jr2_fail(err, ESTALE, false,
+				"rule '%s': it was replaced while confining; "
+				"run again",
+				rule->path);
+	}
+	ret = jr2_ruleset_add_path(ruleset_fd, fd, rule->access);
+	close(fd);
+	if (ret)
+		return jr2_fail(err, -ret, false,
+				"landlock_add_rule '%s': %s: this is a bug in "
+				"jr2 or the kernel, please report it",
+				rule->path, strerror(-ret));
+	return 0;
+}
+
+int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
+		     struct jr2_err *err)
+{
+	uint32_t flags = plan->restrict_flags |
+			 (extra_flags & jr2_abi_restrict_flags(plan->abi));
+	int ruleset_fd = jr2_ruleset_create(plan->handled_fs, plan->scoped);
+	int ret = 0;
+
+	if (ruleset_fd < 0)
+		return jr2_fail(err, -ruleset_fd, false,
+				"landlock_create_ruleset (ABI %d): %s: check "
+				"`jr2-confine check`",
+				plan->abi, strerror(-ruleset_fd));
+	for (size_t i = 0; i < plan->n_rules && !ret; i++)
+		ret = add_planned_rule(ruleset_fd, &plan->rules[i], err);
+	if (!ret && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		ret = jr2_fail(err, errno, false,
+			       "prctl(PR_SET_NO_NEW_PRIVS): %s: Landlock needs "
+			       "it to restrict",
+			       strerror(errno));
+	if (!ret) {
+		int r = jr2_ruleset_restrict(ruleset_fd, flags);
+
+		if (r)
+			ret = jr2_fail(err, -r, false,
+				       "landlock_restrict_self (flags 0x%x): "
+				       "%s: check `jr2-confine check`",
+				       flags, strerror(-r));
+	}
+	close(ruleset_fd);
+	return ret;
+}
+
+int jr2_confine_self(const struct jr2_policy *policy,
+		     const struct jr2_abi *abi, uint32_t extra_flags,
+		     struct jr2_err *err)
+{
+	struct jr2_ruleset_plan plan;
+	enum jr2_verdict verdict = jr2_abi_verdict(abi);
+	int ret;
+
+	if (verdict != JR2_VERDICT_ACCEPT) {
+		char reason[400];
+
+		return jr2_fail(err,
+				abi->probe_errno ? abi->probe_errno : ENOTSUP,
+				false, "refusing to confine: %s",
+				jr2_verdict_reason(abi, reason,
+						   sizeof(reason)));
+	}
+	if (jr2_policy_compile(policy, abi->in_force, &plan, err))
+		return -1;
+	ret = jr2_confine_plan(&plan, extra_flags, err);
+	jr2_plan_free(&plan);
+	return ret;
+}

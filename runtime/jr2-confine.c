@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * jr2-confine: the preflight (check), the confiner (run), the rules for
+ * review (rules) and the ABI table for other tools (abi-table).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "policy.h"
+
+#define PROG "jr2-confine"
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_CONFINE 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+static const char usage_text[] =
+	"Usage: " PROG " COMMAND [OPTIONS]\n"
+	"Confine programs with Landlock under jr2's policy: protected dirs\n"
+	"(nothing but list), read-only trees (read, execute, list), the rest\n"
+	"full.\n"
+	"\n"
+	"Commands:\n"
+	"  check [--json] [--max-abi N]\n"
+	"      Preflight: kernel release, Landlock ABI, errata, each feature\n"
+	"      enforced or unavailable, the verdict and a hint.\n"
+	"      Exit 0 accepted, 1 refused, 2 usage error.\n"
+	"  run [POLICY] [--max-abi N] [--quiet] -- CMD [ARG]...\n"
+	"      Confine this process, then exec CMD.  Exit 125 when confinement\n"
+	"      cannot be done (CMD never runs), 126 when CMD cannot be run,\n"
+	"      127 when it is not found, 2 on bad input, else CMD's status.\n"
+	"  rules [POLICY] [--max-abi N] [--json]\n"
+	"      Print the compiled rules (path, rights, why) and notes.\n"
+	"  abi-table [--json]\n"
+	"      The table of rights, scopes, flags and features per ABI.\n"
+	"\n"
+	"POLICY (with none of these, jr2's defaults apply: protect /run/jr2;\n"
+	"read-only /repos, /opt/jr2 and the CA bundle dirs, where they exist):\n"
+	"  --protect DIR      a protected dir (repeatable)\n"
+	"  --read-only DIR    a read-only tree (repeatable)\n"
+	"  --config FILE      directives 'protect PATH', 'read-only PATH'\n"
+	"\n"
+	"  --max-abi N        behave as on a kernel of Landlock ABI N (1-11);\n"
+	"                     else the environment's JR2_MAX_ABI; the flag wins\n"
+	"  --help, --version\n"
+	"\n"
+	"See jr2-confine(1).\n";
+
+static void die_usage(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* The one error path: the message is whole (input, value, fix). */
+static void die(int status, const char *msg) __attribute__((noreturn));
+static void die(int status, const char *msg)
+{
+	fprintf(stderr, PROG ": %s\n", msg);
+	exit(status);
+}
+
+static void die_err(const struct jr2_err *err) __attribute__((noreturn));
+static void die_err(const struct jr2_err *err)
+{
+	die(err->bad_input ? EXIT_USAGE : EXIT_CANNOT_CONFINE, err->msg);
+}
+
+struct options {
+	const char *command;
+	struct jr2_policy policy;
+	bool policy_given;
+	const char *max_abi;
+	bool json;
+	bool quiet;
+	char **cmd; /* after "--" */
+};
+
+/* "--flag VALUE" or "--flag=VALUE"; NULL when argv[*i] is not --flag. */
+static const char *flag_value(char **argv, int argc, int *i, const char *flag)
+{
+	size_t len = strlen(flag);
+
+	if (strncmp(argv[*i], flag, len))
+		return NULL;
+	if (argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	if (argv[*i][len])
+		return NULL;
+	if (*i + 1 >= argc)
+		die_usage("%s needs a value: write '%s VALUE'", flag, flag);
+	return argv[++*i];
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+	const bool takes_policy = !strcmp(o->command, "run") ||
+				  !strcmp(o->command, "rules");
+	const bool takes_json = strcmp(o->command, "run");
+	const bool takes_abi = strcmp(o->command, "abi-table");
+	struct jr2_err err;
+
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i], *v;
+
+		if (!strcmp(arg, "--")) {
+			if (strcmp(o->command, "run"))
+				die_usage("'%s' takes no command after '--': "
+					  "see '" PROG " --help'",
+					  o->command);
+			if (i + 1 >= argc)
+				die_usage("run: no command after '--': write "
+					  "'" PROG " run [OPTIONS] -- CMD "
+					  "[ARG]...'");
+			o->cmd = &argv[i + 1];
+			return;
+		}
+		if (takes_policy && (v = flag_value(argv, argc, &i,
+						    "--protect"))) {
+			o->policy_given = true;
+			if (jr2_policy_add_protected(&o->policy, v, &err))
+				die_err(&err);
+		} else if (takes_policy && (v = flag_value(argv, argc, &i,
+							   "--read-only"))) {
+			o->policy_given = true;
+			if (jr2_policy_add_read_only(&o->policy, v, &err))
+				die_err(&err);
+		} else if (takes_policy && (v = flag_value(argv, argc, &i,
+							   "--config"))) {
+			o->policy_given = true;
+			if (jr2_policy_load_config(&o->policy, v, &err))
+				die_err(&err);
+		} else if (takes_abi && (v = flag_value(argv, argc, &i,
+							"--max-abi"))) {
+			o->max_abi = v;
+		} else if (takes_json && !strcmp(arg, "--json")) {
+			o->json = true;
+		} else if (!takes_json && !strcmp(arg, "--quiet")) {
+			o->quiet = true;
+		} else if (arg[0] == '-') {
+			die_usage("unknown flag '%s' for '%s': see '" PROG
+				  " --help'",
+				  arg, o->command);
+		} else if (!strcmp(o->command, "run")) {
+			die_usage("run: missing '--' before '%s': write '" PROG
+				  " run [OPTIONS] -- CMD [ARG]...'",
+				  arg);
+		} else {
+			die_usage("'%s' takes no argument '%s': see '" PROG
+				  " --help'",
+				  o->command, arg);
+		}
+	}
+	if (!strcmp(o->command, "run"))
+		die_usage("run: missing '--' and the command: write '" PROG
+			  " run [OPTIONS] -- CMD [ARG]...'");
+}
+
+static void probe(const struct options *o, struct jr2_abi *abi)
+{
+	char msg[300];
+	int cap = jr2_abi_cap(o->max_abi, msg, sizeof(msg));
+
+	if (cap < 0)
+		die(EXIT_USAGE, msg);
+	jr2_abi_probe(abi, cap);
+}
+
+/* JSON string: quotes, backslashes and control bytes escaped. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_bits(enum jr2_bit_kind kind, uint64_t bits)
+{
+	const char *sep = "";
+
+	putchar('[');
+	for (unsigned int bit = 0; bit < 64; bit++) {
+		if (!(bits & (1ULL << bit)))
+			continue;
+		fputs(sep, stdout);
+		json_str(jr2_bit_name(kind, bit) ? jr2_bit_name(kind, bit)
+						 : "unknown");
+		sep = ", ";
+	}
+	putchar(']');
+}
+
+static const char *landlock_state(const struct jr2_abi *abi)
+{
+	if (!abi->probe_errno)
+		return "ok";
+	if (abi->probe_errno == ENOSYS)
+		return "ENOSYS";
+	if (abi->probe_errno == EOPNOTSUPP)
+		return "EOPNOTSUPP";
+	return strerrorname_np(abi->probe_errno) ? strerrorname_np(
+							   abi->probe_errno)
+						 : "unknown";
+}
+
+static const char *hint(const struct jr2_abi *abi)
+{
+	switch (jr2_abi_verdict(abi)) {
+	case JR2_VERDICT_ACCEPT:
+		if (abi->in_force < JR2_ABI_NEWEST)
+			return abi->cap && abi->cap < abi->kernel
+				       ? "the ABI is capped: drop --max-abi "
+					 "and JR2_MAX_ABI to use every "
+					 "feature of the kernel"
+				       : "a newer kernel enforces the features "
+					 "listed as unavailable";
+		return "none: every feature this runtime knows is enforced";
+	case JR2_VERDICT_NO_LANDLOCK:
+		return "boot Linux 6.2 or newer with CONFIG_SECURITY_LANDLOCK=y";
+	case JR2_VERDICT_NOT_ENABLED:
+		return "add 'landlock' to the lsm= kernel boot parameter";
+	case JR2_VERDICT_ABI_TOO_OLD:
+		return abi->cap && abi->cap < abi->kernel
+			       ? "raise or drop the ABI cap (--max-abi, "
+				 "JR2_MAX_ABI) to 3 or more"
+			       : "boot Linux 6.2 or newer (Landlock ABI 3)";
+	case JR2_VERDICT_PROBE_FAILED:
+		break;
+	}
+	return "check the kernel's seccomp filter and LSM setup";
+}
+
+static int cmd_check(const struct options *o)
+{
+	struct jr2_abi abi;
+	struct utsname uts;
+	enum jr2_verdict verdict;
+	char reason[400];
+
+	probe(o, &abi);
+	verdict = jr2_abi_verdict(&abi);
+	jr2_verdict_reason(&abi, reason, sizeof(reason));
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+	if (o->json) {
+		printf("{\"release\": ");
+		json_str(uts.release);
+		printf(", \"landlock\": ");
+		json_str(landlock_state(&abi));
+		printf(", \"abi\": {\"kernel\": %d, \"in_force\": %d, "
+		       "\"cap\": ",
+		       abi.kernel, abi.in_force);
+		if (abi.cap)
+			printf("%d", abi.cap);
+		else
+			printf("null");
+		printf(", \"newest_known\": %d, \"required\": %d}, "
+		       "\"errata\": ",
+		       JR2_ABI_NEWEST, JR2_ABI_REQUIRED);
+		if (abi.errata_known)
+			printf("%u", abi.errata);
+		else
+			printf("null");
+		printf(", \"features\": {");
+		for (int f = 0; f < JR2_FEAT_COUNT; f++) {
+			printf("%s", f ? ", " : "");
+			json_str(jr2_features[f].name);
+			printf(": {\"status\": \"%s\", \"min_abi\": %d}",
+			       jr2_abi_has(&abi, f) ? "enforced"
+						    : "unavailable",
+			       jr2_features[f].min_abi);
+		}
+		printf("}, \"verdict\": \"%s\", \"verdict_code\": \"%s\", "
+		       "\"reason\": ",
+		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
+		       jr2_verdict_name(verdict));
+		json_str(reason);
+		printf(", \"hint\": ");
+		json_str(hint(&abi));
+		printf("}\n");
+	} else {
+		printf("release: %s\n", uts.release);
+		printf("landlock: %s\n", landlock_state(&abi));
+		printf("abi: kernel %d, in force %d, cap ", abi.kernel,
+		       abi.in_force);
+		if (abi.cap)
+			printf("%d", abi.cap);
+		else
+			printf("none");
+		printf(", required %d, newest known %d\n", JR2_ABI_REQUIRED,
+		       JR2_ABI_NEWEST);
+		if (abi.errata_known)
+			printf("errata: 0x%x\n", abi.errata);
+		else
+			printf("errata: unknown (the kernel has no errata "
+			       "query)\n");
+		for (int f = 0; f < JR2_FEAT_COUNT; f++)
+			printf("feature %-20s %-11s (ABI %d+): %s\n",
+			       jr2_features[f].name,
+			       jr2_abi_has(&abi, f) ? "enforced"
+						    : "unavailable",
+			       jr2_features[f].min_abi,
+			       jr2_features[f].protects);
+		printf("verdict: %s: %s\n",
+		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
+		       reason);
+		printf("hint: %s\n", hint(&abi));
+	}
+	return verdict == JR2_VERDICT_ACCEPT ? 0 : 1;
+}
+
+static int cmd_abi_table(void)
+{
+	printf("{\"newest_known\": %d, \"required\": %d, \"features\": [",
+	       JR2_ABI_NEWEST, JR2_ABI_REQUIRED);
+	for (int f = 0; f < JR2_FEAT_COUNT; f++) {
+		printf("%s{\"name\": ", f ? ", " : "");
+		json_str(jr2_features[f].name);
+		printf(", \"min_abi\": %d, \"protects\": ",
+		       jr2_features[f].min_abi);
+		json_str(jr2_features[f].protects);
+		printf("}");
+	}
+	printf("], \"abis\": [");
+	for (int abi = 1; abi <= JR2_ABI_NEWEST; abi++) {
+		printf("%s\n {\"abi\": %d, \"verdict\": \"%s\", \"fs_rights\": ",
+		       abi > 1 ? "," : "", abi,
+		       abi >= JR2_ABI_REQUIRED ? "accepted" : "refused");
+		json_bits(JR2_BITS_FS, jr2_abi_fs_rights(abi));
+		printf(", \"fs_rights_mask\": %llu, \"scopes\": ",
+		       (unsigned long long)jr2_abi_fs_rights(abi));
+		json_bits(JR2_BITS_SCOPE, jr2_abi_scopes(abi));
+		printf(", \"log_flags\": ");
+		json_bits(JR2_BITS_RESTRICT, jr2_abi_log_flags(abi));
+		printf(", \"restrict_flags\": ");
+		json_bits(JR2_BITS_RESTRICT, jr2_abi_restrict_flags(abi));
+		printf(", \"features\": {");
+		for (int f = 0; f < JR2_FEAT_COUNT; f++) {
+			printf("%s", f ? ", " : "");
+			json_str(jr2_features[f].name);
+			printf(": %s", abi >= jr2_features[f].min_abi
+					       ? "true"
+					       : "false");
+		}
+		printf("}}");
+	}
+	printf("\n]}\n");
+	return 0;
+}
+
+/* The ABI the rules are compiled for: the one in force, else (refused)
+   the required one, so bad input is found on any kernel. */
+static int compile_abi(const struct jr2_abi *abi)
+{
+	return abi->in_force >= JR2_ABI_REQUIRED ? abi->in_force
+						 : JR2_ABI_REQUIRED;
+}
+
+static int cmd_rules(const struct options *o)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_abi abi;
+	struct jr2_err err;
+	char buf[512];
+
+	probe(o, &abi);
+	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
+		die_err(&err);
+	if (o->json) {
+		printf("{\"abi\": %d, \"handled_fs\": ", plan.abi);
+		json_bits(JR2_BITS_FS, plan.handled_fs);
+		printf(", \"scoped\": ");
+		json_bits(JR2_BITS_SCOPE, plan.scoped);
+		printf(", \"restrict_flags\": ");
+		json_bits(JR2_BITS_RESTRICT, plan.restrict_flags);
+		printf(", \"rules\": [");
+		for (size_t i = 0; i < plan.n_rules; i++) {
+			printf("%s\n {\"path\": ", i ? "," : "");
+			json_str(plan.rules[i].path);
+			printf(", \"access\": ");
+			json_bits(JR2_BITS_FS, plan.rules[i].access);
+			printf(", \"why\": ");
+			json_str(plan.rules[i].why);
+			printf("}");
+		}
+		printf("], \"notes\": [");
+		for (size_t i = 0; i < plan.notes.n; i++) {
+			printf("%s", i ? ", " : "");
+			json_str(plan.notes.v[i]);
+		}
+		printf("]}\n");
+	} else {
+		printf("# ABI %d (%s)\n", plan.abi,
+		       jr2_abi_verdict(&abi) == JR2_VERDICT_ACCEPT
+			       ? "in force"
+			       : "required; this kernel is refused");
+		printf("# handled: %s\n",
+		       jr2_format_bits(JR2_BITS_FS, plan.handled_fs, ",", buf,
+				       sizeof(buf)));
+		printf("# scoped: %s\n",
+		       jr2_format_bits(JR2_BITS_SCOPE, plan.scoped, ",", buf,
+				       sizeof(buf)));
+		printf("# restrict flags: %s\n",
+		       jr2_format_bits(JR2_BITS_RESTRICT, plan.restrict_flags,
+				       ",", buf, sizeof(buf)));
+		for (size_t i = 0; i < plan.n_rules; i++)
+			printf("%s\t%s\t%s\n", plan.rules[i].path,
+			       jr2_format_bits(JR2_BITS_FS,
+					       plan.rules[i].access, ",", buf,
+					       sizeof(buf)),
+			       plan.rules[i].why);
+		for (size_t i = 0; i < plan.notes.n; i++)
+			printf("# note: %s\n", plan.notes.v[i]);
+		printf("# %zu rules\n", plan.n_rules);
+	}
+	jr2_plan_free(&plan);
+	return 0;
+}
+
+/* G6: a protection the ABI in force cannot give is named, never silent. */
+static void warn_unavailable(const struct jr2_abi *abi)
+{
+	static const enum jr2_feature protections[] = {
+		JR2_FEAT_TRUNCATE,
+		JR2_FEAT_IOCTL_DEV,
+		JR2_FEAT_SCOPE_SIGNAL,
+		JR2_FEAT_SCOPE_ABSTRACT_UNIX,
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < sizeof(protections) / sizeof(*protections);
+	     i++) {
+		if (jr2_abi_has(abi, protections[i]))
+			continue;
+		if (!*sep)
+			fprintf(stderr,
+				PROG ": warning: Landlock ABI %d in force: "
+				     "unavailable: ",
+				abi->in_force);
+		fprintf(stderr, "%s%s (ABI %d+)", sep,
+			jr2_features[protections[i]].name,
+			jr2_features[protections[i]].min_abi);
+		sep = ", ";
+	}
+	if (*sep)
+		fputc('\n', stderr);
+}
+
+static int cmd_run(const struct options *o)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_abi abi;
+	struct jr2_err err;
+	char reason[400];
+
+	probe(o, &abi);
+	/* Bad input is found (exit 2) before the kernel is judged (125). */
+	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
+		die_err(&err);
+	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT) {
+		snprintf(err.msg, sizeof(err.msg), "refusing to confine: %s",
+			 jr2_verdict_reason(&abi, reason, sizeof(reason)));
+		die(EXIT_CANNOT_CONFINE, err.msg);
+	}
+	if (jr2_confine_plan(&plan, 0, &err))
+		die(EXIT_CANNOT_CONFINE, err.msg);
+	jr2_plan_free(&plan);
+	if (!o->quiet)
+		warn_unavailable(&abi);
+	execvp(o->cmd[0], o->cmd);
+	snprintf(err.msg, sizeof(err.msg), "cannot run '%s': %s", o->cmd[0],
+		 strerror(errno));
+	die(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, err.msg);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {0};
+
+	if (argc < 2)
+		die_usage("no command: give check, run, rules or abi-table "
+			  "(see '" PROG " --help')");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf(PROG " " JR2_VERSION " (Landlock ABI %d to %d)\n",
+		       JR2_ABI_REQUIRED, JR2_ABI_NEWEST);
+		return 0;
+	}
+	o.command = argv[1];
+	if (strcmp(o.command, "check") && strcmp(o.command, "run") &&
+	    strcmp(o.command, "rules") && strcmp(o.command, "abi-table"))
+		die_usage("unknown command '%s': give check, run, rules or "
+			  "abi-table (see '" PROG " --help')",
+			  o.command);
+	jr2_policy_init(&o.policy);
+	parse(argc, argv, &o);
+	if (!o.policy_given)
+		jr2_policy_set_defaults(&o.policy);
+	if (!strcmp(o.command, "check"))
+		return cmd_check(&o);
+	if (!strcmp(o.command, "abi-table"))
+		return cmd_abi_table();
+	if (!strcmp(o.command, "rules"))
+		return cmd_rules(&o);
+	return cmd_run(&o);
+}

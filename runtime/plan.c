@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Landlock only grants, and a right granted on a dir holds in all of its
+ * subtree.  So to deny one subtree, each ancestor gets only what every
+ * restricted path below it may have, and every other entry along the way
+ * (a "sibling") gets its region's rights in full: all handled rights outside
+ * the read-only trees (REFER included, so files move between folders, A2),
+ * read/execute/list inside them.  A rule that adds nothing to what its
+ * ancestors already grant is left out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "landlock_uapi.h"
+#include "plan.h"
+#include "policy_internal.h"
+
+/* Rights the kernel accepts on a rule for a non-directory. */
+#define FILE_RIGHTS                                                            \
+	(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_WRITE_FILE |                    \
+	 JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_TRUNCATE |                    \
+	 JR2_ACCESS_FS_IOCTL_DEV)
+
+/*
+ * RESOLVE_UNIX (ABI 9) is granted everywhere, protected dirs included: the
+ * Custodian's socket lives in the protected dir and must stay connectable
+ * (R8).  jr2 restricts no connect; the Custodian authenticates each request
+ * (it wants the control Stand-in), which Landlock cannot do.
+ */
+uint64_t jr2_rights_protected(uint64_t handled)
+{
+	return handled & (JR2_ACCESS_FS_READ_DIR | JR2_ACCESS_FS_RESOLVE_UNIX);
+}
+
+uint64_t jr2_rights_read_only(uint64_t handled)
+{
+	return handled & (JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_READ_FILE |
+			  JR2_ACCESS_FS_READ_DIR | JR2_ACCESS_FS_RESOLVE_UNIX);
+}
+
+uint64_t jr2_rights_file_only(uint64_t rights)
+{
+	return rights & FILE_RIGHTS;
+}
+
+bool jr2_path_within(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return true;
+	return !strncmp(path, dir, len) && (path[len] == '\0' || path[len] == '/');
+}
+
+static bool strictly_within(const char *path, const char *dir)
+{
+	return strcmp(path, dir) && jr2_path_within(path, dir);
+}
+
+static const char *kind_name(enum jr2_kind kind)
+{
+	return kind == JR2_KIND_PROTECT ? "protected dir" : "read-only tree";
+}
+
+static void drop_target(struct jr2_target *targets, size_t *n, size_t i)
+{
+	free(targets[i].path);
+	free(targets[i].origin);
+	memmove(&targets[i], &targets[i + 1],
+		(*n - i - 1) * sizeof(*targets));
+	(*n)--;
+}
+
+int jr2_plan_targets(struct jr2_target *targets, size_t *n,
+		     struct jr2_paths *notes, struct jr2_err *err)
+{
+	for (size_t i = 0; i < *n; i++) {
+		const struct jr2_target *t = &targets[i];
+
+		if (t->type == JR2_FT_SYMLINK)
+			return jr2_fail(err, ELOOP, true,
+					"%s '%s' is a symlink: give the path "
+					"it points to (rules never follow "
+					"symlinks)",
+					t->origin, t->path);
+		if (t->kind == JR2_KIND_PROTECT && !strcmp(t->path, "/"))
+			return jr2_fail(err, EINVAL, true,
+					"%s '/' would protect everything: "
+					"name the Harness's own dir",
+					t->origin);
+	}
+	for (size_t i = 0; i < *n; i++) {
+		for (size_t j = 0; j < *n; j++) {
+			struct jr2_target *in = &targets[i], *out = &targets[j];
+
+			if (i == j || !jr2_path_within(in->path, out->path))
+				continue;
+			if (out->kind == JR2_KIND_PROTECT &&
+			    in->kind == JR2_KIND_READ_ONLY)
+				return jr2_fail(
+					err, EINVAL, true,
+					"%s '%s' is inside protected dir "
+					"'%s': nothing in a protected dir "
+					"can be read; drop one of them",
+					in->origin, in->path, out->path);
+			if (out->kind != in->kind &&
+			    out->kind == JR2_KIND_READ_ONLY)
+				continue; /* protected in read-only: kept */
+			/* Same kind, or nested in a protected dir. */
+			if (strcmp(in->path, out->path) || i > j) {
+				jr2_paths_addf(notes,
+					       "%s '%s' is inside %s '%s': "
+					       "covered by it",
+					       kind_name(in->kind), in->path,
+					       kind_name(out->kind), out->path);
+				drop_target(targets, n, i);
+				i = (size_t)-1; /* restart: indexes moved */
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool paths_has(const struct jr2_paths *paths, const char *path)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (!strcmp(paths->v[i], path))
+			return true;
+	return false;
+}
+
+void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
+			struct jr2_paths *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *prefix = jr2_xstrdup(targets[i].path);
+		char *slash;
+
+		while ((slash = strrchr(prefix, '/'))) {
+			slash[slash == prefix ? 1 : 0] = '\0';
+			if (!paths_has(out, prefix))
+				jr2_paths_add(out, prefix);
+			if (slash == prefix)
+				break;
+		}
+		free(prefix);
+	}
+}
+
+static size_t depth(const char *path)
+{
+	size_t d = 0;
+
+	if (!strcmp(path, "/"))
+		return 0;
+	for (; *path; path++)
+		d += *path == '/';
+	return d;
+}
+
+static int by_depth(const void *a, const void *b)
+{
+	const char *pa = *(char *const *)a, *pb = *(char *const *)b;
+	size_t da = depth(pa), db = depth(pb);
+
+	if (da != db)
+		return da < db ? -1 : 1;
+	return strcmp(pa, pb);
+}
+
+static void add_rule(struct jr2_ruleset_plan *plan, const char *path,
+		     uint64_t access, bool is_dir, uint64_t dev, uint64_t ino,
+		     const char *why)
+{
+	struct jr2_rule *rule;
+
+	plan->rules = jr2_xrealloc(plan->rules,
+				   (plan->n_rules + 1) * sizeof(*plan->rules));
+	rule = &plan->rules[plan->n_rules++];
+	rule->path = jr2_xstrdup(path);
+	rule->access = access;
+	rule->is_dir = is_dir;
+	rule->dev = dev;
+	rule->ino = ino;
+	rule->why = jr2_xstrdup(why);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir) + strlen(name) + 2;
+	char *path = jr2_xrealloc(NULL, len);
+
+	strcpy(path, dir);
+	if (strcmp(dir, "/"))
+		strcat(path, "/");
+	strcat(path, name);
+	return path;
+}
+
+struct plan_ctx {
+	const struct jr2_fsview *view;
+	uint64_t handled;
+	struct jr2_paths ancestors; /* sorted by depth */
+	uint64_t *granted;	    /* per ancestor: what it and its own
+				       ancestors grant */
+};
+
+static bool in_read_only(const struct plan_ctx *ctx, const char *path)
+{
+	for (size_t i = 0; i < ctx->view->n_targets; i++) {
+		const struct jr2_target *t = &ctx->view->targets[i];
+
+		if (t->kind == JR2_KIND_READ_ONLY &&
+		    jr2_path_within(path, t->path))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t region_rights(const struct plan_ctx *ctx, const char *path)
+{
+	return in_read_only(ctx, path) ? jr2_rights_read_only(ctx->handled)
+				       : ctx->handled;
+}
+
+static uint64_t kind_rights(const struct plan_ctx *ctx, enum jr2_kind kind)
+{
+	return kind == JR2_KIND_PROTECT ? jr2_rights_protected(ctx->handled)
+					: jr2_rights_read_only(ctx->handled);
+}
+
+/* What the ancestors of `path` grant (path itself excluded). */
+static uint64_t inherited(const struct plan_ctx *ctx, const char *path)
+{
+	uint64_t rights = 0;
+
+	for (size_t i = 0; i < ctx->ancestors.n; i++)
+		if (strictly_within(path, ctx->ancestors.v[i]))
+			rights |= ctx->granted[i];
+	return rights;
+}
+
+static const struct jr2_target *find_target(const struct plan_ctx *ctx,
+					    const char *path)
+{
+	for (size_t i = 0; i < ctx->view->n_targets; i++)
+		if (!strcmp(ctx->view->targets[i].path, path))
+			return &ctx->view->targets[i];
+	return NULL;
+}
+
+static const struct jr2_fsdir *find_dir(const struct plan_ctx *ctx,
+					const char *path)
+{
+	for (size_t i = 0; i < ctx->view->n_dirs; i++)
+		if (!strcmp(ctx->view->dirs[i].path, path))
+			return &ctx->view->dirs[i];
+	return NULL;
+}
+
+/* "/run/jr2" or "/run/jr2 and 3 more": the restricted paths below dir. */
+static void describe_below(const struct plan_ctx *ctx, const char *dir,
+			   char *buf, size_t size)
+{
+	const char *first = NULL;
+	size_t more = 0;
+
+	for (size_t i = 0; i < ctx->view->n_targets; i++) {
+		if (!strictly_within(ctx->view->targets[i].path, dir))
+			continue;
+		if (first)
+			more++;
+		else
+			first = ctx->view->targets[i].path;
+	}
+	if (more)
+		snprintf(buf, size, "%s and %zu more", first, more);
+	else
+		snprintf(buf, size, "%s", first ? first : "?");
+}
+
+static void plan_ancestor(struct plan_ctx *ctx, size_t i,
+			  struct jr2_ruleset_plan *plan)
+{
+	const char *path = ctx->ancestors.v[i];
+	const struct jr2_fsdir *dir = find_dir(ctx, path);
+	uint64_t access = region_rights(ctx, path);
+	char below[600], why[700];
+
+	for (size_t t = 0; t < ctx->view->n_targets; t++)
+		if (strictly_within(ctx->view->targets[t].path, path))
+			access &= kind_rights(ctx, ctx->view->targets[t].kind);
+	ctx->granted[i] = access & ~inherited(ctx, path);
+	if (!ctx->granted[i])
+		return;
+	describe_below(ctx, path, below, sizeof(below));
+	snprintf(why, sizeof(why), "ancestor of %s", below);
+	add_rule(plan, path, ctx->granted[i], true, dir ? dir->dev : 0,
+		 dir ? dir->ino : 0, why);
+}
+
+static int plan_siblings(struct plan_ctx *ctx, size_t i,
+			 struct jr2_ruleset_plan *plan, struct jr2_err *err)
+{
+	const char *path = ctx->ancestors.v[i];
+	const struct jr2_fsdir *dir = find_dir(ctx, path);
+	uint64_t above = inherited(ctx, path) | ctx->granted[i];
+	char below[600], why[700];
+
+	if (!dir)
+		return jr2_fail(err, EINVAL, false,
+				"compiler: no listing of ancestor '%s': this "
+				"is a bug in jr2, please report it",
+				path);
+	describe_below(ctx, path, below, sizeof(below));
+	for (size_t e = 0; e < dir->n_entries; e++) {
+		const struct jr2_fsentry *entry = &dir->entries[e];
+		char *child = join(path, entry->name);
+		uint64_t access = region_rights(ctx, child);
+
+		if (paths_has(&ctx->ancestors, child) ||
+		    find_target(ctx, child) || entry->type == JR2_FT_SYMLINK) {
+			/* A symlink gets no rule: its target's rules apply. */
+			free(child);
+			continue;
+		}
+		for (size_t t = 0; t < ctx->view->n_targets; t++) {
+			const struct jr2_target *target = &ctx->view->targets[t];
+
+			if (target->kind == JR2_KIND_PROTECT &&
+			    target->type == JR2_FT_DIR &&
+			    entry->type == JR2_FT_DIR &&
+			    target->dev == entry->dev &&
+			    target->ino == entry->ino) {
+				jr2_fail(err, EEXIST, false,
+					 "'%s' is protected dir '%s' mounted "
+					 "again, unseen in /proc/self/"
+					 "mountinfo: unmount it or protect it",
+					 child, target->path);
+				free(child);
+				return -1;
+			}
+		}
+		if (entry->type != JR2_FT_DIR) {
+			access = jr2_rights_file_only(access);
+			if (entry->nlink > 1) {
+				/* Rules bind to inodes: a rule here would
+				   also open its other names. */
+				jr2_paths_addf(&plan->notes,
+					       "'%s' has %llu hard links: it "
+					       "gets no rule, since a link may "
+					       "lie in a protected dir",
+					       child,
+					       (unsigned long long)entry->nlink);
+				free(child);
+				continue;
+			}
+		}
+		access &= ~above;
+		if (access) {
+			snprintf(why, sizeof(why), "beside %s (%s)", below,
+				 in_read_only(ctx, child) ? "read-only tree"
+							  : "full");
+			add_rule(plan, child, access, entry->type == JR2_FT_DIR,
+				 entry->dev, entry->ino, why);
+		}
+		free(child);
+	}
+	return 0;
+}
+
+static void plan_leaf(struct plan_ctx *ctx, const struct jr2_target *t,
+		      struct jr2_ruleset_plan *plan)
+{
+	uint64_t access = kind_rights(ctx, t->kind);
+	char why[600];
+
+	if (t->kind == JR2_KIND_PROTECT) {
+		jr2_paths_addf(&plan->notes,
+			       "protected: '%s' (%s): no rule of its own, so "
+			       "only what its ancestors grant (%s)",
+			       t->path, t->origin,
+			       ctx->handled & JR2_ACCESS_FS_RESOLVE_UNIX
+				       ? "list, connect to unix sockets"
+				       : "list");
+		return;
+	}
+	if (t->type != JR2_FT_DIR)
+		access = jr2_rights_file_only(access);
+	access &= ~inherited(ctx, t->path);
+	if (!access)
+		return;
+	snprintf(why, sizeof(why), "read-only tree (%s)", t->origin);
+	add_rule(plan, t->path, access, t->type == JR2_FT_DIR, t->dev, t->ino,
+		 why);
+}
+
+int jr2_plan_build(const struct jr2_fsview *view, int abi,
+		   struct jr2_ruleset_plan *plan, struct jr2_err *err)
+{
+	struct plan_ctx ctx = {.view = view};
+	int ret = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->abi = abi;
+	plan->handled_fs = ctx.handled = jr2_abi_fs_rights(abi);
+	plan->scoped = jr2_abi_scopes(abi);
+	/* TSYNC: every thread of the caller, not only the calling one. */
+	plan->restrict_flags = jr2_abi_restrict_flags(abi) &
+			       (JR2_RESTRICT_SELF_TSYNC |
+				JR2_RESTRICT_SELF_NO_NEW_PRIVS);
+
+	jr2_plan_ancestors(view->targets, view->n_targets, &ctx.ancestors);
+	qsort(ctx.ancestors.v, ctx.ancestors.n, sizeof(*ctx.ancestors.v),
+	      by_depth);
+	ctx.granted = jr2_xrealloc(NULL, (ctx.ancestors.n + 1) *
+						 sizeof(*ctx.granted));
+	for (size_t i = 0; i < ctx.ancestors.n; i++)
+		plan_ancestor(&ctx, i, plan);
+	for (size_t i = 0; i < ctx.ancestors.n && !ret; i++)
+		ret = plan_siblings(&ctx, i, plan, err);
+	for (size_t t = 0; t < view->n_targets && !ret; t++)
+		if (!paths_has(&ctx.ancestors, view->targets[t].path))
+			plan_leaf(&ctx, &view->targets[t], plan);
+	free(ctx.granted);
+	jr2_paths_free(&ctx.ancestors);
+	if (ret)
+		jr2_plan_free(plan);
+	return ret;
+}
+
+void jr2_fsview_free(struct jr2_fsview *view)
+{
+	for (size_t i = 0; i < view->n_targets; i++) {
+		free(view->targets[i].path);
+		free(view->targets[i].origin);
+	}
+	for (size_t i = 0; i < view->n_dirs; i++) {
+		for (size_t e = 0; e < view->dirs[i].n_entries; e++)
+			free(view->dirs[i].entries[e].name);
+		free(view->dirs[i].entries);
+		free(view->dirs[i].path);
+	}
+	free(view->targets);
+	free(view->dirs);
+	memset(view, 0, sizeof(*view));
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The policy as data: which dirs are protected, which trees read-only. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "policy_internal.h"
+
+static const char *const default_read_only[] = {
+	"/repos",
+	"/opt/jr2",
+	"/etc/ssl/certs",
+	"/usr/share/ca-certificates",
+	"/usr/local/share/ca-certificates",
+	"/etc/pki",
+};
+
+int jr2_fail(struct jr2_err *err, int code, bool bad_input, const char *fmt,
+	     ...)
+{
+	va_list ap;
+
+	err->code = code;
+	err->bad_input = bad_input;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void *jr2_xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p) {
+		fprintf(stderr, "jr2: out of memory (%zu bytes)\n", size);
+		abort();
+	}
+	return p;
+}
+
+char *jr2_xstrdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	return memcpy(jr2_xrealloc(NULL, len), s, len);
+}
+
+void jr2_paths_add(struct jr2_paths *paths, const char *path)
+{
+	paths->v = jr2_xrealloc(paths->v, (paths->n + 1) * sizeof(*paths->v));
+	paths->v[paths->n++] = jr2_xstrdup(path);
+}
+
+void jr2_paths_addf(struct jr2_paths *paths, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	jr2_paths_add(paths, buf);
+}
+
+void jr2_paths_free(struct jr2_paths *paths)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		free(paths->v[i]);
+	free(paths->v);
+	paths->v = NULL;
+	paths->n = 0;
+}
+
+void jr2_policy_init(struct jr2_policy *policy)
+{
+	memset(policy, 0, sizeof(*policy));
+}
+
+void jr2_policy_set_defaults(struct jr2_policy *policy)
+{
+	jr2_policy_free(policy);
+	policy->defaults = true;
+	jr2_paths_add(&policy->protect, JR2_DEFAULT_PROTECTED);
+	for (size_t i = 0;
+	     i < sizeof(default_read_only) / sizeof(*default_read_only); i++)
+		jr2_paths_add(&policy->read_only, default_read_only[i]);
+}
+
+/*
+ * Absolute, no "." or ".." component (the rules name real places), no
+ * doubled or trailing slash.  Returns the normal form or NULL.
+ */
+static char *normalize(const char *input, const char *path,
+		       struct jr2_err *err)
+{
+	char *out, *o;
+
+	if (path[0] != '/') {
+		jr2_fail(err, EINVAL, true,
+			 "%s '%s' is a relative path: give an absolute path "
+			 "(starting with /)",
+			 input, path);
+		return NULL;
+	}
+	out = o = jr2_xrealloc(NULL, strlen(path) + 1);
+	for (const char *p = path; *p;) {
+		const char *end;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if ((len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.')) {
+			jr2_fail(err, EINVAL, true,
+				 "%s '%s' has a '%.*s' component: give the "
+				 "path without '.' or '..'",
+				 input, path, (int)len, p);
+			free(out);
+			return NULL;
+		}
+		if (len) {
+			*o++ = '/';
+			memcpy(o, p, len);
+			o += len;
+		}
+		p = end;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	return out;
+}
+
+int jr2_paths_add_normal(struct jr2_paths *paths, const char *input,
+			 const char *path, struct jr2_err *err)
+{
+	char *norm = normalize(input, path, err);
+
+	if (!norm)
+		return -1;
+	for (size_t i = 0; i < paths->n; i++) {
+		if (!strcmp(paths->v[i], norm)) {
+			free(norm);
+			return 0;
+		}
+	}
+	paths->v = jr2_xrealloc(paths->v, (paths->n + 1) * sizeof(*paths->v));
+	paths->v[paths->n++] = norm;
+	return 0;
+}
+
+int jr2_policy_add_protected(struct jr2_policy *policy, const char *path,
+			     struct jr2_err *err)
+{
+	return jr2_paths_add_normal(&policy->protect, "--protect", path, err);
+}
+
+int jr2_policy_add_read_only(struct jr2_policy *policy, const char *path,
+			     struct jr2_err *err)
+{
+	return jr2_paths_add_normal(&policy->read_only, "--read-only", path, err);
+}
+
+void jr2_policy_free(struct jr2_policy *policy)
+{
+	jr2_paths_free(&policy->protect);
+	jr2_paths_free(&policy->read_only);
+	policy->defaults = false;
+}
+
+void jr2_plan_free(struct jr2_ruleset_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		free(plan->rules[i].path);
+		free(plan->rules[i].why);
+	}
+	free(plan->rules);
+	jr2_paths_free(&plan->notes);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -9,6 +9,7 @@ JR2_LIB_OBJS := $(JR2_LIB_SRCS:runtime/%.c=$(OBJ)/runtime/%.o)
 JR2_HDRS := $(wildcard runtime/*.h)
 
 BINS += $(BIN)/jr2-confine
+MANS += runtime/jr2-confine.1
 
 $(OBJ)/runtime/%.o: runtime/%.c $(JR2_HDRS)
 	@mkdir -p $(@D)
@@ -21,3 +22,8 @@ $(OBJ)/libjr2.a: $(JR2_LIB_OBJS)
 $(BIN)/jr2-confine: $(OBJ)/runtime/jr2-confine.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
+
+TEST_BINS += $(BIN)/jr2-try
+$(BIN)/jr2-try: runtime/tests/try.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $<

@@ -17,7 +17,7 @@ $(OBJ)/runtime/%.o: runtime/%.c $(JR2_HDRS)
 
 $(OBJ)/libjr2.a: $(JR2_LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	ar rcs $@.tmp $^ && mv $@.tmp $@
 
 $(BIN)/jr2-confine: $(OBJ)/runtime/jr2-confine.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
@@ -27,3 +27,33 @@ TEST_BINS += $(BIN)/jr2-try
 $(BIN)/jr2-try: runtime/tests/try.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $<
+
+# Tests: kselftest harness binaries; the harness's macros trip
+# -Wunused-parameter, relaxed for test code only.
+RUNTIME_TEST_SRCS := $(sort $(wildcard runtime/tests/*_test.c))
+RUNTIME_TEST_BINS := $(RUNTIME_TEST_SRCS:runtime/tests/%.c=$(BUILD)/runtime-tests/%)
+RUNTIME_TEST_CFLAGS := -isystem $(KSFT_INC) -Iruntime/tests \
+	-Wno-unused-parameter
+TEST_BINS += $(RUNTIME_TEST_BINS)
+TEST_STEPS += runtime-unit runtime-e2e
+
+$(BUILD)/runtime-tests/%_test: runtime/tests/%_test.c runtime/tests/helpers.h \
+		$(KSFT_INC)/kselftest_harness.h $(OBJ)/libjr2.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(RUNTIME_TEST_CFLAGS) $(LDFLAGS_STATIC) -o $@ $< \
+		$(OBJ)/libjr2.a
+
+# Each binary's TAP in turn; the step fails when one of them does.
+RUNTIME_UNIT_BINS := $(filter-out %/e2e_test,$(RUNTIME_TEST_BINS))
+.PHONY: test-runtime-unit test-runtime-e2e
+test-runtime-unit: $(RUNTIME_UNIT_BINS)
+	@mkdir -p $(TEST_RESULTS)
+	@status=0; for t in $^; do $$t || status=1; done \
+		> $(TEST_RESULTS)/runtime-unit.tap 2>&1; \
+	cat $(TEST_RESULTS)/runtime-unit.tap; exit $$status
+
+test-runtime-e2e: $(BUILD)/runtime-tests/e2e_test $(BIN)/jr2-confine \
+		$(BIN)/jr2-try
+	@mkdir -p $(TEST_RESULTS)
+	@status=0; $< > $(TEST_RESULTS)/runtime-e2e.tap 2>&1 || status=1; \
+	cat $(TEST_RESULTS)/runtime-e2e.tap; exit $$status

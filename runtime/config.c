@@ -25,7 +25,7 @@ static int parse_line(struct jr2_policy *policy, char *line, const char *name,
 	char *word, *arg, *end;
 	size_t len;
 
-	snprintf(input, sizeof(input), "config '%s' line %u", name, lineno);
+	snprintf(input, sizeof(input), "config '%s' line %u:", name, lineno);
 	word = line + strspn(line, " \t\r");
 	end = word + strlen(word);
 	while (end > word && strchr(" \t\r", end[-1]))
@@ -38,12 +38,12 @@ static int parse_line(struct jr2_policy *policy, char *line, const char *name,
 	word[len] = '\0';
 	if (strcmp(word, "protect") && strcmp(word, "read-only"))
 		return jr2_fail(err, EINVAL, true,
-				"%s: unknown directive '%s': write 'protect "
+				"%s unknown directive '%s': write 'protect "
 				"PATH' or 'read-only PATH'",
 				input, word);
 	if (!*arg)
 		return jr2_fail(err, EINVAL, true,
-				"%s: '%s' needs a path: write '%s /absolute/"
+				"%s '%s' needs a path: write '%s /absolute/"
 				"path'",
 				input, word, word);
 	return jr2_paths_add_normal(strcmp(word, "protect") ? &policy->read_only

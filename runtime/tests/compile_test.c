@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The compiler on real trees: each test draws its tree on a fresh tmpfs,
+ * chroots into it (in its own mount namespace), compiles, checks the
+ * rules, then confines itself with them and checks what is reachable.
+ */
+#include "helpers.h"
+
+#include <sys/sysmacros.h>
+
+#include "landlock_uapi.h"
+#include "plan.h"
+#include "policy.h"
+
+#define LIST JR2_ACCESS_FS_READ_DIR
+
+FIXTURE(compile)
+{
+	struct jr2_abi abi;
+	struct jr2_policy policy;
+};
+
+/* A tmpfs as "/" (its own mount, so mountinfo shows it) with /proc. */
+FIXTURE_SETUP(compile)
+{
+	jr2_abi_probe(&self->abi, 0);
+	jr2_policy_init(&self->policy);
+	ASSERT_EQ(0, jr2t_private_tmp());
+	ASSERT_EQ(0, mkdir("/tmp/root", 0755));
+	ASSERT_EQ(0, mount("jr2-root", "/tmp/root", "tmpfs", 0, "mode=755"));
+	ASSERT_EQ(0, mkdir("/tmp/root/proc", 0755));
+	ASSERT_EQ(0, mount("proc", "/tmp/root/proc", "proc", 0, NULL));
+	ASSERT_EQ(0, chroot("/tmp/root"));
+	ASSERT_EQ(0, chdir("/"));
+}
+
+FIXTURE_TEARDOWN(compile)
+{
+	/* The mount namespace, and with it the tmpfs, ends with the child. */
+	jr2_policy_free(&self->policy);
+}
+
+static long long rule_of(const struct jr2_ruleset_plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_rules; i++)
+		if (!strcmp(plan->rules[i].path, path))
+			return (long long)plan->rules[i].access;
+	return -1;
+}
+
+static bool has_note(const struct jr2_ruleset_plan *plan, const char *text)
+{
+	for (size_t i = 0; i < plan->notes.n; i++)
+		if (strstr(plan->notes.v[i], text))
+			return true;
+	return false;
+}
+
+/* open(2) as the Landlock selftests do: 0 or the errno. */
+static int test_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+#define NEED_LANDLOCK()                                                        \
+	do {                                                                   \
+		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)         \
+			SKIP(return, "ABI %d < 3 or no Landlock: cannot "     \
+				     "confine here",                           \
+			     self->abi.in_force);                              \
+	} while (0)
+
+static int confine(struct __test_metadata *_metadata,
+		   const struct jr2_policy *policy, const struct jr2_abi *abi)
+{
+	struct jr2_err err;
+	int ret = jr2_confine_self(policy, abi, 0, &err);
+
+	if (ret)
+		TH_LOG("jr2_confine_self: %s", err.msg);
+	return ret;
+}
+
+/*
+ * /              ancestor: list
+ * ├── prot/      protected (depth 1)
+ * │   └── secret
+ * ├── other/     full
+ * │   └── file
+ * ├── file       file rights
+ * ├── link@ -> prot   no rule
+ * └── proc/      full
+ */
+TEST_F(compile, R1_R7_protected_dir_at_depth_1)
+{
+	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/other"));
+	ASSERT_EQ(0, jr2t_write("/prot/secret", "s3cret\n", 0600));
+	ASSERT_EQ(0, jr2t_write("/other/file", "data\n", 0600));
+	ASSERT_EQ(0, jr2t_write("/file", "top\n", 0600));
+	ASSERT_EQ(0, symlink("prot", "/link"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_EQ(LIST, rule_of(&plan, "/"));
+	EXPECT_EQ(-1, rule_of(&plan, "/prot"));
+	EXPECT_EQ(-1, rule_of(&plan, "/link"));
+	EXPECT_EQ(full & ~LIST, rule_of(&plan, "/other"));
+	EXPECT_EQ(full & ~LIST, rule_of(&plan, "/proc"));
+	EXPECT_EQ(jr2_rights_file_only(full), rule_of(&plan, "/file"));
+	EXPECT_EQ(4, plan.n_rules); /* /, /other, /file, /proc */
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/prot/secret", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/link/secret", O_RDONLY));
+	EXPECT_EQ(0, test_open("/prot", O_RDONLY | O_DIRECTORY));
+	EXPECT_EQ(0, test_open("/other/file", O_RDWR));
+	EXPECT_EQ(0, test_open("/file", O_RDWR));
+	/* Nothing can be made in an ancestor. */
+	EXPECT_EQ(EACCES, test_open("/new", O_CREAT | O_WRONLY));
+}
+
+/* /d1/d2/.../d11/prot: depth 12, a dir and a file beside each level. */
+TEST_F(compile, R1_A1_protected_dir_at_depth_12)
+{
+	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+	char path[256] = "", deep[300];
+
+	NEED_LANDLOCK();
+	for (int level = 1; level <= 11; level++) {
+		char sib[300];
+
+		snprintf(path + strlen(path), sizeof(path) - strlen(path),
+			 "/d%d", level);
+		ASSERT_EQ(0, jr2t_mkdirs(path));
+		snprintf(sib, sizeof(sib), "%s/sib", path);
+		ASSERT_EQ(0, mkdir(sib, 0755));
+		snprintf(sib, sizeof(sib), "%s/file", path);
+		ASSERT_EQ(0, jr2t_write(sib, "f\n", 0600));
+	}
+	snprintf(deep, sizeof(deep), "%s/prot", path);
+	ASSERT_EQ(0, mkdir(deep, 0700));
+	snprintf(deep, sizeof(deep), "%s/prot/secret", path);
+	ASSERT_EQ(0, jr2t_write(deep, "s\n", 0600));
+	snprintf(deep, sizeof(deep), "%s/prot", path);
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, deep, &err));
+
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	/* "/" lists; the 11 dirs on the way add nothing; 2 siblings each. */
+	EXPECT_EQ(LIST, rule_of(&plan, "/"));
+	EXPECT_EQ(-1, rule_of(&plan, "/d1"));
+	EXPECT_EQ(-1, rule_of(&plan, path));
+	snprintf(deep, sizeof(deep), "%s/sib", path);
+	EXPECT_EQ(full & ~LIST, rule_of(&plan, deep));
+	snprintf(deep, sizeof(deep), "%s/file", path);
+	EXPECT_EQ(jr2_rights_file_only(full), rule_of(&plan, deep));
+	EXPECT_EQ(1 + 1 + 11 * 2, plan.n_rules); /* /, /proc, 2 per level */
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	snprintf(deep, sizeof(deep), "%s/prot/secret", path);
+	EXPECT_EQ(EACCES, test_open(deep, O_RDONLY));
+	snprintf(deep, sizeof(deep), "%s/file", path);
+	EXPECT_EQ(0, test_open(deep, O_RDWR));
+	snprintf(deep, sizeof(deep), "%s/sib/new", path);
+	EXPECT_EQ(0, test_open(deep, O_CREAT | O_RDWR));
+}
+
+/*
+ * /a/prot/sub/x   protected (via /a/prot)
+ * /b/alias        bind mount of /a/prot/sub: protected too
+ * /c              bind mount of /a: /c/prot protected too
+ */
+TEST_F(compile, R9_bind_mounts_of_protected_dir)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot/sub"));
+	ASSERT_EQ(0, jr2t_mkdirs("/b/alias"));
+	ASSERT_EQ(0, jr2t_mkdirs("/b/other"));
+	ASSERT_EQ(0, jr2t_mkdirs("/c"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/sub/x", "x\n", 0600));
+	ASSERT_EQ(0, jr2t_write("/b/other/y", "y\n", 0600));
+	ASSERT_EQ(0, mount("/a/prot/sub", "/b/alias", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount("/a", "/c", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_TRUE(has_note(&plan, "'/b/alias' is mount"));
+	EXPECT_TRUE(has_note(&plan, "'/c/prot' is mount"));
+	EXPECT_EQ(-1, rule_of(&plan, "/b"));
+	EXPECT_EQ(-1, rule_of(&plan, "/b/alias"));
+	EXPECT_EQ(-1, rule_of(&plan, "/c"));
+	EXPECT_NE(-1, rule_of(&plan, "/b/other"));
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/prot/sub/x", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/b/alias/x", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/c/prot/sub/x", O_RDONLY));
+	EXPECT_EQ(0, test_open("/b/other/y", O_RDWR));
+}
+
+/* A symlink beside the protected dir gets no rule, and is no way in. */
+TEST_F(compile, R9_symlinks_in_siblings)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/dir"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, symlink("/a/prot", "/a/to-prot"));
+	ASSERT_EQ(0, symlink("prot/secret", "/a/dir/to-secret"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_EQ(-1, rule_of(&plan, "/a/to-prot"));
+	EXPECT_NE(-1, rule_of(&plan, "/a/dir"));
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/to-prot/secret", O_RDONLY));
+	EXPECT_EQ(0, test_open("/a/dir", O_RDONLY | O_DIRECTORY));
+}
+
+/* Paths through or at a symlink are bad input, named with the fix. */
+TEST_F(compile, R9_symlink_paths_refused)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, symlink("/a/prot", "/a/link"));
+	ASSERT_EQ(0, symlink("/a", "/via"));
+
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/link", &err));
+	ASSERT_EQ(-1, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	EXPECT_TRUE(err.bad_input);
+	EXPECT_STREQ("protected dir '/a/link' is a symlink: give the path it "
+		     "points to (rules never follow symlinks)",
+		     err.msg);
+	jr2_policy_free(&self->policy);
+
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/via/prot",
+					      &err));
+	ASSERT_EQ(-1, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	EXPECT_TRUE(err.bad_input);
+	EXPECT_EQ(ELOOP, err.code);
+	EXPECT_STREQ("protected dir '/via/prot': '/via' is a symlink: give the "
+		     "real path (rules never follow symlinks)",
+		     err.msg);
+}
+
+/* /a/file beside the protected dir: its file rights, no more. */
+TEST_F(compile, R3_A1_files_in_ancestors)
+{
+	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_write("/a/file", "f\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_EQ(jr2_rights_file_only(full), rule_of(&plan, "/a/file"));
+	EXPECT_EQ(0, rule_of(&plan, "/a/file") & JR2_ACCESS_FS_MAKE_REG);
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(0, test_open("/a/file", O_RDWR | O_TRUNC));
+	EXPECT_EQ(EACCES, test_open("/a/prot/new", O_CREAT | O_WRONLY));
+	EXPECT_EQ(EACCES, test_open("/a/new", O_CREAT | O_WRONLY));
+}
+
+/* /a/prot and /a/prot/inner: one protected dir, noted. */
+TEST_F(compile, R1_nested_protected_dirs)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot/inner"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/inner/s", "s\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot/inner",
+					      &err));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_TRUE(has_note(&plan, "'/a/prot/inner' is inside protected dir "
+				    "'/a/prot'"));
+	EXPECT_EQ(-1, rule_of(&plan, "/a/prot"));
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/prot/inner/s", O_RDONLY));
+	EXPECT_EQ(0, test_open("/a/prot/inner", O_RDONLY | O_DIRECTORY));
+}
+
+/* A hard link beside the protected dir to a file in it: no rule. */
+TEST_F(compile, R9_hard_link_beside_protected_dir)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, link("/a/prot/secret", "/a/hardlink"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_EQ(-1, rule_of(&plan, "/a/hardlink"));
+	EXPECT_TRUE(has_note(&plan, "'/a/hardlink' has 2 hard links"));
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/prot/secret", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/a/hardlink", O_RDONLY));
+}
+
+/* Explicit paths must exist; jr2's defaults are skipped when missing. */
+TEST_F(compile, G4_missing_paths)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2_policy_add_read_only(&self->policy, "/nope", &err));
+	ASSERT_EQ(-1, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	EXPECT_TRUE(err.bad_input);
+	EXPECT_STREQ("read-only tree '/nope' does not exist: create it first "
+		     "or leave it out",
+		     err.msg);
+
+	jr2_policy_set_defaults(&self->policy);
+	ASSERT_EQ(0, jr2t_mkdirs("/etc/ssl/certs"));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	EXPECT_TRUE(has_note(&plan, "skipped: default protected dir '/run/jr2' "
+				    "does not exist"));
+	EXPECT_TRUE(has_note(&plan, "skipped: default read-only tree '/repos' "
+				    "does not exist"));
+	EXPECT_EQ(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_READ_FILE | LIST,
+		  rule_of(&plan, "/"));
+	jr2_plan_free(&plan);
+}
+
+TEST_HARNESS_MAIN

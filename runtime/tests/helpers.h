@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the runtime's own tests share: the kselftest harness (with skips
+ * that name their test), a private mount namespace with a tmpfs over /tmp
+ * (the host's /tmp is never touched), file helpers, and a runner for the
+ * built programs that captures their output and exit status.
+ */
+#ifndef JR2_RUNTIME_TESTS_HELPERS_H
+#define JR2_RUNTIME_TESTS_HELPERS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+/* The 6.1 harness prints "ok N # SKIP why" without the test's name; TAP
+   readers of this project need "ok N group.test # SKIP why". */
+static inline void jr2t_result_skip(const char *fixture, const char *variant,
+				    const char *test, const char *reason)
+{
+	ksft_cnt.ksft_xskip++;
+	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
+	       variant[0] ? "." : "", variant, test, reason);
+}
+#define ksft_test_result_skip(fmt, reason)                                     \
+	jr2t_result_skip(f->name, variant->name, t->name, reason)
+
+#include "kselftest_harness.h"
+
+/* A test group without state: tests named group.<IDs>_<what>. */
+#define JR2T_GROUP(group)                                                      \
+	FIXTURE(group){int unused;};                                           \
+	FIXTURE_SETUP(group){} FIXTURE_TEARDOWN(group)                         \
+	{                                                                      \
+	}
+
+/* A private mount namespace and a fresh tmpfs over /tmp; 0 or -errno. */
+static inline int jr2t_private_tmp(void)
+{
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	if (mount("jr2-test", "/tmp", "tmpfs", 0, "mode=1777,size=64m"))
+		return -errno;
+	return 0;
+}
+
+/* mkdir -p; 0 or -errno. */
+static inline int jr2t_mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static inline int jr2t_write(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	ssize_t len = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, (size_t)len) != len) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+static inline bool jr2t_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The folder of the built programs: build/bin, beside build/tests. */
+static inline const char *jr2t_bin_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t len;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	len = readlink("/proc/self/exe", dir, sizeof(dir) - 8);
+	if (len < 0)
+		return "build/bin";
+	dir[len] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		strcpy(slash, "/bin");
+	return dir;
+}
+
+struct jr2t_out {
+	int status; /* exit status, or 128 + signal */
+	char out[16384];
+	char err[4096];
+};
+
+static inline void jr2t_drain(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
+		len += (size_t)n;
+		if (len >= size - 1)
+			break;
+	}
+	buf[len] = '\0';
+}
+
+/*
+ * Runs argv (argv[0] "jr2-confine" or "jr2-try" means the built program)
+ * with `env` (NULL: ours), captures stdout and stderr.  Returns the status.
+ */
+static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
+			    char *const argv[])
+{
+	int out[2], err[2];
+	char path[PATH_MAX];
+	pid_t pid;
+	int wstatus;
+
+	if (strchr(argv[0], '/'))
+		snprintf(path, sizeof(path), "%s", argv[0]);
+	else
+		snprintf(path, sizeof(path), "%s/%s", jr2t_bin_dir(), argv[0]);
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (env)
+			execve(path, argv, env);
+		else
+			execv(path, argv);
+		_exit(99);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* Outputs are small: read stderr after stdout without deadlock. */
+	jr2t_drain(out[0], o->out, sizeof(o->out));
+	jr2t_drain(err[0], o->err, sizeof(o->err));
+	close(out[0]);
+	close(err[0]);
+	if (waitpid(pid, &wstatus, 0) < 0)
+		return -1;
+	o->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+				       : 128 + WTERMSIG(wstatus);
+	return o->status;
+}
+
+/* jr2t_run(&o, "jr2-confine", "run", ..., NULL) */
+static inline int jr2t_run(struct jr2t_out *o, const char *arg0, ...)
+{
+	char *argv[64];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)arg0;
+	va_start(ap, arg0);
+	while (n < 63 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return jr2t_runv(o, NULL, argv);
+}
+
+/* Counts lines of `text` that contain `needle`. */
+static inline int jr2t_count_lines(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *line = text; line && *line;) {
+		const char *end = strchrnul(line, '\n');
+		const char *hit = strstr(line, needle);
+
+		if (hit && hit < end)
+			n++;
+		line = *end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+#endif /* JR2_RUNTIME_TESTS_HELPERS_H */

@@ -59,12 +59,16 @@ def parse(text):
     def close(status):
         nonlocal planned, seen
         if binary or planned or seen:
+            who = binary or "tap"  # bare TAP names no binary
             if seen < planned:
-                results.append(Result(binary, f"{binary}.<crash>", "error",
+                results.append(Result(binary, f"{who}.<crash>", "error",
                                       f"{planned - seen} of {planned} planned tests never reported"))
+            elif status is None:
+                results.append(Result(binary, f"{who}.<exit>", "error",
+                                      "no exit status: the binary never reported its end"))
             elif status not in (0, KSFT_SKIP) and not any(
                     r.binary == binary and r.status == "fail" for r in results):
-                results.append(Result(binary, f"{binary}.<exit>", "error",
+                results.append(Result(binary, f"{who}.<exit>", "error",
                                       f"exited with status {status} and no failed test"))
         planned = seen = 0
 
@@ -103,6 +107,8 @@ def parse(text):
             diag.append(line[2:].strip())
     if not ended:
         close(None)
+    elif planned or seen:  # bare TAP: no frame, so only the plan can be checked
+        close(0)
     return results
 
 

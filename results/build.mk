@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# results/: JUnit, KCIDB and the matrix report of a run; make compare.
+#   make report [RUN=<run-id>]        write results/<run>/{junit.xml,kcidb.json,matrix.md,matrix.html}
+#   make compare A=<run> B=<run>      what changed (a run id, or results/<run>/<kernel>)
+#   make test-report-browser          the HTML page in headless Chromium (installs chromium)
+
+JR2_RESULTS := results/jr2-results
+# The newest run folder (run ids start with the date), when RUN= is not given.
+LATEST_RUN = $(lastword $(sort $(filter-out results/release/ results/formats/ \
+	results/jr2results/ results/tests/,$(wildcard results/*/))))
+run_dir = $(if $(wildcard $(1)/.),$(1),results/$(1))
+
+TEST_STEPS += results
+
+.PHONY: report compare test-results test-report-browser
+
+report:
+	@run=$(if $(RUN),results/$(RUN),$(LATEST_RUN)); \
+	if [ -z "$$run" ]; then echo "report: no run under results/: run \`make matrix\` first, or name one with RUN=<run-id>" >&2; exit 2; fi; \
+	$(PYTHON) $(JR2_RESULTS) write $${run%/} --version $(VERSION) --print
+
+compare:
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \
+		echo "compare: name both runs: make compare A=<run-id> B=<run-id> (or A=results/<run>/<kernel>)" >&2; exit 2; fi
+	@$(PYTHON) $(JR2_RESULTS) compare $(call run_dir,$(A)) $(call run_dir,$(B))
+
+test-results:
+	@mkdir -p $(TEST_RESULTS)
+	$(PYTHON) -m pytest -q -p no:cacheprovider results/tests --junitxml=$(TEST_RESULTS)/results.xml
+
+test-report-browser:
+	@scripts/need-debs chromium
+	@mkdir -p $(BUILD)/report-browser
+	$(PYTHON) results/tests/browser_check $(BUILD)/report-browser

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The promises of PROMISES.md, as the rows of the matrix report.
+
+PROMISES.md has one `## <letter>: <title>` heading per group and one
+`- <ID> <text>` line per promise (continuation lines indented).  Tests name
+the promises they prove by the IDs leading their names (tap.Result.promises).
+"""
+import dataclasses
+import pathlib
+import re
+
+GROUP = re.compile(r"^## ([A-Z]): (.+)$")
+PROMISE = re.compile(r"^- ([A-Z]\d+) (.+)$")
+# Where the spec lives: in the tree when vendored, else beside the checkout.
+GROUP_ORDER = "GROAPET"
+SEARCH = ("docs/PROMISES.md", "../shared/spec/PROMISES.md")
+
+
+@dataclasses.dataclass
+class Promise:
+    id: str
+    text: str
+
+
+@dataclasses.dataclass
+class Group:
+    letter: str
+    title: str
+    promises: list
+
+
+def parse(text):
+    groups, current = [], None
+    for line in text.splitlines():
+        m = GROUP.match(line)
+        if m:
+            current = Group(m.group(1), m.group(2).strip(), [])
+            groups.append(current)
+            continue
+        m = PROMISE.match(line)
+        if m and current is not None:
+            current.promises.append(Promise(m.group(1), m.group(2).strip()))
+        elif current is not None and current.promises and line.startswith("  "):
+            current.promises[-1].text += " " + line.strip()
+    return groups
+
+
+def find(root):
+    """The PROMISES.md nearest the repository `root`, or None."""
+    for rel in SEARCH:
+        path = pathlib.Path(root) / rel
+        if path.is_file():
+            return path
+    return None
+
+
+def load(path):
+    return parse(pathlib.Path(path).read_text()) if path else []
+
+
+def order_key(promise_id):
+    """G1 < G2 < G10 < R1 < O1: by group in PROMISES.md's order, then number."""
+    return GROUP_ORDER.find(promise_id[0]), int(promise_id[1:])

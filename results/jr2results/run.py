@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Read a run folder (results/formats/README.md) into one object.
+
+A run is `results/<run-id>/` with `run.json` and one folder per kernel
+holding `suite.tap`, `summary.json`, `console.log` and `check.json`.  The
+TAP is parsed with the one parser (tap.py); `summary.json` carries what the
+host learned about the kernel.  A file that is missing or unreadable is not
+fatal here: it becomes a line in `Kernel.defects`, which every writer shows
+and the release gate refuses.
+"""
+import dataclasses
+import json
+import pathlib
+
+from . import tap
+
+SUMMARY_KEYS = ("kernel", "verdict", "expected_verdict", "outcome")
+# `jr2-confine check` verdicts (runtime/abi.c): every other one is a refusal
+# (no_landlock, not_enabled, abi_too_old, probe_failed).
+ACCEPTED = ("accepted",)
+
+
+@dataclasses.dataclass
+class Kernel:
+    name: str
+    path: pathlib.Path
+    summary: dict
+    results: list  # tap.Result, in TAP order
+    console: str
+    defects: list  # what is wrong with the files themselves, one line each
+
+    @property
+    def release(self):
+        return self.summary.get("release", "")
+
+    @property
+    def abi(self):
+        return self.summary.get("abi")
+
+    @property
+    def verdict(self):
+        return self.summary.get("verdict", "")
+
+    @property
+    def refused(self):
+        """The runtime refused this kernel (G1-G3): no confinement to test."""
+        return bool(self.verdict) and self.verdict not in ACCEPTED
+
+    @property
+    def refused_by_design(self):
+        """Refused, and the entry's ABI says it must be."""
+        return self.refused and self.verdict == self.summary.get("expected_verdict")
+
+    @property
+    def problems(self):
+        return list(self.summary.get("problems", []))
+
+    @property
+    def durations(self):
+        return self.summary.get("durations", {})
+
+    @property
+    def binaries(self):
+        return dict(self.summary.get("binaries_sha256", {}))
+
+
+@dataclasses.dataclass
+class Run:
+    id: str
+    path: pathlib.Path
+    meta: dict  # run.json
+    kernels: list  # Kernel, in the order run.json asked for them
+    defects: list
+
+    def kernel(self, name):
+        return next((k for k in self.kernels if k.name == name), None)
+
+
+def _read_json(path, defects):
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        defects.append(f"{path.name} missing")
+        return {}
+    except (OSError, ValueError) as e:
+        defects.append(f"{path.name} unreadable: {e}")
+        return {}
+    if not isinstance(data, dict):
+        defects.append(f"{path.name} is not a JSON object")
+        return {}
+    return data
+
+
+def load_kernel(path):
+    path = pathlib.Path(path)
+    defects = []
+    summary = _read_json(path / "summary.json", defects)
+    for key in SUMMARY_KEYS:
+        if summary and key not in summary:
+            defects.append(f"summary.json lacks '{key}'")
+    try:
+        results = tap.parse((path / "suite.tap").read_text(errors="replace"))
+    except FileNotFoundError:
+        defects.append("suite.tap missing")
+        results = []
+    try:
+        console = (path / "console.log").read_text(errors="replace")
+    except FileNotFoundError:
+        defects.append("console.log missing")
+        console = ""
+    if summary.get("kernel", path.name) != path.name:
+        defects.append(f"summary.json names kernel '{summary['kernel']}' in folder '{path.name}'")
+    return Kernel(path.name, path, summary, results, console, defects)
+
+
+def load(path):
+    """Loads the run at `path`; raises FileNotFoundError when it is no run."""
+    path = pathlib.Path(path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"run folder '{path}' does not exist")
+    defects = []
+    meta = _read_json(path / "run.json", defects)
+    folders = {p.name: p for p in path.iterdir() if (p / "summary.json").exists()
+               or (p / "suite.tap").exists()}
+    asked = [str(k) for k in meta.get("kernels", [])]
+    order = [k for k in asked if k in folders] + sorted(k for k in folders if k not in asked)
+    kernels = [load_kernel(folders[name]) for name in order]
+    if not kernels:
+        defects.append(f"no kernel folder (with summary.json or suite.tap) in '{path}'")
+    return Run(meta.get("run_id", path.name), path, meta, kernels, defects)

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The matrix report: the cells say what the tests did, on every kernel."""
+import html.parser
+import re
+
+from conftest import FIXTURES, KERNELS
+from jr2results import promises, report, run
+
+SPEC = """# The promises
+## G: gating on the kernel
+- G1 No Landlock in the kernel (`ENOSYS`): refuse to confine;
+  say the kernel lacks Landlock.
+- G2 Landlock built but not enabled at boot (`EOPNOTSUPP`): refuse.
+- G3 ABI 1 or 2: refuse.
+- G5 A preflight check.
+## R: the protected dir
+- R1 No file in it can be opened for reading (`EACCES`).
+- R6 (ABI 3+) No file in it can be truncated.
+- R8 The Custodian's socket in it can be connected to.
+"""
+
+
+def matrix(name):
+    return report.build(run.load(FIXTURES / name), promises.parse(SPEC))
+
+
+def cells(m):
+    return {(k, row.key): row.cells[k] for s in m.sections for row in s.rows for k in row.cells}
+
+
+def test_promises_parse_groups_ids_and_continuations():
+    groups = promises.parse(SPEC)
+    assert [(g.letter, g.title) for g in groups] == [("G", "gating on the kernel"),
+                                                     ("R", "the protected dir")]
+    assert [p.id for p in groups[0].promises] == ["G1", "G2", "G3", "G5"]
+    assert groups[0].promises[0].text.endswith("refuse to confine; say the kernel lacks Landlock.")
+    assert sorted(["R10", "G2", "R9", "G10"], key=promises.order_key) == ["G2", "G10", "R9", "R10"]
+
+
+def test_cells_say_pass_fail_skip_refused_untested():
+    c = cells(matrix("faults"))
+    assert c["6.12", "R6"].state == "fail"
+    assert any("Expected EACCES (13)" in d for d in c["6.12", "R6"].detail)
+    assert c["7.3", "R6"].state == "pass"
+    assert c["6.1", "R1"].state == "refused" and "abi_too_old" in c["6.1", "R1"].text
+    assert c["5.10", "R1"].state == "refused"
+    assert c["5.10", "G1"].state == "pass"  # the refusal itself is tested, and passes
+    assert c["6.12", "G1"].state == "skip"
+    assert c["6.12", "G1"].text == "Landlock present: ENOSYS needs a kernel without it"
+    assert c["7.3", "R8"].state == "untested"
+    # escapes_test crashed on 7.3 before R9_R10_proc_fd_link: R10 is not "untested"
+    assert c["7.3", "R10"].state == "fail"
+    assert c["7.3", "R10"].detail == [
+        "error escapes.R9_R10_proc_fd_link: never reported: escapes_test ended early"]
+    assert c["7.3", "vm.health"].state == "fail" and c["6.12", "vm.health"].state == "pass"
+    assert all(c[k, "vm.verdict"].state == "pass" for k in KERNELS)
+
+
+def test_rows_for_ids_and_tests_outside_the_spec():
+    m = matrix("faults")
+    titles = [s.title for s in m.sections]
+    assert titles[:3] == ["Kernel", "G: gating on the kernel", "R: the protected dir"]
+    extra = next(s for s in m.sections if s.title == "Promise IDs not in PROMISES.md")
+    assert [r.key for r in extra.rows] == ["R2", "R7", "R9", "R10", "P1", "P2", "P5"]
+    orphans = next(s for s in m.sections if s.title == "Tests that name no promise")
+    keys = [r.key for r in orphans.rows]
+    assert keys == ["escapes_test.<crash>", "processes.helper_reaps_children"]
+    assert orphans.rows[0].cells["7.3"].state == "fail"
+    assert orphans.rows[0].cells["6.12"].state == "untested"
+
+
+def test_markdown_has_every_kernel_row_and_the_failure_diagnostics():
+    text = report.markdown(matrix("faults"))
+    lines = text.splitlines()
+    assert lines[2] == "| | " + " | ".join(f"**{k}**" for k in KERNELS) + " |"
+    table = [line for line in lines if line.startswith("|")]
+    assert all(len(re.split(r"(?<!\\)\|", line[1:-1])) == len(KERNELS) + 1 for line in table)
+    r6 = next(line for line in table if line.startswith("| R6 "))
+    assert r6.split(" | ")[1:] == ["refused", "refused", "refused", "**FAIL** [6]", "pass |"]
+    assert any(line.startswith("[6] 6.12 R6: fail protected_dir.R6_truncate_o_trunc")
+               for line in lines)
+
+
+class Cells(html.parser.HTMLParser):
+    """The data-* attributes of every matrix cell, and every external reference."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells, self.external, self.tags = {}, [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        if tag == "td" and "data-state" in a:
+            self.cells[a["data-kernel"], a["data-row"]] = a["data-state"]
+        for key in ("src", "href"):
+            if key in a:
+                self.external.append(a[key])
+
+
+def test_html_is_self_contained_and_its_cells_match_the_model():
+    m = matrix("faults")
+    page = report.html_page(m)
+    parser = Cells()
+    parser.feed(page)
+    assert parser.external == [] and "script" not in parser.tags
+    expected = {key: cell.state for key, cell in cells(m).items()}
+    assert parser.cells == expected
+    assert len(expected) == len(KERNELS) * sum(len(s.rows) for s in m.sections)
+
+
+def test_html_escapes_what_it_shows(clean_copy):
+    tap = clean_copy / "run" / "6.12" / "suite.tap"
+    tap.write_text(tap.read_text().replace(
+        "ok 1 protected_dir.R1_read_denied",
+        "# <script>alert(1)</script>\nnot ok 1 protected_dir.R1_read_denied", 1))
+    page = report.html_page(report.build(run.load(clean_copy / "run"), promises.parse(SPEC)))
+    assert "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page

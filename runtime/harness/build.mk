@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# jr2-harness: the harness, its spawner and its clients; the unit tests of its
+# pure code (request parser, SHA-256, environment), a libFuzzer target of the
+# parser (`make fuzz`, kept out of `make test`) and the spawner benchmark.
+
+HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/sha256.c \
+	runtime/harness/env.c
+HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
+	runtime/harness/standins.c runtime/harness/spawner.c \
+	runtime/harness/serve.c runtime/harness/client.c
+HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
+HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
+HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h
+HARNESS_UNIT := $(BUILD)/harness/unit_test
+HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
+HARNESS_BENCH := $(BUILD)/harness/bench_spawn
+FUZZ_SECONDS ?= 120
+
+BINS += $(BIN)/jr2-harness
+TEST_BINS += $(HARNESS_UNIT)
+TEST_STEPS += harness-unit
+
+.PHONY: test-harness-unit fuzz
+
+$(OBJ)/harness/%.o: runtime/harness/%.c $(HARNESS_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iruntime/harness -c -o $@ $<
+
+$(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
+
+$(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \
+		$(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iruntime/harness -isystem $(KSFT_INC) \
+		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS)
+
+test-harness-unit: $(HARNESS_UNIT)
+	@mkdir -p $(TEST_RESULTS)
+	$(HARNESS_UNIT) | tee $(TEST_RESULTS)/harness-unit.tap
+
+# libFuzzer needs clang's runtime (Debian: libclang-rt-14-dev on bookworm).
+$(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
+		runtime/harness/request.h
+	@scripts/need-debs clang-14 libclang-rt-14-dev
+	@mkdir -p $(@D)
+	clang-14 -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
+		-fsanitize=fuzzer,address,undefined -Iruntime/harness -o $@ \
+		runtime/harness/fuzz_request.c runtime/harness/request.c
+
+fuzz: $(HARNESS_FUZZ)
+	@mkdir -p $(BUILD)/harness/fuzz-corpus
+	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
+		$(BUILD)/harness/fuzz-corpus runtime/harness/fuzz-seeds

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Messages with descriptors over SOCK_SEQPACKET unix sockets: one send is one
+ * message, SCM_RIGHTS carries the client's stdin, stdout, stderr and the
+ * descriptors it passes on purpose.  Paths of the sockets in the protected dir.
+ */
+#ifndef JR2_CHANNEL_H
+#define JR2_CHANNEL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define JR2_CONTROL_SOCKET	 "control.sock"
+#define JR2_CUSTODIAN_SOCKET	 "custodian.sock"
+#define JR2_BEARER_FILE		 "control.bearer"
+#define JR2_STANDINS_FILE	 "stand-ins"
+#define JR2_HARNESS_HOME	 "home"
+#define JR2_ABSTRACT_PREFIX	 "jr2:" /* + the protected dir's path */
+#define JR2_PROTECTED_UNDER_ROOT "/run/jr2"
+
+/* Sends len bytes and n_fds descriptors; returns 0 or -errno. */
+int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
+		 size_t n_fds);
+/*
+ * Receives one message into cap bytes (MSG_CMSG_CLOEXEC).  Returns its
+ * whole length (more than cap when it was longer: its rest is discarded),
+ * 0 at end of stream, or -errno: -ETOOMANYREFS when more than max_fds
+ * descriptors came (all of them are then closed).
+ */
+ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
+		     size_t *n_fds);
+void jr2_close_fds(int *fds, size_t n);
+
+#endif /* JR2_CHANNEL_H */

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* `jr2-harness exec` and `jr2-harness status`: clients of the control channel.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "harness.h"
+#include "request.h"
+
+static int connect_control(const char *protected_dir)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die(JR2_EXIT_REFUSED, "cannot make a socket for",
+		    protected_dir);
+	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s",
+			     protected_dir,
+			     JR2_CONTROL_SOCKET) >= sizeof(addr.sun_path))
+		die_msg(JR2_EXIT_USAGE,
+			"--root: the control socket path under '%s' is too "
+			"long; use a shorter root",
+			protected_dir);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		die(JR2_EXIT_REFUSED,
+		    "cannot connect to the harness (is `jr2-harness serve` "
+		    "running?) at",
+		    addr.sun_path);
+	return fd;
+}
+
+/* The bearer: the first line of the file. */
+static void add_bearer(struct jr2_msg *msg, const struct client_options *opts,
+		       const char *protected_dir)
+{
+	char path[PATH_MAX + 32], line[512];
+	FILE *file;
+
+	if (opts->bearer_file)
+		snprintf(path, sizeof(path), "%s", opts->bearer_file);
+	else
+		snprintf(path, sizeof(path), "%s/%s", protected_dir,
+			 JR2_BEARER_FILE);
+	file = fopen(path, "re");
+	if (!file)
+		die(JR2_EXIT_REFUSED,
+		    "cannot read the bearer file (--bearer-file)", path);
+	if (!fgets(line, sizeof(line), file))
+		line[0] = '\0';
+	fclose(file);
+	line[strcspn(line, "\r\n")] = '\0';
+	jr2_msg_field(msg, "bearer", line);
+	explicit_bzero(line, sizeof(line));
+}
+
+static void send_request(int fd, struct jr2_msg *msg, const int *fds,
+			 size_t n_fds)
+{
+	int ret;
+
+	if (msg->failed)
+		die_msg(JR2_EXIT_REFUSED, "out of memory building the request");
+	if (msg->len > JR2_REQ_MAX_BYTES)
+		die_msg(JR2_EXIT_USAGE,
+			"the request is %zu bytes, more than %d; pass fewer or "
+			"shorter arguments",
+			msg->len, JR2_REQ_MAX_BYTES);
+	ret = jr2_send_msg(fd, msg->buf, msg->len, fds, n_fds);
+	if (ret) {
+		errno = -ret;
+		die(JR2_EXIT_REFUSED, "cannot send the request to",
+		    "the harness");
+	}
+	jr2_msg_free(msg);
+}
+
+/* Reads one answer; exits when the harness went away. */
+static ssize_t read_answer(int fd, char *buf, size_t size)
+{
+	ssize_t len;
+
+	do {
+		len = recv(fd, buf, size - 1, 0);
+	} while (len < 0 && errno == EINTR);
+	if (len < 0)
+		die(JR2_EXIT_REFUSED, "cannot read the answer of",
+		    "the harness");
+	if (len == 0)
+		die_msg(JR2_EXIT_REFUSED, "the harness closed the connection "
+					  "without an answer; see its log");
+	buf[len] = '\0';
+	return len;
+}
+
+/* "refused ..." and "error N ..." end the client with 125, 126 or 127. */
+static void answer_failed(const char *buf)
+{
+	int err = 0, used = 0;
+
+	if (!strncmp(buf, "refused ", 8))
+		die_msg(JR2_EXIT_REFUSED, "the harness refused: %s", buf + 8);
+	if (sscanf(buf, "error %d %n", &err, &used) == 1 && used > 0) {
+		fprintf(stderr, "jr2-harness: %s", buf + used);
+		if (err == ENOENT)
+			exit(127);
+		exit(err == EACCES || err == ENOEXEC ? 126 : JR2_EXIT_REFUSED);
+	}
+	die_msg(JR2_EXIT_REFUSED, "unexpected answer of the harness: '%.200s'",
+		buf);
+}
+
+int client_exec(const struct client_options *opts, char **argv)
+{
+	char protected_dir[PATH_MAX], cwd[PATH_MAX], buf[4096];
+	int fds[3 + 13] = {0, 1, 2};
+	struct jr2_msg msg;
+	int fd, code;
+
+	protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
+	if (!opts->cwd && !getcwd(cwd, sizeof(cwd)))
+		die(JR2_EXIT_REFUSED, "cannot read the current folder", ".");
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	add_bearer(&msg, opts, protected_dir);
+	jr2_msg_field(&msg, "cwd", opts->cwd ? opts->cwd : cwd);
+	for (int i = 0; i < opts->n_secrets; i++)
+		jr2_msg_field(&msg, "secret", opts->secrets[i]);
+	for (char **arg = argv; *arg; arg++)
+		jr2_msg_field(&msg, "arg", *arg);
+	for (int i = 0; i < opts->n_pass_fds; i++)
+		fds[3 + i] = opts->pass_fds[i];
+	fd = connect_control(protected_dir);
+	send_request(fd, &msg, fds, 3 + (size_t)opts->n_pass_fds);
+	read_answer(fd, buf, sizeof(buf));
+	if (strncmp(buf, "started ", 8))
+		answer_failed(buf);
+	read_answer(fd, buf, sizeof(buf));
+	if (sscanf(buf, "exit %d", &code) != 1)
+		answer_failed(buf);
+	close(fd);
+	return code;
+}
+
+int client_status(const struct client_options *opts)
+{
+	char protected_dir[PATH_MAX], buf[16384];
+	struct jr2_msg msg;
+	int fd;
+
+	protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "status");
+	add_bearer(&msg, opts, protected_dir);
+	if (opts->json)
+		jr2_msg_field(&msg, "json", "1");
+	fd = connect_control(protected_dir);
+	send_request(fd, &msg, NULL, 0);
+	read_answer(fd, buf, sizeof(buf));
+	if (strncmp(buf, "status\n", 7))
+		answer_failed(buf);
+	fputs(buf + 7, stdout);
+	close(fd);
+	return 0;
+}

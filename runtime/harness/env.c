@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Configuration and environment composition of the harness (see env.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+
+#define DEFAULT_HOME	    "/home/jr2"
+#define DEFAULT_TMPDIR	    "/tmp"
+#define DEFAULT_SANDBOX_UID 1000
+#define HARNESS_PATH \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static size_t name_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+static bool same_name(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(entry, name, len) && entry[len] == '=';
+}
+
+int jr2_strings_add(struct jr2_strings *list, const char *s)
+{
+	char **bigger = realloc(list->v, (list->n + 1) * sizeof(*list->v));
+
+	if (!bigger)
+		return -ENOMEM;
+	list->v = bigger;
+	list->v[list->n] = strdup(s);
+	if (!list->v[list->n])
+		return -ENOMEM;
+	list->n++;
+	return 0;
+}
+
+void jr2_strings_free(struct jr2_strings *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->v[i]);
+	free(list->v);
+	list->v = NULL;
+	list->n = 0;
+}
+
+int jr2_env_set(struct jr2_env *env, const char *name, const char *value)
+{
+	size_t len = strlen(name) + strlen(value) + 2;
+	char *entry = malloc(len);
+	char **bigger;
+
+	if (!entry)
+		return -ENOMEM;
+	snprintf(entry, len, "%s=%s", name, value);
+	for (size_t i = 0; i < env->n; i++) {
+		if (same_name(env->v[i], name)) {
+			free(env->v[i]);
+			env->v[i] = entry;
+			return 0;
+		}
+	}
+	bigger = realloc(env->v, (env->n + 1) * sizeof(*env->v));
+	if (!bigger) {
+		free(entry);
+		return -ENOMEM;
+	}
+	env->v = bigger;
+	env->v[env->n++] = entry;
+	return 0;
+}
+
+void jr2_env_unset(struct jr2_env *env, const char *name)
+{
+	for (size_t i = 0; i < env->n; i++) {
+		if (same_name(env->v[i], name)) {
+			free(env->v[i]);
+			memmove(&env->v[i], &env->v[i + 1],
+				(env->n - i - 1) * sizeof(*env->v));
+			env->n--;
+			return;
+		}
+	}
+}
+
+const char *jr2_env_get(const struct jr2_env *env, const char *name)
+{
+	for (size_t i = 0; i < env->n; i++)
+		if (same_name(env->v[i], name))
+			return env->v[i] + strlen(name) + 1;
+	return NULL;
+}
+
+/* Sets an entry given as NAME=VALUE. */
+static int set_entry(struct jr2_env *env, const char *entry)
+{
+	size_t len = name_len(entry);
+	char name[len + 1];
+
+	memcpy(name, entry, len);
+	name[len] = '\0';
+	return jr2_env_set(env, name, entry[len] ? entry + len + 1 : "");
+}
+
+int jr2_env_from_environ(struct jr2_env *env, char *const *environ_)
+{
+	for (; environ_ && *environ_; environ_++) {
+		const char *eq = strchr(*environ_, '=');
+		int ret;
+
+		if (!eq || eq == *environ_)
+			continue;
+		ret = set_entry(env, *environ_);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void jr2_env_free(struct jr2_env *env)
+{
+	jr2_strings_free((struct jr2_strings *)env);
+}
+
+char **jr2_env_array(const struct jr2_env *env)
+{
+	char **array = calloc(env->n + 1, sizeof(*array));
+
+	if (array)
+		memcpy(array, env->v, env->n * sizeof(*array));
+	return array;
+}
+
+bool jr2_env_loads_code(const char *name)
+{
+	/* Each makes a loader, an interpreter or a library run a file. */
+	static const char *const exact[] = {
+	    "NODE_OPTIONS",
+	    "NODE_PATH",
+	    "NODE_REPL_EXTERNAL_MODULE",
+	    "OPENSSL_CONF",
+	    "OPENSSL_ENGINES",
+	    "OPENSSL_MODULES",
+	    "PYTHONPATH",
+	    "PYTHONHOME",
+	    "PYTHONSTARTUP",
+	    "PYTHONUSERBASE",
+	    "PERL5LIB",
+	    "PERL5OPT",
+	    "PERLLIB",
+	    "RUBYLIB",
+	    "RUBYOPT",
+	    "GCONV_PATH",
+	    "BASH_ENV",
+	    "ENV",
+	    "JAVA_TOOL_OPTIONS",
+	    "JDK_JAVA_OPTIONS",
+	    "_JAVA_OPTIONS",
+	    "GLIBC_TUNABLES",
+	    "GIT_EXEC_PATH",
+	    "LOCPATH",
+	};
+	/* LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH and every other LD_ name. */
+	static const char *const prefixes[] = {"LD_", "DYLD_"};
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+bool jr2_env_is_proxy_or_trust(const char *name)
+{
+	static const char *const names[] = {
+	    "HTTP_PROXY",     "HTTPS_PROXY",	     "NO_PROXY",
+	    "ALL_PROXY",      "http_proxy",	     "https_proxy",
+	    "no_proxy",	      "all_proxy",	     "SSL_CERT_FILE",
+	    "SSL_CERT_DIR",   "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",
+	    "CURL_CA_BUNDLE", "GIT_SSL_CAINFO",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+bool jr2_env_names_read_file(const char *name)
+{
+	static const char *const names[] = {
+	    "AWS_CONFIG_FILE",
+	    "AWS_SHARED_CREDENTIALS_FILE",
+	    "AWS_WEB_IDENTITY_TOKEN_FILE",
+	    "GOOGLE_APPLICATION_CREDENTIALS",
+	    "AZURE_FEDERATED_TOKEN_FILE",
+	    "KUBECONFIG",
+	    "SSL_CERT_FILE",
+	    "NODE_EXTRA_CA_CERTS",
+	    "REQUESTS_CA_BUNDLE",
+	    "CURL_CA_BUNDLE",
+	    "GIT_SSL_CAINFO",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+bool jr2_path_in_sandbox_area(const char *resolved)
+{
+	static const char *const areas[] = {"/work", "/tmp", "/dev/shm",
+					    "/home/jr2"};
+
+	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++) {
+		size_t len = strlen(areas[i]);
+
+		if (!strncmp(resolved, areas[i], len) &&
+		    (resolved[len] == '\0' || resolved[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+void jr2_config_init(struct jr2_harness_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->sandbox_uid = DEFAULT_SANDBOX_UID;
+}
+
+void jr2_config_free(struct jr2_harness_config *cfg)
+{
+	jr2_env_free(&cfg->env);
+	jr2_strings_free(&cfg->secrets);
+	jr2_strings_free(&cfg->protect);
+	jr2_strings_free(&cfg->read_only);
+	free(cfg->home);
+	free(cfg->tmpdir);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
+			   const char *name)
+{
+	for (size_t i = 0; i < cfg->secrets.n; i++)
+		if (!strcmp(cfg->secrets.v[i], name))
+			return true;
+	return false;
+}
+
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool valid_env_name(const char *name, size_t len)
+{
+	if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
+			return false;
+	return true;
+}
+
+/* One directive; `where` is "FILE line N" for messages. */
+static int parse_directive(struct jr2_harness_config *cfg, char *word,
+			   char *arg, const char *where, char *err, size_t size)
+{
+	if (!strcmp(word, "env")) {
+		size_t len = name_len(arg);
+
+		if (!arg[len] || !valid_env_name(arg, len))
+			return fail(err, size,
+				    "%s: env '%s' is not NAME=VALUE with NAME "
+				    "of [A-Za-z0-9_]; fix the line",
+				    where, arg);
+		if (!strncmp(arg, "JR2_", 4))
+			return fail(err, size,
+				    "%s: environment name '%.*s' starts with "
+				    "JR2_, which jr2 keeps for its own names; "
+				    "rename or remove it",
+				    where, (int)len, arg);
+		return set_entry(&cfg->env, arg) ? -ENOMEM : 0;
+	}
+	if (!strcmp(word, "secret")) {
+		if (!valid_env_name(arg, strlen(arg)))
+			return fail(
+			    err, size,
+			    "%s: secret name '%s' is not an environment name "
+			    "of [A-Za-z0-9_]; fix the line",
+			    where, arg);
+		if (!strncmp(arg, "JR2_", 4))
+			return fail(
+			    err, size,
+			    "%s: secret name '%s' starts with JR2_, which jr2 "
+			    "keeps for its own names; rename it",
+			    where, arg);
+		if (jr2_config_has_secret(cfg, arg))
+			return fail(
+			    err, size,
+			    "%s: secret '%s' is declared twice; keep one line",
+			    where, arg);
+		return jr2_strings_add(&cfg->secrets, arg);
+	}
+	if (!strcmp(word, "protect") || !strcmp(word, "read-only") ||
+	    !strcmp(word, "home") || !strcmp(word, "tmpdir")) {
+		if (arg[0] != '/')
+			return fail(
+			    err, size,
+			    "%s: %s '%s' is relative; give an absolute path",
+			    where, word, arg);
+		if (!strcmp(word, "protect"))
+			return jr2_strings_add(&cfg->protect, arg);
+		if (!strcmp(word, "read-only"))
+			return jr2_strings_add(&cfg->read_only, arg);
+		char **slot = !strcmp(word, "home") ? &cfg->home : &cfg->tmpdir;
+
+		free(*slot);
+		*slot = strdup(arg);
+		return *slot ? 0 : -ENOMEM;
+	}
+	if (!strcmp(word, "sandbox-user")) {
+		char *end;
+		unsigned long uid = strtoul(arg, &end, 10);
+
+		if (!*arg || *end || uid > 0xfffffffeUL)
+			return fail(err, size,
+				    "%s: sandbox-user '%s' is not a numeric "
+				    "uid; give one such as 1000",
+				    where, arg);
+		cfg->sandbox_uid = (uid_t)uid;
+		return 0;
+	}
+	return fail(err, size,
+		    "%s: unknown directive '%s'; use env, secret, protect, "
+		    "read-only, home, tmpdir or sandbox-user",
+		    where, word);
+}
+
+int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
+		     const char *name, char *err, size_t size)
+{
+	char *copy = strdup(text), *line, *next;
+	unsigned int lineno = 0;
+	int ret = 0;
+
+	if (!copy)
+		return fail(err, size, "config '%s': out of memory", name);
+	for (line = copy; line && !ret; line = next) {
+		char where[512], *word, *arg;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		snprintf(where, sizeof(where), "config '%s' line %u", name,
+			 lineno);
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		word = line;
+		arg = strpbrk(line, " \t");
+		if (!arg) {
+			ret = fail(err, size,
+				   "%s: directive '%s' has no argument; write "
+				   "'%s VALUE'",
+				   where, word, word);
+			break;
+		}
+		*arg++ = '\0';
+		while (*arg == ' ' || *arg == '\t')
+			arg++;
+		for (char *end = arg + strlen(arg);
+		     end > arg &&
+		     (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r');)
+			*--end = '\0';
+		ret = parse_directive(cfg, word, arg, where, err, size);
+		if (ret == -ENOMEM)
+			fail(err, size, "%s: out of memory", where);
+	}
+	free(copy);
+	return ret ? -1 : 0;
+}
+
+int jr2_env_compose_harness(const struct jr2_env *start,
+			    const struct jr2_harness_config *cfg,
+			    const char *harness_home, struct jr2_env *out,
+			    struct jr2_strings *dropped)
+{
+	struct jr2_env all = {0};
+	int ret = 0;
+
+	/* The sources in order; a later one wins a name. */
+	for (size_t i = 0; i < cfg->env.n && !ret; i++)
+		ret = set_entry(&all, cfg->env.v[i]);
+	for (size_t i = 0; i < start->n && !ret; i++) {
+		const char *entry = start->v[i];
+		size_t len = name_len(entry);
+		char name[len + 1];
+
+		memcpy(name, entry, len);
+		name[len] = '\0';
+		if (jr2_env_is_proxy_or_trust(name) ||
+		    !strncmp(name, "JR2_", 4))
+			ret = set_entry(&all, entry);
+		else if (jr2_env_loads_code(name))
+			ret = jr2_strings_add(dropped, name);
+	}
+	if (!ret)
+		ret = jr2_env_set(&all, "HOME", harness_home);
+	if (!ret)
+		ret = jr2_env_set(&all, "PATH", HARNESS_PATH);
+	for (size_t i = 0; i < all.n && !ret; i++) {
+		size_t len = name_len(all.v[i]);
+		char name[len + 1];
+
+		memcpy(name, all.v[i], len);
+		name[len] = '\0';
+		if (jr2_env_loads_code(name))
+			ret = jr2_strings_add(dropped, name);
+		else
+			ret = set_entry(out, all.v[i]);
+	}
+	jr2_env_free(&all);
+	return ret;
+}
+
+int jr2_env_compose_confined(const struct jr2_env *start,
+			     const struct jr2_harness_config *cfg,
+			     struct jr2_env *out)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < start->n && !ret; i++) {
+		const char *entry = start->v[i];
+
+		if (!strncmp(entry, "JR2_", 4) &&
+		    !same_name(entry, JR2_ENV_KEPT_JR2_NAME))
+			continue;
+		if (same_name(entry, "HOME") || same_name(entry, "TMPDIR"))
+			continue;
+		ret = set_entry(out, entry);
+	}
+	for (size_t i = 0; i < cfg->env.n && !ret; i++)
+		ret = set_entry(out, cfg->env.v[i]);
+	if (!ret)
+		ret = jr2_env_set(out, "HOME",
+				  cfg->home ? cfg->home : DEFAULT_HOME);
+	if (!ret)
+		ret = jr2_env_set(out, "TMPDIR",
+				  cfg->tmpdir ? cfg->tmpdir : DEFAULT_TMPDIR);
+	return ret;
+}

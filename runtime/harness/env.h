@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The harness's configuration and the two environments it composes (E1-E4).
+ * Pure code: text and string lists in, string lists and messages out.
+ *
+ * Config file, one directive a line, '#' starts a comment:
+ *   env NAME=VALUE      harness.env: given to the harness and to its programs
+ *   secret NAME         a Held secret: a fresh Stand-in at each start
+ *   protect DIR         one more protected dir for the confined programs
+ *   read-only DIR       a read-only tree for the confined programs
+ *   home DIR            HOME of the confined programs (default /home/jr2)
+ *   tmpdir DIR          TMPDIR of the confined programs (default /tmp)
+ *   sandbox-user UID    the user the programs run as (E4 warnings; 1000)
+ */
+#ifndef JR2_HARNESS_ENV_H
+#define JR2_HARNESS_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* "NAME=VALUE" strings, each owned, in order; a name appears once. */
+struct jr2_env {
+	char **v;
+	size_t n;
+};
+
+struct jr2_strings {
+	char **v;
+	size_t n;
+};
+
+struct jr2_harness_config {
+	struct jr2_env env; /* harness.env */
+	struct jr2_strings secrets; /* Held secret names */
+	struct jr2_strings protect; /* extra protected dirs */
+	struct jr2_strings read_only; /* read-only trees */
+	char *home; /* HOME of the confined programs */
+	char *tmpdir; /* TMPDIR of the confined programs */
+	uid_t sandbox_uid;
+};
+
+/* Names that jr2 keeps out of a confined program's inheritance. */
+#define JR2_ENV_KEPT_JR2_NAME "JR2_CUSTODIAN_URL"
+
+int jr2_env_set(struct jr2_env *env, const char *name, const char *value);
+void jr2_env_unset(struct jr2_env *env, const char *name);
+const char *jr2_env_get(const struct jr2_env *env, const char *name);
+/* Copies a NULL-terminated environ array (entries without '=' skipped). */
+int jr2_env_from_environ(struct jr2_env *env, char *const *environ_);
+void jr2_env_free(struct jr2_env *env);
+/* A NULL-terminated array pointing into env (free only the array). */
+char **jr2_env_array(const struct jr2_env *env);
+
+/* True for a name that makes some program load code from a path (E2). */
+bool jr2_env_loads_code(const char *name);
+/* True for the proxy and trust names the harness takes from its start env. */
+bool jr2_env_is_proxy_or_trust(const char *name);
+
+void jr2_config_init(struct jr2_harness_config *cfg);
+void jr2_config_free(struct jr2_harness_config *cfg);
+/* Parses a config file's text; `name` is used in messages (E3 refusals). */
+int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
+		     const char *name, char *err, size_t err_size);
+bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
+			   const char *name);
+
+/*
+ * E2: the harness's own environment: harness.env, then the proxy and trust
+ * names and jr2's own JR2_ names of the start environment, then HOME (in the
+ * protected dir) and a fixed PATH; never a name that loads code.  Each name
+ * dropped for that reason is appended to *dropped (for the log).
+ */
+int jr2_env_compose_harness(const struct jr2_env *start,
+			    const struct jr2_harness_config *cfg,
+			    const char *harness_home, struct jr2_env *out,
+			    struct jr2_strings *dropped);
+
+/*
+ * E1: the confined programs' environment without Stand-ins: the start
+ * environment less every JR2_ name but JR2_CUSTODIAN_URL, harness.env, then
+ * HOME and TMPDIR.  The Stand-ins of the listed secrets are added per request.
+ */
+int jr2_env_compose_confined(const struct jr2_env *start,
+			     const struct jr2_harness_config *cfg,
+			     struct jr2_env *out);
+
+/* E4: true when an absolute, resolved path lies where the sandbox writes. */
+bool jr2_path_in_sandbox_area(const char *resolved);
+/* The names whose value is a file the harness reads (E4). */
+bool jr2_env_names_read_file(const char *name);
+
+int jr2_strings_add(struct jr2_strings *list, const char *s);
+void jr2_strings_free(struct jr2_strings *list);
+
+#endif /* JR2_HARNESS_ENV_H */

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* jr2-harness: command line of the harness (serve) and its clients. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "harness.h"
+
+#define DEFAULT_MAX_BACKOFF_MS 2000
+
+static const char usage[] =
+    "usage: jr2-harness serve [--root DIR] [--config FILE] [--bearer-file "
+    "FILE]\n"
+    "                         [--max-abi N] [--max-backoff-ms MS]\n"
+    "       jr2-harness exec [--root DIR] [--bearer-file FILE] [--cwd DIR]\n"
+    "                        [--secret NAME]... [--pass-fd N]... -- CMD "
+    "[ARG]...\n"
+    "       jr2-harness status [--root DIR] [--bearer-file FILE] [--json]\n"
+    "       jr2-harness --help | --version\n"
+    "\n"
+    "serve   the unconfined harness: protected dir <DIR>/run/jr2 (default "
+    "/run/jr2),\n"
+    "        Stand-ins, Custodian sockets, and the confined spawner (restarted "
+    "in\n"
+    "        a new Landlock domain when it stops).\n"
+    "exec    runs CMD through the spawner with this stdin/stdout/stderr; "
+    "exits\n"
+    "        with CMD's status, 125 when the harness refuses, 126/127 as env "
+    "does.\n"
+    "status  spawner pid, domain generation, ABI, protections, live programs.\n"
+    "\n"
+    "The ABI cap: --max-abi N, else the environment variable JR2_MAX_ABI.\n"
+    "See jr2-harness(1).\n";
+
+void die(int status, const char *what, const char *value)
+{
+	int saved = errno;
+
+	fprintf(stderr, "jr2-harness: %s '%s': %s\n", what, value,
+		strerror(saved));
+	exit(status);
+}
+
+void die_msg(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("jr2-harness: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static long parse_number(const char *flag, const char *value, long min,
+			 long max)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(value, &end, 10);
+	if (!*value || *end || errno || n < min || n > max)
+		die_msg(JR2_EXIT_USAGE,
+			"%s '%s' is not a number from %ld to %ld; give one",
+			flag, value, min, max);
+	return n;
+}
+
+/* The value of a flag; exits when it is missing. */
+static const char *flag_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		die_msg(JR2_EXIT_USAGE,
+			"%s needs a value; see jr2-harness --help", argv[*i]);
+	return argv[++*i];
+}
+
+static int run_serve(int argc, char **argv)
+{
+	struct serve_options opts = {.root = "/",
+				     .max_backoff_ms = DEFAULT_MAX_BACKOFF_MS,
+				     .start_env_fd = -1,
+				     .argv = argv};
+	const char *cap = getenv("JR2_MAX_ABI");
+
+	if (cap && *cap)
+		opts.max_abi =
+		    (int)parse_number("JR2_MAX_ABI", cap, 1, JR2_ABI_NEWEST);
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--root"))
+			opts.root = flag_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--config"))
+			opts.config = flag_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--bearer-file"))
+			opts.bearer_file = flag_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--max-abi"))
+			opts.max_abi = (int)parse_number(
+			    "--max-abi", flag_value(argc, argv, &i), 1,
+			    JR2_ABI_NEWEST);
+		else if (!strcmp(argv[i], "--max-backoff-ms"))
+			opts.max_backoff_ms = (unsigned int)parse_number(
+			    "--max-backoff-ms", flag_value(argc, argv, &i), 0,
+			    600000);
+		else if (!strcmp(argv[i], "--start-env-fd")) /* internal */
+			opts.start_env_fd = (int)parse_number(
+			    "--start-env-fd", flag_value(argc, argv, &i), 0,
+			    1 << 20);
+		else
+			die_msg(JR2_EXIT_USAGE,
+				"serve: unknown argument '%s'; see jr2-harness "
+				"--help",
+				argv[i]);
+	}
+	if (opts.root[0] != '/')
+		die_msg(JR2_EXIT_USAGE,
+			"--root '%s' is relative; give an absolute path",
+			opts.root);
+	serve(&opts);
+}
+
+static int run_client(int argc, char **argv, bool exec)
+{
+	struct client_options opts = {.root = "/"};
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--root")) {
+			opts.root = flag_value(argc, argv, &i);
+		} else if (!strcmp(argv[i], "--bearer-file")) {
+			opts.bearer_file = flag_value(argc, argv, &i);
+		} else if (exec && !strcmp(argv[i], "--cwd")) {
+			opts.cwd = flag_value(argc, argv, &i);
+		} else if (exec && !strcmp(argv[i], "--secret")) {
+			if (opts.n_secrets == 32)
+				die_msg(JR2_EXIT_USAGE,
+					"--secret given more than 32 times; "
+					"list fewer");
+			opts.secrets[opts.n_secrets++] =
+			    flag_value(argc, argv, &i);
+		} else if (exec && !strcmp(argv[i], "--pass-fd")) {
+			if (opts.n_pass_fds == 13)
+				die_msg(JR2_EXIT_USAGE,
+					"--pass-fd given more than 13 times; "
+					"pass fewer");
+			opts.pass_fds[opts.n_pass_fds++] = (int)parse_number(
+			    "--pass-fd", flag_value(argc, argv, &i), 0,
+			    1 << 20);
+		} else if (!exec && !strcmp(argv[i], "--json")) {
+			opts.json = true;
+		} else if (exec && !strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			die_msg(JR2_EXIT_USAGE,
+				"%s: unknown argument '%s'%s; see jr2-harness "
+				"--help",
+				argv[1], argv[i],
+				exec ? " (put the command after --)" : "");
+		}
+	}
+	if (opts.root[0] != '/')
+		die_msg(JR2_EXIT_USAGE,
+			"--root '%s' is relative; give an absolute path",
+			opts.root);
+	if (opts.cwd && opts.cwd[0] != '/')
+		die_msg(JR2_EXIT_USAGE,
+			"--cwd '%s' is relative; give an absolute path",
+			opts.cwd);
+	if (!exec)
+		return client_status(&opts);
+	if (i >= argc || strcmp(argv[i - 1], "--"))
+		die_msg(JR2_EXIT_USAGE, "exec: no command; write jr2-harness "
+					"exec [OPTIONS] -- CMD [ARG]...");
+	return client_exec(&opts, argv + i);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		die_msg(JR2_EXIT_USAGE, "no command; use serve, exec or status "
+					"(see jr2-harness --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("jr2-harness %s (Landlock ABI up to %d)\n", JR2_VERSION,
+		       JR2_ABI_NEWEST);
+		return 0;
+	}
+	if (!strcmp(argv[1], "serve"))
+		return run_serve(argc, argv);
+	if (!strcmp(argv[1], "exec"))
+		return run_client(argc, argv, true);
+	if (!strcmp(argv[1], "status"))
+		return run_client(argc, argv, false);
+	die_msg(JR2_EXIT_USAGE,
+		"unknown command '%s'; use serve, exec or status (see "
+		"jr2-harness --help)",
+		argv[1]);
+}

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Parser and builder of the harness's messages (format in request.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+
+#define KEY_MAX 16
+
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *jr2_op_name(enum jr2_op op)
+{
+	switch (op) {
+	case JR2_OP_EXEC:
+		return "exec";
+	case JR2_OP_STATUS:
+		return "status";
+	case JR2_OP_SPAWN:
+		return "spawn";
+	case JR2_OP_NONE:
+		break;
+	}
+	return "none";
+}
+
+static bool valid_secret_name(const char *name)
+{
+	if (!*name || (*name >= '0' && *name <= '9'))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			return false;
+	return true;
+}
+
+/* Stores one value under its key; `at` is the field's offset for messages. */
+static int store(struct jr2_request *req, const char *key, const char *value,
+		 size_t at, char *err, size_t size)
+{
+	const char **single = NULL;
+
+	if (!strcmp(key, "bearer"))
+		single = &req->bearer;
+	else if (!strcmp(key, "cwd"))
+		single = &req->cwd;
+	else if (!strcmp(key, "id"))
+		single = &req->id;
+	if (single) {
+		if (*single)
+			return fail(err, size,
+				    "request: field '%s' at byte %zu given "
+				    "twice; send it once",
+				    key, at);
+		*single = value;
+		return 0;
+	}
+	if (!strcmp(key, "op")) {
+		if (req->op != JR2_OP_NONE)
+			return fail(err, size,
+				    "request: field 'op' at byte %zu given "
+				    "twice; send it once",
+				    at);
+		if (!strcmp(value, "exec"))
+			req->op = JR2_OP_EXEC;
+		else if (!strcmp(value, "status"))
+			req->op = JR2_OP_STATUS;
+		else if (!strcmp(value, "spawn"))
+			req->op = JR2_OP_SPAWN;
+		else
+			return fail(err, size,
+				    "request: unknown op '%.64s' at byte %zu; "
+				    "use exec or status",
+				    value, at);
+		return 0;
+	}
+	if (!strcmp(key, "json")) {
+		if (strcmp(value, "1"))
+			return fail(err, size,
+				    "request: field 'json' at byte %zu is "
+				    "'%.16s'; the only value is 1",
+				    at, value);
+		req->json = true;
+		return 0;
+	}
+	if (!strcmp(key, "arg")) {
+		if (req->argc == JR2_REQ_MAX_ARGS)
+			return fail(err, size,
+				    "request: more than %d 'arg' fields at "
+				    "byte %zu; pass fewer arguments",
+				    JR2_REQ_MAX_ARGS, at);
+		req->argv[req->argc++] = value;
+		return 0;
+	}
+	if (!strcmp(key, "env")) {
+		const char *eq = strchr(value, '=');
+
+		if (!eq || eq == value)
+			return fail(err, size,
+				    "request: field 'env' at byte %zu is "
+				    "'%.64s', not NAME=VALUE",
+				    at, value);
+		if (req->envc == JR2_REQ_MAX_ENV)
+			return fail(
+			    err, size,
+			    "request: more than %d 'env' fields at byte %zu",
+			    JR2_REQ_MAX_ENV, at);
+		req->envp[req->envc++] = value;
+		return 0;
+	}
+	if (!strcmp(key, "secret")) {
+		if (!valid_secret_name(value))
+			return fail(err, size,
+				    "request: secret name '%.64s' at byte %zu "
+				    "is not [A-Za-z_][A-Za-z0-9_]*",
+				    value, at);
+		if (req->n_secrets == JR2_REQ_MAX_SECRETS)
+			return fail(
+			    err, size,
+			    "request: more than %d 'secret' fields at byte %zu",
+			    JR2_REQ_MAX_SECRETS, at);
+		req->secrets[req->n_secrets++] = value;
+		return 0;
+	}
+	return fail(err, size,
+		    "request: unknown field '%s' at byte %zu; known: op bearer "
+		    "cwd id json arg env secret",
+		    key, at);
+}
+
+/* What each op needs and refuses, once every field is read. */
+static int validate(const struct jr2_request *req, char *err, size_t size)
+{
+	switch (req->op) {
+	case JR2_OP_NONE:
+		return fail(
+		    err, size,
+		    "request: no 'op' field; send op exec or op status");
+	case JR2_OP_STATUS:
+		if (req->argc || req->envc || req->n_secrets || req->cwd)
+			return fail(err, size,
+				    "request: op status takes no arg, env, "
+				    "secret or cwd field");
+		break;
+	case JR2_OP_EXEC:
+	case JR2_OP_SPAWN:
+		if (req->argc == 0 || !req->argv[0][0])
+			return fail(err, size,
+				    "request: op %s needs a first 'arg' field "
+				    "that names the program",
+				    jr2_op_name(req->op));
+		if (req->cwd && req->cwd[0] != '/')
+			return fail(err, size,
+				    "request: cwd '%.200s' is relative; send "
+				    "an absolute path",
+				    req->cwd);
+		if (req->json)
+			return fail(
+			    err, size,
+			    "request: field 'json' belongs to op status only");
+		break;
+	}
+	if (req->op == JR2_OP_EXEC && req->envc)
+		return fail(err, size,
+			    "request: op exec takes no 'env' field; the "
+			    "harness composes the environment");
+	if (req->op == JR2_OP_SPAWN &&
+	    (!req->id || req->bearer || req->n_secrets))
+		return fail(err, size,
+			    "request: op spawn needs an 'id' and takes no "
+			    "bearer or secret");
+	if (req->op != JR2_OP_SPAWN && req->id)
+		return fail(err, size,
+			    "request: field 'id' belongs to op spawn only");
+	return 0;
+}
+
+int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
+		      struct jr2_request *req, char *err, size_t size)
+{
+	const size_t magic_len = strlen(JR2_REQ_MAGIC);
+	size_t pos = magic_len;
+	char *out;
+
+	memset(req, 0, sizeof(*req));
+	if (len > max_bytes)
+		return fail(err, size,
+			    "request: %zu bytes, more than the %zu allowed; "
+			    "send fewer or shorter fields",
+			    len, max_bytes);
+	if (len < magic_len || memcmp(buf, JR2_REQ_MAGIC, magic_len))
+		return fail(err, size,
+			    "request: does not start with the line JR2H1; use "
+			    "jr2-harness exec or status");
+	req->storage = malloc(len + 1);
+	if (!req->storage)
+		return fail(err, size, "request: out of memory for %zu bytes",
+			    len);
+	out = req->storage;
+	while (pos < len) {
+		const size_t at = pos;
+		char key[KEY_MAX + 1];
+		size_t key_len = 0, value_len = 0, digits = 0;
+
+		while (pos < len && buf[pos] >= 'a' && buf[pos] <= 'z' &&
+		       key_len < KEY_MAX)
+			key[key_len++] = buf[pos++];
+		key[key_len] = '\0';
+		if (key_len == 0 || pos >= len || buf[pos] != ' ')
+			goto bad_field;
+		pos++;
+		while (pos < len && buf[pos] >= '0' && buf[pos] <= '9') {
+			if (digits == 1 && value_len == 0)
+				goto bad_field; /* leading zero */
+			if (++digits > 7)
+				goto bad_field;
+			value_len = value_len * 10 + (size_t)(buf[pos++] - '0');
+		}
+		if (digits == 0 || pos >= len || buf[pos] != ':')
+			goto bad_field;
+		pos++;
+		if (value_len > len - pos || len - pos - value_len < 1) {
+			jr2_request_free(req);
+			return fail(
+			    err, size,
+			    "request: field '%s' at byte %zu announces %zu "
+			    "bytes but %zu are left; the request is truncated",
+			    key, at, value_len, len - pos);
+		}
+		if (memchr(buf + pos, '\0', value_len)) {
+			jr2_request_free(req);
+			return fail(err, size,
+				    "request: field '%s' at byte %zu holds a "
+				    "NUL byte; values cannot",
+				    key, at);
+		}
+		if (buf[pos + value_len] != '\n')
+			goto bad_field;
+		memcpy(out, buf + pos, value_len);
+		out[value_len] = '\0';
+		if (store(req, key, out, at, err, size)) {
+			jr2_request_free(req);
+			return -1;
+		}
+		out += value_len + 1;
+		pos += value_len + 1;
+		continue;
+	bad_field:
+		jr2_request_free(req);
+		return fail(err, size,
+			    "request: malformed field at byte %zu; write "
+			    "'<key> <length>:<value>\\n'",
+			    at);
+	}
+	if (validate(req, err, size)) {
+		jr2_request_free(req);
+		return -1;
+	}
+	return 0;
+}
+
+void jr2_request_free(struct jr2_request *req)
+{
+	free(req->storage);
+	memset(req, 0, sizeof(*req));
+}
+
+static void append(struct jr2_msg *msg, const void *data, size_t len)
+{
+	if (msg->failed)
+		return;
+	if (msg->len + len > msg->cap) {
+		size_t cap = msg->cap ? msg->cap : 256;
+		char *bigger;
+
+		while (cap < msg->len + len)
+			cap *= 2;
+		bigger = realloc(msg->buf, cap);
+		if (!bigger) {
+			msg->failed = true;
+			return;
+		}
+		msg->buf = bigger;
+		msg->cap = cap;
+	}
+	memcpy(msg->buf + msg->len, data, len);
+	msg->len += len;
+}
+
+void jr2_msg_init(struct jr2_msg *msg)
+{
+	memset(msg, 0, sizeof(*msg));
+	append(msg, JR2_REQ_MAGIC, strlen(JR2_REQ_MAGIC));
+}
+
+void jr2_msg_field(struct jr2_msg *msg, const char *key, const char *value)
+{
+	char head[64];
+	size_t value_len;
+	int n;
+
+	value_len = strlen(value);
+	n = snprintf(head, sizeof(head), "%s %zu:", key, value_len);
+	if (n < 0 || (size_t)n >= sizeof(head)) {
+		msg->failed = true;
+		return;
+	}
+	append(msg, head, (size_t)n);
+	append(msg, value, value_len);
+	append(msg, "\n", 1);
+}
+
+void jr2_msg_free(struct jr2_msg *msg)
+{
+	free(msg->buf);
+	memset(msg, 0, sizeof(*msg));
+}

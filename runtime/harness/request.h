@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The messages of the control channel (client -> harness) and of the spawner
+ * channel (harness -> spawner).  Pure code: parse and build, no I/O.
+ *
+ * A message is the line "JR2H1\n" followed by fields, each written as
+ *   <key> <length>:<value>\n
+ * where key is one of the words below, length is the decimal byte count of
+ * value (no leading zero), and value holds any byte but NUL.  Lengths make
+ * arguments with spaces or newlines safe, and make truncation visible.
+ */
+#ifndef JR2_REQUEST_H
+#define JR2_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JR2_REQ_MAGIC	    "JR2H1\n"
+#define JR2_REQ_MAX_BYTES   (64 * 1024) /* a control request */
+#define JR2_SPAWN_MAX_BYTES (1024 * 1024) /* a spawn message, env included */
+#define JR2_REQ_MAX_ARGS    256
+#define JR2_REQ_MAX_ENV	    1024
+#define JR2_REQ_MAX_SECRETS 32
+#define JR2_REQ_MAX_FDS	    16 /* stdin, stdout, stderr and those passed */
+
+enum jr2_op {
+	JR2_OP_NONE,
+	JR2_OP_EXEC, /* client: run argv through the spawner */
+	JR2_OP_STATUS, /* client: report the state */
+	JR2_OP_SPAWN, /* harness to spawner: start argv with env */
+};
+
+struct jr2_request {
+	enum jr2_op op;
+	const char *bearer; /* NULL when absent */
+	const char *cwd; /* NULL when absent */
+	const char *id; /* spawn: the harness's request id */
+	bool json; /* status: answer in JSON */
+	const char *argv[JR2_REQ_MAX_ARGS + 1]; /* NULL-terminated */
+	size_t argc;
+	const char *envp[JR2_REQ_MAX_ENV + 1]; /* NULL-terminated */
+	size_t envc;
+	const char *secrets[JR2_REQ_MAX_SECRETS];
+	size_t n_secrets;
+	char *storage; /* the values, NUL-terminated; owned */
+};
+
+/*
+ * Parses len bytes of buf.  On success fills *req (free with
+ * jr2_request_free) and returns 0.  On failure returns -1 and writes one line
+ * to err that names the field, the byte offset and the fix.
+ */
+int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
+		      struct jr2_request *req, char *err, size_t err_size);
+void jr2_request_free(struct jr2_request *req);
+const char *jr2_op_name(enum jr2_op op);
+
+/* A growing message; on allocation failure `failed` is set and kept. */
+struct jr2_msg {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+void jr2_msg_init(struct jr2_msg *msg);
+void jr2_msg_field(struct jr2_msg *msg, const char *key, const char *value);
+void jr2_msg_free(struct jr2_msg *msg);
+
+#endif /* JR2_REQUEST_H */

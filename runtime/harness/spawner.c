@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The spawner (see spawner.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "request.h"
+#include "spawner.h"
+
+/*
+ * P1, the runtime's own measure.  Landlock alone lets a confined process read
+ * /proc/<harness>/environ and maps on 6.16+ (KERNELS.md): there it is the
+ * ptrace_may_access() "same domain or less restricted" check that is no
+ * longer applied to those files.  So two classic barriers are added:
+ *  - the harness is not dumpable (PR_SET_DUMPABLE 0, in harness.c): its
+ *    /proc files then need CAP_SYS_PTRACE, whatever the uid;
+ *  - the spawner drops CAP_SYS_PTRACE from its bounding, ambient, effective,
+ *    permitted and inheritable sets before it confines itself, so no program
+ *    of its domain (root included, setuid files included) can regain it.
+ * Programs of one domain keep tracing each other (P3): same uid, dumpable
+ * after execve, and equal capability sets.
+ */
+int jr2_drop_ptrace_capability(void)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+	const unsigned int word = CAP_SYS_PTRACE / 32;
+	const __u32 bit = 1U << (CAP_SYS_PTRACE % 32);
+
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) && errno != EINVAL)
+		return -errno;
+	/* EINVAL: no ambient capabilities on this kernel; nothing to lower. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE, 0, 0) &&
+	    errno != EINVAL)
+		return -errno;
+	if (syscall(SYS_capget, &head, data))
+		return -errno;
+	data[word].effective &= ~bit;
+	data[word].permitted &= ~bit;
+	data[word].inheritable &= ~bit;
+	if (syscall(SYS_capset, &head, data))
+		return -errno;
+	return 0;
+}
+
+static void reply(int sock, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void reply(int sock, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (len >= (int)sizeof(buf))
+		len = sizeof(buf) - 1;
+	/* The harness is gone when this fails: the next recv sees the end. */
+	jr2_send_msg(sock, buf, (size_t)len, NULL, 0);
+}
+
+#define MAX_CANDIDATES 64
+
+/* What the vfork child needs; shared with the spawner (CLONE_VM). */
+struct launch {
+	const struct jr2_request *req;
+	char *candidates[MAX_CANDIDATES]; /* argv[0], or along PATH */
+	size_t n_candidates;
+	int fds[JR2_REQ_MAX_FDS];
+	size_t n_fds;
+	int exec_errno; /* set by the child when it fails */
+	const char *failed_step;
+};
+
+static int launch_child(void *arg)
+{
+	struct launch *l = arg;
+	int moved[JR2_REQ_MAX_FDS];
+	sigset_t none;
+
+	/* Only syscalls here: the memory is the spawner's until execve. */
+	if (setpgid(0, 0)) {
+		l->failed_step = "setpgid";
+		goto fail;
+	}
+	/* Above every target first, so no dup2 below closes a source. */
+	for (size_t i = 0; i < l->n_fds; i++) {
+		moved[i] = fcntl(l->fds[i], F_DUPFD_CLOEXEC, (int)l->n_fds);
+		if (moved[i] < 0) {
+			l->failed_step = "fcntl(F_DUPFD)";
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < l->n_fds; i++) {
+		if (dup2(moved[i], (int)i) < 0) {
+			l->failed_step = "dup2";
+			goto fail;
+		}
+	}
+	/* R10: nothing but the fds of the request crosses execve. */
+	if (syscall(SYS_close_range, (unsigned int)l->n_fds, ~0U, 0)) {
+		l->failed_step = "close_range";
+		goto fail;
+	}
+	if (l->req->cwd && chdir(l->req->cwd)) {
+		l->failed_step = "chdir";
+		goto fail;
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* As execvpe: ENOENT and ENOTDIR try the next, EACCES is kept. */
+	int exec_errno = ENOENT;
+
+	for (size_t i = 0; i < l->n_candidates; i++) {
+		execve(l->candidates[i], (char *const *)l->req->argv,
+		       (char *const *)l->req->envp);
+		if (errno == EACCES) {
+			exec_errno = EACCES;
+		} else if (errno != ENOENT && errno != ENOTDIR) {
+			exec_errno = errno;
+			break;
+		}
+	}
+	l->failed_step = "execve";
+	l->exec_errno = exec_errno;
+	_exit(127);
+fail:
+	l->exec_errno = errno;
+	_exit(127);
+}
+
+/* The files to try for argv[0]: itself with a '/', else along PATH. */
+static void find_candidates(struct launch *l)
+{
+	const char *name = l->req->argv[0], *path = NULL;
+
+	if (strchr(name, '/')) {
+		l->candidates[l->n_candidates++] = strdup(name);
+		return;
+	}
+	for (size_t i = 0; i < l->req->envc; i++)
+		if (!strncmp(l->req->envp[i], "PATH=", 5))
+			path = l->req->envp[i] + 5;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path && l->n_candidates < MAX_CANDIDATES) {
+		const char *end = strchrnul(path, ':');
+		int dir_len = (int)(end - path);
+		char *candidate;
+
+		if (asprintf(&candidate, "%.*s/%s", dir_len ? dir_len : 1,
+			     dir_len ? path : ".", name) >= 0)
+			l->candidates[l->n_candidates++] = candidate;
+		path = *end ? end + 1 : end;
+	}
+}
+
+static void spawn(int sock, const struct jr2_request *req, int *fds,
+		  size_t n_fds)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	struct launch l = {.req = req, .n_fds = n_fds};
+	pid_t pid;
+
+	if (n_fds < 3) {
+		reply(sock,
+		      "error %s %d the request passed %zu descriptors, not "
+		      "stdin, stdout and stderr",
+		      req->id, EBADF, n_fds);
+		return;
+	}
+	memcpy(l.fds, fds, n_fds * sizeof(*fds));
+	find_candidates(&l);
+	/*
+	 * CLONE_PARENT: the program is the harness's child, so the harness
+	 * reaps it and learns its status even after this spawner is gone.
+	 * CLONE_VM|CLONE_VFORK: no page-table copy, and the child's failure
+	 * is in `l` when clone returns (posix_spawn does the same).
+	 */
+	pid = clone(launch_child, stack + sizeof(stack),
+		    CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, &l);
+	if (pid < 0)
+		reply(sock, "error %s %d clone: %s", req->id, errno,
+		      strerror(errno));
+	else if (l.exec_errno)
+		reply(sock, "error %s %d %s '%s': %s", req->id, l.exec_errno,
+		      l.failed_step, req->argv[0], strerror(l.exec_errno));
+	else
+		reply(sock, "started %s %d", req->id, pid);
+	for (size_t i = 0; i < l.n_candidates; i++)
+		free(l.candidates[i]);
+}
+
+void jr2_spawner_main(int sock, const struct jr2_policy *policy,
+		      const struct jr2_abi *abi)
+{
+	static char buf[JR2_SPAWN_MAX_BYTES + 1];
+	struct jr2_err err = {0};
+	sigset_t none;
+	int ret;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* Everything of the harness but this channel is closed first. */
+	if (sock != JR2_SPAWNER_FD) {
+		if (dup2(sock, JR2_SPAWNER_FD) < 0)
+			_exit(125);
+		sock = JR2_SPAWNER_FD;
+	}
+	syscall(SYS_close_range, JR2_SPAWNER_FD + 1, ~0U, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ret = jr2_drop_ptrace_capability();
+	if (ret) {
+		reply(sock, "fail cannot drop CAP_SYS_PTRACE: %s",
+		      strerror(-ret));
+		_exit(125);
+	}
+	if (jr2_confine_self(policy, abi, 0, &err)) {
+		reply(sock, "fail %s", err.msg);
+		_exit(125);
+	}
+	reply(sock, "ready");
+	for (;;) {
+		int fds[JR2_REQ_MAX_FDS];
+		size_t n_fds = 0;
+		struct jr2_request req;
+		char msg[512];
+		ssize_t len;
+
+		len = jr2_recv_msg(sock, buf, JR2_SPAWN_MAX_BYTES, fds,
+				   JR2_REQ_MAX_FDS, &n_fds);
+		if (len == 0 || len == -ECONNRESET)
+			_exit(0); /* the harness is gone */
+		if (len < 0)
+			continue;
+		if (jr2_request_parse(buf, (size_t)len, JR2_SPAWN_MAX_BYTES,
+				      &req, msg, sizeof(msg)) ||
+		    req.op != JR2_OP_SPAWN) {
+			/* The harness wrote it: a bug, said and skipped. */
+			if (req.storage || !msg[0])
+				snprintf(msg, sizeof(msg), "op is not spawn");
+			reply(sock, "error - %d %s", EPROTO, msg);
+			jr2_request_free(&req);
+			jr2_close_fds(fds, n_fds);
+			continue;
+		}
+		spawn(sock, &req, fds, n_fds);
+		jr2_close_fds(fds, n_fds);
+		jr2_request_free(&req);
+	}
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The spawner: a child of the harness that confines itself once, so that
+ * every program it starts shares its one Landlock domain (P3), then starts
+ * programs on the harness's request.  Its programs are made children of the
+ * harness (CLONE_PARENT), which reaps them and reports their exit status.
+ *
+ * Spawner -> harness messages (one per SOCK_SEQPACKET message):
+ *   "ready"                 confined; waiting for requests
+ *   "fail <message>"        could not confine; the spawner then exits 125
+ *   "started <id> <pid>"    program of request <id> is running as <pid>
+ *   "error <id> <errno> <message>"  request <id> could not be started
+ */
+#ifndef JR2_SPAWNER_H
+#define JR2_SPAWNER_H
+
+#include "abi.h"
+#include "policy.h"
+
+#define JR2_SPAWNER_FD 3 /* the spawner's end of its channel */
+
+/* Never returns.  Runs in the forked child; sock is its channel. */
+void jr2_spawner_main(int sock, const struct jr2_policy *policy,
+		      const struct jr2_abi *abi) __attribute__((noreturn));
+
+/* Drops CAP_SYS_PTRACE from every set (P1); returns 0 or -errno. */
+int jr2_drop_ptrace_capability(void);
+
+#endif /* JR2_SPAWNER_H */

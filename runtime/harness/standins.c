@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Making and storing the Stand-ins (see standins.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "standins.h"
+
+int jr2_random_token(char out[JR2_STANDIN_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[32];
+	size_t got = 0;
+
+	while (got < sizeof(raw)) {
+		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		got += (size_t)n;
+	}
+	memcpy(out, "jr2-", 4);
+	for (size_t i = 0; i < sizeof(raw); i++) {
+		out[4 + 2 * i] = hex[raw[i] >> 4];
+		out[5 + 2 * i] = hex[raw[i] & 15];
+	}
+	out[JR2_STANDIN_SIZE - 1] = '\0';
+	explicit_bzero(raw, sizeof(raw));
+	return 0;
+}
+
+int jr2_standins_make(struct jr2_standins *s, const struct jr2_strings *secrets)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = jr2_random_token(s->control);
+	if (ret)
+		return ret;
+	s->names = calloc(secrets->n + 1, sizeof(*s->names));
+	s->values = calloc(secrets->n + 1, sizeof(*s->values));
+	if (!s->names || !s->values)
+		return -ENOMEM;
+	for (size_t i = 0; i < secrets->n; i++) {
+		s->names[i] = strdup(secrets->v[i]);
+		if (!s->names[i])
+			return -ENOMEM;
+		s->n++;
+		ret = jr2_random_token(s->values[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const char *jr2_standin_of(const struct jr2_standins *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->names[i], name))
+			return s->values[i];
+	return NULL;
+}
+
+int jr2_standins_write(const struct jr2_standins *s, const char *path)
+{
+	int fd = open(
+	    path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *file;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	file = fdopen(fd, "w");
+	if (!file) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	fprintf(file, "%s=%s\n%s=%s\n", JR2_STANDIN_NAME_CONTROL, s->control,
+		JR2_STANDIN_NAME_FETCH, JR2_FETCH_STANDIN);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(file, "%s=%s\n", s->names[i], s->values[i]);
+	if (fflush(file) || fsync(fd))
+		ret = -errno;
+	if (fclose(file) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+void jr2_standins_free(struct jr2_standins *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	if (s->values)
+		explicit_bzero(s->values, s->n * sizeof(*s->values));
+	free(s->values);
+	explicit_bzero(s->control, sizeof(s->control));
+	s->n = 0;
+	s->names = NULL;
+	s->values = NULL;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of the harness's pure code: SHA-256 (FIPS 180-4 vectors), the
+ * request parser (good, malformed, truncated, oversized) and the composition
+ * of the two environments (E1-E3).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "env.h"
+#include "request.h"
+#include "sha256.h"
+
+static void hex(const uint8_t digest[JR2_SHA256_LEN], char out[65])
+{
+	for (int i = 0; i < JR2_SHA256_LEN; i++)
+		sprintf(out + 2 * i, "%02x", digest[i]);
+}
+
+TEST (sha256_vectors) {
+	/* FIPS 180-4 examples and the empty string. */
+	static const struct {
+		const char *input, *digest;
+	} vectors[] = {
+	    {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b"
+		 "855"},
+	    {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f2"
+		    "0015ad"},
+	    {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	     "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c"
+	     "1"},
+	};
+	uint8_t digest[JR2_SHA256_LEN];
+	char text[65];
+
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		jr2_sha256(vectors[i].input, strlen(vectors[i].input), digest);
+		hex(digest, text);
+		ASSERT_STREQ(vectors[i].digest, text);
+	}
+}
+
+TEST (sha256_million_a_in_pieces) {
+	struct jr2_sha256 ctx;
+	uint8_t digest[JR2_SHA256_LEN];
+	char chunk[1000], text[65];
+
+	memset(chunk, 'a', sizeof(chunk));
+	jr2_sha256_init(&ctx);
+	/* Uneven pieces cross the 64-byte blocks at every offset. */
+	for (size_t done = 0, piece = 1; done < 1000000;
+	     piece = piece % 997 + 1) {
+		size_t len = 1000000 - done < piece ? 1000000 - done : piece;
+
+		jr2_sha256_update(&ctx, chunk, len);
+		done += len;
+	}
+	jr2_sha256_final(&ctx, digest);
+	hex(digest, text);
+	ASSERT_STREQ(
+	    "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+	    text);
+}
+
+TEST (sha256_padding_edges) {
+	/* 55, 56 and 64 bytes: the length fits, does not fit, full block. */
+	static const struct {
+		size_t len;
+		const char *digest;
+	} vectors[] = {
+	    {55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734"
+		 "318"},
+	    {56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec67"
+		 "38a"},
+	    {64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df15466"
+		 "8eb"},
+	};
+	char input[64], text[65];
+	uint8_t digest[JR2_SHA256_LEN], other[JR2_SHA256_LEN];
+
+	memset(input, 'a', sizeof(input));
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		jr2_sha256(input, vectors[i].len, digest);
+		hex(digest, text);
+		ASSERT_STREQ(vectors[i].digest, text);
+	}
+	jr2_sha256("a", 1, other);
+	ASSERT_TRUE(jr2_digest_equal(digest, digest));
+	ASSERT_FALSE(jr2_digest_equal(digest, other));
+}
+
+static int parse(const char *text, struct jr2_request *req, char *err)
+{
+	return jr2_request_parse(text, strlen(text), JR2_REQ_MAX_BYTES, req,
+				 err, 512);
+}
+
+TEST (request_exec_round_trip) {
+	struct jr2_request req;
+	struct jr2_msg msg;
+	char err[512] = "";
+
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	jr2_msg_field(&msg, "bearer", "b");
+	jr2_msg_field(&msg, "cwd", "/work");
+	jr2_msg_field(&msg, "secret", "GH_TOKEN");
+	jr2_msg_field(&msg, "arg", "/bin/sh");
+	jr2_msg_field(&msg, "arg", "a b\nc");
+	jr2_msg_field(&msg, "arg", "");
+	ASSERT_FALSE(msg.failed);
+	ASSERT_EQ(0, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
+				       &req, err, sizeof(err)))
+	{
+		TH_LOG("%s", err);
+	}
+	ASSERT_EQ(JR2_OP_EXEC, req.op);
+	ASSERT_STREQ("b", req.bearer);
+	ASSERT_STREQ("/work", req.cwd);
+	ASSERT_EQ(3, req.argc);
+	ASSERT_STREQ("a b\nc", req.argv[1]);
+	ASSERT_STREQ("", req.argv[2]);
+	ASSERT_EQ(NULL, req.argv[3]);
+	ASSERT_EQ(1, req.n_secrets);
+	ASSERT_STREQ("GH_TOKEN", req.secrets[0]);
+	jr2_request_free(&req);
+	jr2_msg_free(&msg);
+}
+
+TEST (request_refusals_name_the_problem) {
+	static const struct {
+		const char *text, *message_part;
+	} cases[] = {
+	    {"", "does not start with the line JR2H1"},
+	    {"JR2H0\nop 4:exec\n", "does not start with the line JR2H1"},
+	    {"JR2H1\n", "no 'op' field"},
+	    {"JR2H1\nop 4:exec\n", "needs a first 'arg'"},
+	    {"JR2H1\nop 4:exec\narg 10:/bin/true\n",
+	     "announces 10 bytes but 10 are left"},
+	    {"JR2H1\nop 4:exec\narg 9:/bin/true",
+	     "announces 9 bytes but 9 are left"},
+	    {"JR2H1\nop 4:exec\narg 9:/bin/trueX",
+	     "malformed field at byte 16"},
+	    {"JR2H1\nop 4:exec\narg 09:/bin/true\n",
+	     "malformed field at byte 16"},
+	    {"JR2H1\nop 4:exec\narg 99999999:x\n",
+	     "malformed field at byte 16"},
+	    {"JR2H1\nop 4:exec\nARG 1:x\n", "malformed field at byte 16"},
+	    {"JR2H1\nop 4:exec\nargv 1:x\n", "unknown field 'argv' at byte 16"},
+	    {"JR2H1\nop 4:kill\n", "unknown op 'kill'"},
+	    {"JR2H1\nop 4:exec\nop 4:exec\n", "'op' at byte 16 given twice"},
+	    {"JR2H1\nop 4:exec\narg 1:x\ncwd 3:rel\n", "cwd 'rel' is relative"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nenv 3:A=1\n", "takes no 'env' field"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nsecret 3:1AB\n", "secret name '1AB'"},
+	    {"JR2H1\nop 6:status\narg 1:x\n", "op status takes no arg"},
+	    {"JR2H1\nop 5:spawn\narg 1:x\n", "op spawn needs an 'id'"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nid 1:3\n", "'id' belongs to op spawn"},
+	    {"JR2H1\nop 6:status\njson 1:2\n", "the only value is 1"},
+	};
+	struct jr2_request req;
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		ASSERT_EQ(-1, parse(cases[i].text, &req, err))
+		{
+			TH_LOG("case %zu accepted: '%s'", i, cases[i].text);
+		}
+		ASSERT_NE(NULL, strstr(err, cases[i].message_part))
+		{
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err,
+			       cases[i].message_part);
+		}
+		ASSERT_EQ(NULL, req.storage);
+	}
+}
+
+TEST (request_nul_and_oversize) {
+	static const char nul[] = "JR2H1\nop 4:exec\narg 3:a\0b\n";
+	struct jr2_request req;
+	char err[512], *big;
+	size_t len = JR2_REQ_MAX_BYTES + 1;
+
+	ASSERT_EQ(-1, jr2_request_parse(nul, sizeof(nul) - 1, JR2_REQ_MAX_BYTES,
+					&req, err, sizeof(err)));
+	ASSERT_NE(NULL, strstr(err, "holds a NUL byte"));
+	big = malloc(len);
+	ASSERT_NE(NULL, big);
+	memset(big, 'x', len);
+	ASSERT_EQ(-1, jr2_request_parse(big, len, JR2_REQ_MAX_BYTES, &req, err,
+					sizeof(err)));
+	ASSERT_NE(NULL,
+		  strstr(err, "65537 bytes, more than the 65536 allowed"));
+	free(big);
+}
+
+TEST (request_too_many_args) {
+	struct jr2_msg msg;
+	struct jr2_request req;
+	char err[512];
+
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	for (int i = 0; i <= JR2_REQ_MAX_ARGS; i++)
+		jr2_msg_field(&msg, "arg", "x");
+	ASSERT_EQ(-1, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
+					&req, err, sizeof(err)));
+	ASSERT_NE(NULL, strstr(err, "more than 256 'arg' fields"));
+	jr2_msg_free(&msg);
+}
+
+static char *joined(const struct jr2_env *env)
+{
+	size_t len = 1;
+	char *out;
+
+	for (size_t i = 0; i < env->n; i++)
+		len += strlen(env->v[i]) + 1;
+	out = calloc(1, len);
+	for (size_t i = 0; out && i < env->n; i++) {
+		strcat(out, env->v[i]);
+		strcat(out, ";");
+	}
+	return out;
+}
+
+static void load(struct __test_metadata *_metadata,
+		 struct jr2_harness_config *cfg, const char *text)
+{
+	char err[512];
+
+	jr2_config_init(cfg);
+	ASSERT_EQ(0, jr2_config_parse(cfg, text, "test.conf", err, sizeof(err)))
+	{
+		TH_LOG("%s", err);
+	}
+}
+
+TEST (env_confined_E1) {
+	char *const start_env[] = {"PATH=/usr/bin",
+				   "JR2_SECRET_THING=x",
+				   "HOME=/root",
+				   "JR2_CUSTODIAN_URL=http://c",
+				   "LD_PRELOAD=/a.so",
+				   "TMPDIR=/var/tmp",
+				   "B=old",
+				   NULL};
+	struct jr2_env start = {0}, out = {0};
+	struct jr2_harness_config cfg;
+	char *text;
+
+	load(_metadata, &cfg,
+	     "# a comment\nenv B=new\nenv C=3\nsecret GH_TOKEN\n");
+	ASSERT_EQ(0, jr2_env_from_environ(&start, start_env));
+	ASSERT_EQ(0, jr2_env_compose_confined(&start, &cfg, &out));
+	text = joined(&out);
+	/* JR2_ names go but one; the image's LD_PRELOAD stays for programs. */
+	ASSERT_STREQ(
+	    "PATH=/usr/bin;JR2_CUSTODIAN_URL=http://c;LD_PRELOAD=/a.so;"
+	    "B=new;C=3;HOME=/home/jr2;TMPDIR=/tmp;",
+	    text);
+	free(text);
+	jr2_env_free(&start);
+	jr2_env_free(&out);
+	jr2_config_free(&cfg);
+}
+
+TEST (env_harness_E2) {
+	char *const start_env[] = {"PATH=/evil",
+				   "HTTPS_PROXY=http://p",
+				   "JR2_CUSTODIAN_URL=http://c",
+				   "LD_PRELOAD=/a.so",
+				   "NODE_OPTIONS=--require x",
+				   "IMAGE_ENV=1",
+				   "OPENSSL_CONF=/x",
+				   NULL};
+	struct jr2_env start = {0}, out = {0};
+	struct jr2_strings dropped = {0};
+	struct jr2_harness_config cfg;
+	char *text;
+
+	load(_metadata, &cfg,
+	     "env LD_AUDIT=/b.so\nenv LD_LIBRARY_PATH=/l\nenv KEEP=1\n");
+	ASSERT_EQ(0, jr2_env_from_environ(&start, start_env));
+	ASSERT_EQ(0, jr2_env_compose_harness(&start, &cfg, "/run/jr2/home",
+					     &out, &dropped));
+	text = joined(&out);
+	ASSERT_STREQ("KEEP=1;HTTPS_PROXY=http://p;JR2_CUSTODIAN_URL=http://c;"
+		     "HOME=/run/jr2/home;"
+		     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/"
+		     "sbin:/bin;",
+		     text);
+	free(text);
+	ASSERT_EQ(5, dropped.n);
+	jr2_strings_free(&dropped);
+	jr2_env_free(&start);
+	jr2_env_free(&out);
+	jr2_config_free(&cfg);
+}
+
+TEST (env_loads_code_names) {
+	ASSERT_TRUE(jr2_env_loads_code("LD_PRELOAD"));
+	ASSERT_TRUE(jr2_env_loads_code("LD_AUDIT"));
+	ASSERT_TRUE(jr2_env_loads_code("LD_LIBRARY_PATH"));
+	ASSERT_TRUE(jr2_env_loads_code("NODE_OPTIONS"));
+	ASSERT_TRUE(jr2_env_loads_code("OPENSSL_CONF"));
+	ASSERT_TRUE(jr2_env_loads_code("PYTHONPATH"));
+	ASSERT_FALSE(jr2_env_loads_code("PATH"));
+	ASSERT_FALSE(jr2_env_loads_code("HOME"));
+	ASSERT_FALSE(jr2_env_loads_code("OLD_PRELOAD"));
+}
+
+TEST (config_refusals_E3) {
+	static const struct {
+		const char *text, *message_part;
+	} cases[] = {
+	    {"env JR2_TOKEN=1\n",
+	     "line 1: environment name 'JR2_TOKEN' starts with JR2_"},
+	    {"\n\nsecret JR2_X\n",
+	     "line 3: secret name 'JR2_X' starts with JR2_"},
+	    {"env NOVALUE\n", "env 'NOVALUE' is not NAME=VALUE"},
+	    {"secret A\nsecret A\n", "secret 'A' is declared twice"},
+	    {"protect rel\n", "protect 'rel' is relative"},
+	    {"sandbox-user bob\n", "sandbox-user 'bob' is not a numeric uid"},
+	    {"mount /x\n", "unknown directive 'mount'"},
+	    {"secret\n", "directive 'secret' has no argument"},
+	};
+	struct jr2_harness_config cfg;
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		jr2_config_init(&cfg);
+		err[0] = '\0';
+		ASSERT_EQ(-1, jr2_config_parse(&cfg, cases[i].text, "test.conf",
+					       err, sizeof(err)));
+		ASSERT_NE(NULL, strstr(err, cases[i].message_part))
+		{
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err,
+			       cases[i].message_part);
+		}
+		jr2_config_free(&cfg);
+	}
+}
+
+TEST (sandbox_area_E4) {
+	ASSERT_TRUE(jr2_path_in_sandbox_area("/work/x"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area("/tmp"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area("/dev/shm/a"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area("/home/jr2/.aws/config"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area("/workshop/x"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area("/home/jr2x"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area("/etc/jr2/config"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,421 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The kernel matrix (kernels/matrix.toml) and the cache of its kernels.
+
+A kernel of the matrix is fetched once into the cache (outside the
+repository: $JR2_KERNEL_CACHE, else /var/cache/jr2-kernels) and reused:
+
+    <cache>/apt/            the private apt sources list, lists and archives
+    <cache>/debs/           the pinned .debs, checked against their SHA256
+    <cache>/src/            kernel.org tarballs (placed by hand where no network)
+    <cache>/<name>/         vmlinuz, config (when the packages hold one),
+                            source.json (what it was made from)
+
+apt runs with the machine's own configuration (proxy, keyrings) but a private
+sources list and state folder, never the system's.
+"""
+import dataclasses
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.error
+import urllib.request
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+MATRIX = REPO / "kernels" / "matrix.toml"
+BUILD_KERNEL = REPO / "kernels" / "build-kernel"
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+LANDLOCK_STATES = ("ENOSYS", "EOPNOTSUPP")
+SOURCES = ("debian", "kernel.org", "debian-source")
+# apt lists older than this are refreshed before a download.
+LISTS_MAX_AGE_S = 6 * 3600
+
+
+class KernelError(Exception):
+    """A kernel cannot be had; the message says why and what to do."""
+
+
+@dataclasses.dataclass
+class Deb:
+    package: str
+    version: str
+    sha256: str
+    vmlinuz: str = ""
+    config: str = ""
+
+    @property
+    def filename(self):
+        # apt-get download's name: the epoch's colon is escaped.
+        return f"{self.package}_{self.version.replace(':', '%3a')}_amd64.deb"
+
+
+@dataclasses.dataclass
+class Entry:
+    name: str
+    source: str
+    abi: object  # the ABI number, or "ENOSYS" / "EOPNOTSUPP"
+    verdict: str
+    cmdline: str = ""
+    base: str = ""  # a variant: the files of that entry
+    suite: str = ""
+    debs: list = dataclasses.field(default_factory=list)
+    url: str = ""
+    sha256: str = ""
+    fragment: str = ""
+    package: str = ""
+    tarball: str = ""
+
+    @property
+    def files_name(self):
+        """The cache folder of the kernel files (a variant shares its base's)."""
+        return self.base or self.name
+
+    @property
+    def landlock(self):
+        """What the probe must answer: ok, ENOSYS or EOPNOTSUPP."""
+        return self.abi if self.abi in LANDLOCK_STATES else "ok"
+
+    @property
+    def abi_number(self):
+        return self.abi if isinstance(self.abi, int) else 0
+
+    @property
+    def built(self):
+        """True for the entries made by kernels/build-kernel."""
+        return self.source in ("kernel.org", "debian-source")
+
+
+@dataclasses.dataclass
+class Kernel:
+    """A kernel ready to boot."""
+    name: str
+    vmlinuz: pathlib.Path
+    config: pathlib.Path = None
+    cmdline: str = ""
+    entry: Entry = None  # None for a user's own bzImage
+
+
+def cache_dir():
+    return pathlib.Path(os.environ.get("JR2_KERNEL_CACHE", "/var/cache/jr2-kernels"))
+
+
+def load_matrix(path=MATRIX):
+    """Returns the entries of the matrix in file order; raises KernelError."""
+    try:
+        data = tomllib.loads(pathlib.Path(path).read_text())
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise KernelError(f"cannot read the kernel matrix '{path}': {err}") from err
+    entries, by_name = [], {}
+    for raw in data.get("kernel", []):
+        raw = dict(raw)
+        name = raw.get("name", "")
+        if not name:
+            raise KernelError(f"{path}: a [[kernel]] has no name")
+        if name in by_name:
+            raise KernelError(f"{path}: kernel '{name}' is listed twice")
+        base = raw.get("base", "")
+        if base:
+            if base not in by_name:
+                raise KernelError(f"{path}: kernel '{name}' has base '{base}', "
+                                  "which is not an entry above it")
+            parent = by_name[base]
+            raw = {**dataclasses.asdict(parent), "debs": parent.debs, **raw}
+        raw["debs"] = [d if isinstance(d, Deb) else Deb(**d) for d in raw.get("debs", raw.pop("deb", []))]
+        raw.pop("deb", None)
+        try:
+            entry = Entry(**raw)
+        except TypeError as err:
+            raise KernelError(f"{path}: kernel '{name}': {err}") from err
+        check_entry(entry, path)
+        entries.append(entry)
+        by_name[name] = entry
+    return entries
+
+
+def check_entry(entry, path):
+    where = f"{path}: kernel '{entry.name}'"
+    if entry.source not in SOURCES:
+        raise KernelError(f"{where}: source '{entry.source}' is none of {', '.join(SOURCES)}")
+    if not (isinstance(entry.abi, int) and entry.abi > 0) and entry.abi not in LANDLOCK_STATES:
+        raise KernelError(f"{where}: abi '{entry.abi}' is neither an ABI number "
+                          f"nor one of {', '.join(LANDLOCK_STATES)}")
+    if entry.source == "debian":
+        if not entry.suite or not entry.debs:
+            raise KernelError(f"{where}: a debian entry needs suite and at least one [[kernel.deb]]")
+        if sum(1 for d in entry.debs if d.vmlinuz) != 1:
+            raise KernelError(f"{where}: exactly one [[kernel.deb]] must name vmlinuz")
+        for deb in entry.debs:
+            if len(deb.sha256) != 64:
+                raise KernelError(f"{where}: {deb.package} has no SHA256 pinned "
+                                  f"(apt-cache show {deb.package}={deb.version})")
+    elif entry.source == "kernel.org" and not entry.url:
+        raise KernelError(f"{where}: a kernel.org entry needs url")
+    elif entry.source == "debian-source" and not entry.tarball:
+        raise KernelError(f"{where}: a debian-source entry needs tarball")
+
+
+def find(entries, name):
+    for entry in entries:
+        if entry.name == name:
+            return entry
+    names = " ".join(e.name for e in entries)
+    raise KernelError(f"no kernel '{name}' in {MATRIX.relative_to(REPO)} (entries: {names}); "
+                      "or give a path: KERNEL=/path/to/bzImage")
+
+
+def sha256_of(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def log(msg):
+    print(f"kernels: {msg}", file=sys.stderr, flush=True)
+
+
+class Apt:
+    """apt-get and apt-cache with a private sources list and state."""
+
+    def __init__(self, root, suites, mirror=None):
+        self.root = root
+        self.mirror = mirror or os.environ.get("JR2_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+        self.suites = sorted(set(suites))
+        self.sources = root / "sources.list"
+
+    def options(self):
+        return ["-o", f"Dir::Etc::SourceList={self.sources}",
+                "-o", "Dir::Etc::SourceParts=/dev/null",
+                "-o", f"Dir::State::Lists={self.root / 'lists'}",
+                "-o", f"Dir::Cache={self.root / 'cache'}",
+                "-o", "APT::Sandbox::User=root", "-q"]
+
+    def write_sources(self):
+        (self.root / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+        (self.root / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+        text = "".join(f"deb [signed-by={KEYRING}] {self.mirror} {suite} main\n"
+                       for suite in self.suites)
+        if not self.sources.exists() or self.sources.read_text() != text:
+            self.sources.write_text(text)
+            for old in (self.root / "lists").glob("*_Packages*"):
+                old.unlink()
+
+    def lists_fresh(self):
+        lists = list((self.root / "lists").glob("*_Packages*"))
+        if len(lists) < len(self.suites):
+            return False
+        return time.time() - min(p.stat().st_mtime for p in lists) < LISTS_MAX_AGE_S
+
+    def update(self):
+        log(f"apt-get update (private lists in {self.root}: {' '.join(self.suites)})")
+        run = subprocess.run(["apt-get", *self.options(), "update"], capture_output=True, text=True)
+        if run.returncode != 0 or "\nE:" in "\n" + run.stderr:
+            raise KernelError(f"apt-get update of the kernel sources failed ({self.mirror}): "
+                              f"{run.stderr.strip()[-600:]}")
+
+    def has_version(self, package, version):
+        run = subprocess.run(["apt-cache", *self.options(), "show", f"{package}={version}"],
+                             capture_output=True, text=True)
+        return run.returncode == 0 and f"Version: {version}" in run.stdout
+
+    def download(self, deb, dest):
+        run = subprocess.run(["apt-get", *self.options(), "download", f"{deb.package}={deb.version}"],
+                             cwd=dest, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise KernelError(f"apt-get download {deb.package}={deb.version} failed: "
+                              f"{run.stderr.strip()[-600:]}")
+
+
+def apt_for(entries):
+    suites = [e.suite for e in entries if e.source == "debian" and not e.base]
+    return Apt(cache_dir() / "apt", suites)
+
+
+def left_archive_message(entry, deb):
+    return (f"kernel {entry.name}: the pinned build {deb.package} {deb.version} has left the Debian "
+            f"archive ({entry.suite}): Debian keeps only the newest build of each series. Find the "
+            f"current one (apt-cache search 'linux-(image|binary)-.*-amd64' with {entry.suite} in "
+            f"the sources) and update its package, version, sha256 and member paths in "
+            f"kernels/matrix.toml (apt-cache show PKG=VERSION gives Version and SHA256)")
+
+
+def fetch_debs(entry, apt):
+    """Downloads (or reuses) and checks the .debs of a debian entry."""
+    debs_dir = cache_dir() / "debs"
+    debs_dir.mkdir(parents=True, exist_ok=True)
+    paths, refreshed = [], False
+    for deb in entry.debs:
+        path = debs_dir / deb.filename
+        if path.exists() and sha256_of(path) == deb.sha256:
+            paths.append(path)
+            continue
+        apt.write_sources()
+        if not refreshed and not apt.lists_fresh():
+            apt.update()
+            refreshed = True
+        if not apt.has_version(deb.package, deb.version):
+            if not refreshed:
+                apt.update()
+                refreshed = True
+            if not apt.has_version(deb.package, deb.version):
+                raise KernelError(left_archive_message(entry, deb))
+        log(f"{entry.name}: downloading {deb.package} {deb.version}")
+        path.unlink(missing_ok=True)
+        apt.download(deb, debs_dir)
+        got = sha256_of(path) if path.exists() else "(no file)"
+        if got != deb.sha256:
+            path.unlink(missing_ok=True)
+            raise KernelError(f"kernel {entry.name}: {deb.filename} has SHA256 {got}, the matrix pins "
+                              f"{deb.sha256}: a changed build or a broken mirror; check apt-cache show "
+                              f"{deb.package}={deb.version}")
+        paths.append(path)
+    return paths
+
+
+def extract_member(deb_path, member, dest):
+    """Writes one file of a .deb's data archive to dest."""
+    tmp = dest.with_suffix(".partial")
+    with open(tmp, "wb") as out:
+        data = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb_path)], stdout=subprocess.PIPE)
+        tar = subprocess.run(["tar", "-xO", f"./{member}"], stdin=data.stdout, stdout=out,
+                             stderr=subprocess.PIPE, text=True)
+        data.stdout.close()
+        data.wait()
+    if tar.returncode != 0 or tmp.stat().st_size == 0:
+        tmp.unlink(missing_ok=True)
+        raise KernelError(f"{deb_path.name} has no member '{member}' ({tar.stderr.strip()}): "
+                          "fix the member path in kernels/matrix.toml (dpkg-deb -c lists them)")
+    tmp.rename(dest)
+
+
+def stamp_of(entry):
+    if entry.source == "debian":
+        return {"source": "debian", "debs": [dataclasses.asdict(d) for d in entry.debs]}
+    return {"source": entry.source, "url": entry.url, "tarball": entry.tarball,
+            "sha256": entry.sha256, "fragment": entry.fragment}
+
+
+def cached(entry):
+    """The Kernel of an entry when its files are in the cache and current, else None."""
+    folder = cache_dir() / entry.files_name
+    stamp = folder / "source.json"
+    vmlinuz = folder / "vmlinuz"
+    if not (stamp.exists() and vmlinuz.exists()):
+        return None
+    try:
+        if json.loads(stamp.read_text()) != stamp_of(entry):
+            return None
+    except ValueError:
+        return None
+    config = folder / "config"
+    return Kernel(entry.name, vmlinuz, config if config.exists() else None, entry.cmdline, entry)
+
+
+def fetch(entry, entries):
+    """Returns the Kernel of an entry, fetching a debian one; raises KernelError."""
+    if entry.base:
+        base = find(entries, entry.base)
+        kernel = fetch(base, entries)
+        return Kernel(entry.name, kernel.vmlinuz, kernel.config, entry.cmdline, entry)
+    hit = cached(entry)
+    if hit:
+        return hit
+    if entry.built:
+        raise KernelError(build_hint(entry))
+    folder = cache_dir() / entry.name
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = fetch_debs(entry, apt_for(entries))
+    for deb, path in zip(entry.debs, paths):
+        if deb.vmlinuz:
+            extract_member(path, deb.vmlinuz, folder / "vmlinuz")
+        if deb.config:
+            extract_member(path, deb.config, folder / "config")
+    (folder / "source.json").write_text(json.dumps(stamp_of(entry), indent=1) + "\n")
+    log(f"{entry.name}: {folder / 'vmlinuz'}")
+    return cached(entry)
+
+
+def build_hint(entry):
+    hint = (f"kernel {entry.name} is built from source and not built yet: "
+            f"make kernel-build KERNEL={entry.name} (a long build: 20 to 60 min on 2 cores)")
+    if entry.source == "kernel.org":
+        name = entry.url.rsplit("/", 1)[-1]
+        path = cache_dir() / "src" / name
+        if not path.exists():
+            hint += (f"; it needs {name}, which is not in the cache: place it at {path} "
+                     f"(from {entry.url}) where this machine cannot reach kernel.org")
+    return hint
+
+
+def tarball_of(entry):
+    """The source tarball of a built entry, fetched for kernel.org; raises KernelError."""
+    if entry.source == "debian-source":
+        path = pathlib.Path(entry.tarball)
+        if not path.exists():
+            raise KernelError(f"kernel {entry.name}: no {path}: install the Debian package "
+                              f"{entry.package} (scripts/need-debs {entry.package})")
+        return path
+    name = entry.url.rsplit("/", 1)[-1]
+    path = cache_dir() / "src" / name
+    if not path.exists():
+        try:
+            download(entry.url, path)
+        except (OSError, urllib.error.URLError) as err:
+            raise KernelError(
+                f"kernel {entry.name}: the tarball {entry.url} is not reachable ({err}) and not in "
+                f"the cache: place {name} at {path} (from a machine that reaches kernel.org), "
+                "then run the same command again") from err
+    if not entry.sha256:
+        raise KernelError(
+            f"kernel {entry.name}: no SHA256 pinned for {name} in kernels/matrix.toml: check {path} "
+            "against kernel.org's signed sha256sums.asc and set the entry's sha256")
+    got = sha256_of(path)
+    if got != entry.sha256:
+        raise KernelError(f"kernel {entry.name}: {path} has SHA256 {got}, the matrix pins "
+                          f"{entry.sha256}: remove it and place the right tarball")
+    return path
+
+
+def download(url, path, timeout=15):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".partial")
+    with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as out:
+        shutil.copyfileobj(response, out)
+    tmp.rename(path)
+
+
+def build(entry):
+    """Builds a source entry with kernels/build-kernel; returns its Kernel."""
+    if not entry.built:
+        raise KernelError(f"kernel {entry.name} comes from the Debian archive: nothing to build")
+    tarball = tarball_of(entry)
+    folder = cache_dir() / entry.name
+    run = subprocess.run([str(BUILD_KERNEL), str(tarball), str(REPO / entry.fragment), str(folder)])
+    if run.returncode != 0:
+        raise KernelError(f"kernel {entry.name}: kernels/build-kernel failed (status {run.returncode})")
+    (folder / "source.json").write_text(json.dumps(stamp_of(entry), indent=1) + "\n")
+    return cached(entry)
+
+
+def user_kernel(path):
+    """KERNEL=/path/to/bzImage: a user's own build, no entry, ABI read at boot."""
+    path = pathlib.Path(path).resolve()
+    if not path.is_file():
+        raise KernelError(f"no kernel image '{path}': give a bzImage path or a matrix name")
+    name = path.parent.name if path.name in ("bzImage", "vmlinuz") else path.name
+    return Kernel(f"custom-{name}", path)
+
+
+def resolve(spec, entries=None, fetch_it=True):
+    """A matrix name or a bzImage path -> Kernel."""
+    entries = entries if entries is not None else load_matrix()
+    if "/" in spec or spec.startswith("."):
+        return user_kernel(spec)
+    entry = find(entries, spec)
+    return fetch(entry, entries) if fetch_it else entry

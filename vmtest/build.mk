@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# vmtest: boot kernels of the matrix under QEMU with the static runtime and
+# suite in an initramfs (vmtest/README.md).
+#   make vmtest [KERNEL=<name|path>] [T=<BIN[:TEST]>] [RUN=<id>]
+#   make vmshell [KERNEL=<name|path>]
+#   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
+#   make vmtest-ci                             the kernels CI boots
+# The QEMU runs stay out of `make test`: its step is the Python's unit tests.
+
+VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
+VMTEST_RUN := $(PYTHON) vmtest/run
+VMTEST_CI_KERNELS := 5.10 6.1 6.12 7.3 7.3-nolsm
+VMTEST_DEBS := qemu-system-x86 busybox-static
+
+TEST_BINS += $(VMTEST_PROBE)
+TEST_STEPS += vmtest-unit
+BENCH_STEPS += vmtest
+
+.PHONY: vmtest vmshell matrix vmtest-ci vmtest-deps test-vmtest-unit bench-vmtest
+
+$(VMTEST_PROBE): vmtest/guest/vmprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
+
+vmtest-deps:
+	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS)
+
+vmtest: all vmtest-deps
+	$(VMTEST_RUN) $(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
+		$(if $(RUN),--run-id '$(RUN)')
+
+vmshell: all vmtest-deps
+	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
+
+matrix: all vmtest-deps
+	$(VMTEST_RUN) --jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
+		$(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)')
+
+vmtest-ci: all vmtest-deps
+	$(VMTEST_RUN) --jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)') \
+		$(if $(RUN),--run-id '$(RUN)')
+
+test-vmtest-unit:
+	@mkdir -p $(TEST_RESULTS)
+	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
+		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml
+
+bench-vmtest: vmtest-deps $(VMTEST_PROBE)
+	$(PYTHON) vmtest/bench

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""A gzipped newc cpio writer: the initramfs, made without root or staging dirs.
+
+Owners are root and times are 0, so the same inputs give the same bytes.
+"""
+import gzip
+import stat
+
+MAGIC = b"070701"
+
+
+class Archive:
+    def __init__(self):
+        self.parts = []
+        self.ino = 1
+        self.dirs = set()
+
+    def _entry(self, name, mode, data=b"", rdev=(0, 0)):
+        name_bytes = name.encode() + b"\0"
+        fields = (self.ino, mode, 0, 0, 2 if stat.S_ISDIR(mode) else 1, 0, len(data),
+                  0, 0, rdev[0], rdev[1], len(name_bytes), 0)
+        self.ino += 1
+        header = MAGIC + b"".join(b"%08x" % f for f in fields)
+        self.parts += [header, name_bytes, _pad(len(header) + len(name_bytes)),
+                       data, _pad(len(data))]
+
+    def directory(self, name, mode=0o755):
+        """Adds name and its missing parents."""
+        name = name.strip("/")
+        parts = name.split("/")
+        for i in range(1, len(parts) + 1):
+            sub = "/".join(parts[:i])
+            if sub and sub not in self.dirs:
+                self.dirs.add(sub)
+                self._entry(sub, stat.S_IFDIR | mode)
+
+    def file(self, name, data, mode=0o644):
+        name = name.strip("/")
+        if "/" in name:
+            self.directory(name.rsplit("/", 1)[0])
+        self._entry(name, stat.S_IFREG | mode, data)
+
+    def symlink(self, name, target):
+        name = name.strip("/")
+        if "/" in name:
+            self.directory(name.rsplit("/", 1)[0])
+        self._entry(name, stat.S_IFLNK | 0o777, target.encode())
+
+    def char_device(self, name, major, minor, mode=0o600):
+        self._entry(name.strip("/"), stat.S_IFCHR | mode, rdev=(major, minor))
+
+    def gzipped(self):
+        """The archive with its trailer, gzipped (each appended initrd part must be)."""
+        self._entry("TRAILER!!!", 0)
+        return gzip.compress(b"".join(self.parts), compresslevel=1, mtime=0)
+
+
+def _pad(length):
+    return b"\0" * (-length % 4)

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The guest's initramfs: a base part (busybox, /init, the static payload)
+cached by content, and a small run part (run.conf, extra files) appended to it.
+"""
+import hashlib
+import pathlib
+import shlex
+import struct
+
+from . import cpio
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BUILD = REPO / "build"
+GUEST = REPO / "vmtest" / "guest"
+BUSYBOX = pathlib.Path("/bin/busybox")
+VMPROBE = BUILD / "vmtest" / "jr2-vmprobe"
+RUN_TESTS = REPO / "selftests" / "run-tests"
+PT_INTERP = 3
+
+
+class PayloadError(Exception):
+    pass
+
+
+def is_static_elf(path):
+    """True for an ELF executable without a program interpreter."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2:
+            return False
+        phoff, = struct.unpack_from("<Q", head, 0x20)
+        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+        f.seek(phoff)
+        table = f.read(phentsize * phnum)
+    return all(struct.unpack_from("<I", table, i * phentsize)[0] != PT_INTERP for i in range(phnum))
+
+
+def payload_binaries(bin_dir=BUILD / "bin", selftests_dir=BUILD / "selftests"):
+    """{guest path: host path} of the runtime and the suite, as built."""
+    files = {}
+    for path in sorted(bin_dir.glob("jr2-*")) if bin_dir.is_dir() else []:
+        if path.is_file():
+            files[f"jr2/bin/{path.name}"] = path
+    for path in sorted(selftests_dir.glob("*_test")) if selftests_dir.is_dir() else []:
+        if path.is_file():
+            files[f"jr2/selftests/{path.name}"] = path
+    return files
+
+
+def check_static(files):
+    for guest, host in files.items():
+        if not is_static_elf(host):
+            raise PayloadError(f"'{host}' is not a static executable: the guest has no libc; "
+                               "link it with $(LDFLAGS_STATIC)")
+
+
+def base_files(payload):
+    if not VMPROBE.exists():
+        raise PayloadError(f"no '{VMPROBE}': build it with make {VMPROBE.relative_to(REPO)}")
+    files = {"bin/busybox": BUSYBOX, "init": GUEST / "init", "jr2/bin/jr2-vmprobe": VMPROBE,
+             "jr2/bin/run-tests": RUN_TESTS}
+    files.update(payload)
+    check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload})
+    return files
+
+
+def build_base(payload, cache_dir=BUILD / "vmtest"):
+    """Returns the path of the base initramfs, rebuilt only when an input changed."""
+    files = base_files(payload)
+    digest = hashlib.sha256()
+    blobs = {}
+    for guest, host in sorted(files.items()):
+        blobs[guest] = host.read_bytes()
+        digest.update(guest.encode() + b"\0" + hashlib.sha256(blobs[guest]).digest())
+    path = cache_dir / f"base-{digest.hexdigest()[:16]}.cpio.gz"
+    if path.exists():
+        return path
+    archive = cpio.Archive()
+    for d in ("bin", "dev", "proc", "sys", "tmp", "run", "root", "jr2/payload"):
+        archive.directory(d)
+    # The kernel opens /dev/console for init's stdio before devtmpfs is mounted.
+    archive.char_device("dev/console", 5, 1)
+    for guest, data in sorted(blobs.items()):
+        archive.file(guest, data, 0o755)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    for old in cache_dir.glob("base-*.cpio.gz"):
+        old.unlink()
+    tmp = path.with_suffix(".partial")
+    tmp.write_bytes(archive.gzipped())
+    tmp.rename(path)
+    return path
+
+
+def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
+    """The appended part: /jr2/run.conf and the extra payload files."""
+    filter_bin, _, filter_test = (filter_spec or "").partition(":")
+    conf = {"MODE": mode, "CMD": cmd, "FILTER_BIN": filter_bin, "FILTER_TEST": filter_test,
+            "TEST_TIMEOUT": str(test_timeout)}
+    archive = cpio.Archive()
+    archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
+    for host in extra:
+        host = pathlib.Path(host)
+        if host.is_dir():
+            for sub in sorted(host.rglob("*")):
+                if sub.is_file():
+                    rel = sub.relative_to(host.parent)
+                    archive.file(f"jr2/payload/{rel}", sub.read_bytes(), sub.stat().st_mode & 0o777)
+        elif host.is_file():
+            archive.file(f"jr2/payload/{host.name}", host.read_bytes(), host.stat().st_mode & 0o777)
+        else:
+            raise PayloadError(f"no payload file '{host}'")
+    return archive.gzipped()
+
+
+def initrd(path_out, payload, **run_options):
+    """Writes base + run part to path_out; returns it."""
+    base = build_base(payload)
+    path_out.write_bytes(base.read_bytes() + run_part(**run_options))
+    return path_out

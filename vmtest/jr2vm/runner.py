@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Boot one kernel with the payload, follow it, collect its results."""
+import datetime
+import hashlib
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import channel, expect, initramfs, qemu, summary
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+RESULTS = REPO / "results"
+DEFAULT_TIMEOUT_S = 600
+DEFAULT_TEST_TIMEOUT_S = 300
+
+
+def say(name, msg):
+    print(f"vmtest {name}: {msg}", flush=True)
+
+
+def run_id():
+    """YYYYmmdd-HHMMSS-<short commit>, or RUN= from the environment."""
+    if os.environ.get("RUN"):
+        return os.environ["RUN"]
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "nogit"
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-") + commit
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def write_run_json(run_dir, kernels, start, end=None):
+    """results/<run-id>/run.json; a second vmtest with the same RUN= adds its kernels."""
+    path = run_dir / "run.json"
+    data = {}
+    if path.exists():
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            data = {}
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    asked = list(dict.fromkeys(data.get("kernels", []) + list(kernels)))
+    data.update({"run_id": run_dir.name, "start": data.get("start", start), "end": end,
+                 "commit": commit, "kernels": asked})
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def binaries_sha256(payload):
+    return {pathlib.Path(g).name: hashlib.sha256(h.read_bytes()).hexdigest()
+            for g, h in sorted(payload.items())}
+
+
+class Follow:
+    """Reads the result channel as the guest writes it, for progress lines."""
+
+    def __init__(self, name, path):
+        self.name, self.path = name, path
+        self.seen = 0
+        self.marks = {}
+        self.total = None
+        self.done = 0
+
+    def poll(self, start):
+        try:
+            text = self.path.read_text(errors="replace")
+        except FileNotFoundError:
+            return
+        lines = text.splitlines()
+        complete = lines if text.endswith("\n") else lines[:-1]
+        for line in complete[self.seen:]:
+            line = line.rstrip("\r")
+            if line.startswith(channel.MARK):
+                word, _, rest = line[len(channel.MARK):].partition(" ")
+                self.marks.setdefault(word, time.monotonic() - start)
+                if word == "booted":
+                    say(self.name, f"booted in {self.marks[word]:.1f} s: {rest}")
+                elif word == "probe":
+                    say(self.name, f"Landlock: {rest}")
+                elif word == "suite-begin":
+                    self.total = rest.strip()
+            elif line.startswith("# selftest: "):
+                self.done += 1
+                say(self.name, f"tests {self.done}/{self.total}: {line[len('# selftest: '):]}")
+        self.seen = len(complete)
+
+
+def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
+         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, payload=None):
+    """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
+    suite.tap, check.json, summary.json}; returns the summary dict."""
+    timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+    name = kernel.name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    payload = initramfs.payload_binaries() if payload is None else payload
+    console, chan = out_dir / "console.log", out_dir / "channel.log"
+    for path in (console, chan):
+        path.unlink(missing_ok=True)
+    say(name, f"kernel {kernel.vmlinuz}{' cmdline ' + kernel.cmdline if kernel.cmdline else ''}")
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="jr2-vmtest-") as tmp:
+        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode=mode, cmd=cmd,
+                                  filter_spec=filter_spec, test_timeout=test_timeout_s,
+                                  extra=extra)
+        args = qemu.command(kernel.vmlinuz, initrd, console, chan, kernel.cmdline)
+        (out_dir / "qemu.cmd").write_text(" ".join(args) + "\n")
+        follow = Follow(name, chan)
+        timed_out = False
+        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        try:
+            while proc.poll() is None:
+                follow.poll(start)
+                if time.monotonic() - start > timeout_s:
+                    timed_out = True
+                    say(name, f"timeout after {timeout_s} s: stopping QEMU")
+                    proc.kill()
+                    break
+                time.sleep(0.1)
+            qemu_out = proc.communicate()[0].decode(errors="replace")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    follow.poll(start)
+    ended_at = time.monotonic() - start
+    console_text = console.read_text(errors="replace") if console.exists() else ""
+    if qemu_out.strip():
+        console_text += "\n# qemu: " + qemu_out.strip().replace("\n", "\n# qemu: ") + "\n"
+        console.write_text(console_text)
+    ch = channel.parse(chan.read_text(errors="replace") if chan.exists() else "")
+    (out_dir / "suite.tap").write_text(ch.tap)
+    if ch.check_status is not None:
+        check = channel.check_json(ch)
+        record = dict(check) if check else {"output": ch.check_text}
+        record["exit_status"] = ch.check_status
+        (out_dir / "check.json").write_text(json.dumps(record, indent=1) + "\n")
+    if mode == "cmd":
+        (out_dir / "cmd.out").write_text(ch.cmd_output)
+    booted = follow.marks.get("booted", ended_at)
+    end_mark = follow.marks.get("end", ended_at)
+    try:
+        table = expect.abi_table()
+    except expect.TableError as err:
+        table = None
+        table_problem = str(err)
+    else:
+        table_problem = None
+    result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
+                               {}, binaries_sha256(payload), proc.returncode) if table else None
+    if result is None:
+        result = {"kernel": name, "outcome": "error", "problems": [table_problem],
+                  "counts": tap_counts_empty()}
+    if mode == "cmd":
+        result["cmd_status"] = ch.cmd_status
+    result["durations"] = {"boot_s": round(booted, 2), "suite_s": round(end_mark - booted, 2),
+                           "collect_s": round(time.monotonic() - start - end_mark, 2),
+                           "total_s": round(time.monotonic() - start, 2)}
+    (out_dir / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def tap_counts_empty():
+    return {"pass": 0, "fail": 0, "skip": 0, "error": 0}
+
+
+def report_line(result):
+    c = result["counts"]
+    d = result.get("durations", {})
+    text = (f"{result['outcome']} (verdict {result.get('verdict_code')}, expected "
+            f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}, release "
+            f"{result.get('release')}; {c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
+            f"{c['error']} error) in {d.get('total_s', 0):.1f} s")
+    return text
+
+
+def shell(kernel, extra=(), payload=None):
+    """An interactive guest: its console is this terminal."""
+    payload = initramfs.payload_binaries() if payload is None else payload
+    with tempfile.TemporaryDirectory(prefix="jr2-vmshell-") as tmp:
+        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode="shell",
+                                  extra=extra)
+        args = qemu.command(kernel.vmlinuz, initrd, None, pathlib.Path(tmp) / "channel.log",
+                            kernel.cmdline, interactive=True)
+        print(f"vmshell {kernel.name}: {kernel.vmlinuz}; leave with 'exit' "
+              "(or Ctrl-A x)", file=sys.stderr, flush=True)
+        return subprocess.run(args).returncode

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""summary.json of one kernel of a run (results/formats/README.md)."""
+import sys
+import pathlib
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "results"))
+from jr2results import tap  # noqa: E402
+
+from . import channel, expect  # noqa: E402
+
+
+def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durations, binaries,
+              exit_status=None):
+    """Everything known about one boot; `outcome` is pass only when all agrees."""
+    problems = [f"console: {line}" for line in channel.console_problems(console_text)]
+    probe = ch.probe or {}
+    landlock = "ok"
+    if probe.get("errno"):
+        landlock = probe["errno"]
+    abi = probe.get("abi") if probe else None
+    errata = probe.get("errata") if probe and probe.get("errata", -1) >= 0 else None
+    if timed_out:
+        problems.append(f"timeout: the guest did not end within {timeout_s} s")
+    if not ch.ended:
+        problems.append("no end marker on the result channel: the guest crashed, panicked or hung "
+                        f"(QEMU exit status {exit_status}); see console.log")
+    elif exit_status is not None and exit_status != 85:
+        problems.append(f"QEMU exit status {exit_status}, not 85 (isa-debug-exit of the runner)")
+    if not probe:
+        problems.append("no Landlock probe result from the guest (jr2-vmprobe)")
+
+    entry_abi = None
+    expected, expected_code = None, None
+    if entry is not None:
+        entry_abi = entry.abi_number if entry.landlock == "ok" else entry.landlock
+        if probe and (landlock != entry.landlock or (landlock == "ok" and abi != entry.abi)):
+            got = abi if landlock == "ok" else landlock
+            problems.append(f"ABI mismatch: kernels/matrix.toml says {entry.name} gives "
+                            f"{entry.abi}, the kernel reports {got}: fix the entry or the kernel")
+        expected, expected_code = expect.entry_verdict(entry, table)
+        if expected_code != entry.verdict:
+            problems.append(f"the entry's verdict '{entry.verdict}' disagrees with the ABI table "
+                            f"('{expected_code}' for {entry.abi}): fix kernels/matrix.toml")
+    elif probe:
+        expected, expected_code = expect.expected_verdict(landlock, abi or 0, table)
+
+    check = channel.check_json(ch)
+    verdict = verdict_code = None
+    if check is None:
+        problems.append("no `jr2-confine check --json` output from the guest")
+    else:
+        verdict, verdict_code = check.get("verdict"), check.get("verdict_code")
+        check_landlock = check.get("landlock")
+        if probe and check_landlock and check_landlock != landlock:
+            problems.append(f"jr2-confine check says Landlock '{check_landlock}', "
+                            f"jr2-vmprobe says '{landlock}'")
+        if (ch.check_status == 0) != (verdict == "accepted"):
+            problems.append(f"jr2-confine check exited {ch.check_status} with verdict {verdict}")
+
+    results = tap.parse(ch.tap)
+    if ch.suite_binaries is not None:
+        framed = ch.tap.count("# selftest-exit: ")
+        if framed < ch.suite_binaries:
+            problems.append(f"{ch.suite_binaries - framed} of {ch.suite_binaries} suite binaries "
+                            "did not finish")
+        if ch.suite_binaries == 0:
+            problems.append("the payload holds no suite binary (build/selftests/*_test)")
+    counts = tap.counts(results)
+
+    if verdict is None or not ch.ended or timed_out:
+        outcome = "error"
+    elif (verdict_code == expected_code and counts["fail"] == 0 and counts["error"] == 0
+          and not problems):
+        outcome = "pass"
+    else:
+        outcome = "fail"
+    return {
+        "kernel": name, "release": ch.release or probe.get("release", ""),
+        "entry_abi": entry_abi, "abi": abi if landlock == "ok" else None, "errata": errata,
+        "landlock": landlock if probe else None,
+        "expected_verdict": expected, "expected_verdict_code": expected_code,
+        "verdict": verdict, "verdict_code": verdict_code,
+        "counts": counts,
+        "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
+                   "status": r.status, "reason": r.reason} for r in results],
+        "problems": problems, "durations": durations, "outcome": outcome,
+        "binaries_sha256": binaries,
+    }

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "attach.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "denials.skel.h"
+#include "format.h"
+
+#define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/type"
+#define PROBE_TARGET "security_file_open"
+
+/* libbpf's messages: kept for the failing program's name, or printed. */
+static struct {
+	bool verbose;
+	char failed_prog[64];
+	char last[1024];
+} libbpf_log;
+
+static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	char line[1024];
+	char name[64];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (libbpf_log.verbose)
+		fputs(line, stderr);
+	if (level != LIBBPF_WARN)
+		return 0;
+	snprintf(libbpf_log.last, sizeof(libbpf_log.last), "%s", line);
+	libbpf_log.last[strcspn(libbpf_log.last, "\n")] = '\0';
+	if (sscanf(line, "libbpf: prog '%63[^']'", name) == 1 &&
+	    libbpf_log.failed_prog[0] == '\0')
+		strcpy(libbpf_log.failed_prog, name);
+	return 0;
+}
+
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+}
+
+/* Can a trivial fexit program be loaded and attached?  Sets the errno. */
+static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
+{
+	const struct bpf_insn ret0[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_FEXIT);
+	int fd, link;
+
+	k->tracing_step = "load";
+	if (!btf) {
+		k->tracing_errno = k->btf_errno;
+		return;
+	}
+	opts.attach_btf_id =
+		btf__find_by_name_kind(btf, PROBE_TARGET, BTF_KIND_FUNC);
+	if ((int)opts.attach_btf_id <= 0) {
+		k->tracing_errno = ENOENT;
+		return;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "jr2_probe", "GPL", ret0, 2,
+			   &opts);
+	if (fd < 0) {
+		k->tracing_errno = errno;
+		return;
+	}
+	k->tracing_step = "attach";
+	link = bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
+	k->tracing_errno = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(fd);
+}
+
+static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
+{
+	struct jr2_abi abi;
+
+	jr2_abi_probe(&abi, 0);
+	k->landlock_abi = abi.kernel;
+	k->landlock_errno = abi.probe_errno;
+	*btf = btf__load_vmlinux_btf();
+	k->btf_errno = *btf ? 0 : errno;
+	probe_tracing(k, *btf);
+	k->kprobes_errno = access(KPROBE_PMU, R_OK) == 0 ? 0 : errno;
+}
+
+/* One pass over /proc/kallsyms finds every hook's symbol. */
+static void find_ksyms(struct jr2_tracer *t)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+
+	if (!f)
+		return;
+	t->kernel.kallsyms = true;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " hook_"))
+			continue;
+		for (int i = 0; i < JR2_POINT_COUNT; i++) {
+			char *sym = t->points[i].ksym;
+
+			if (!sym[0])
+				jr2_ksym_match(line, jr2_points[i].hook, sym,
+					       sizeof(t->points[i].ksym));
+		}
+	}
+	fclose(f);
+}
+
+static void note(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(char *buf, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len && len < JR2_NOTE_LEN - 2) {
+		strcpy(buf + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + len, JR2_NOTE_LEN - len, fmt, ap);
+	va_end(ap);
+}
+
+/* The best way to see a point's denials that is left after `failed`. */
+static enum jr2_how next_way(const struct jr2_tracer *t, int i,
+			     enum jr2_how failed, const struct btf *btf)
+{
+	const struct jr2_kernel *k = &t->kernel;
+	const struct jr2_point_info *p = &jr2_points[i];
+	bool tracing = k->tracing_errno == 0;
+
+	if (failed < JR2_HOW_FEXIT && tracing && btf_has_func(btf, p->hook))
+		return JR2_HOW_FEXIT;
+	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
+	    t->points[i].ksym[0])
+		return JR2_HOW_KPROBE;
+	/* Without the hook in kallsyms Landlock cannot deny here at all. */
+	if (failed < JR2_HOW_SECURITY && tracing && t->points[i].ksym[0] &&
+	    btf_has_func(btf, p->security))
+		return JR2_HOW_SECURITY;
+	return JR2_HOW_NONE;
+}
+
+static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
+{
+	const struct jr2_kernel *k = &t->kernel;
+	const struct jr2_point_info *p = &jr2_points[i];
+	struct jr2_point_state *s = &t->points[i];
+
+	s->how = next_way(t, i, JR2_HOW_NONE, btf);
+	if (!s->ksym[0] && !btf_has_func(btf, p->hook)) {
+		note(s->note, "%s: not in this kernel", p->hook);
+		return;
+	}
+	if (s->how != JR2_HOW_FEXIT) {
+		if (k->tracing_errno)
+			note(s->note, "fexit: tracing programs refused (%s)",
+			     strerrorname_np(k->tracing_errno));
+		else
+			note(s->note, "fexit: %s not in BTF", p->hook);
+	}
+	if (s->how != JR2_HOW_FEXIT && s->how != JR2_HOW_KPROBE)
+		note(s->note, "kprobe: %s",
+		     k->kprobes_errno ? "no kprobe PMU in this kernel"
+				      : "no symbol in kallsyms");
+	if (s->how == JR2_HOW_SECURITY)
+		note(s->note, "Landlock named only where landlock_log_denial "
+			      "is traced");
+}
+
+static struct bpf_program *program(struct denials_bpf *skel,
+				   const char *prefix, int i)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%s", prefix, jr2_points[i].id);
+	return bpf_object__find_program_by_name(skel->obj, name);
+}
+
+static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
+			 __u32 root_tgid)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		switch (t->points[i].how) {
+		case JR2_HOW_NONE:
+			break;
+		case JR2_HOW_FEXIT:
+			prog = program(skel, "fx", i);
+			bpf_program__set_autoload(prog, true);
+			bpf_program__set_attach_target(prog, 0,
+						       jr2_points[i].hook);
+			break;
+		case JR2_HOW_KPROBE:
+			bpf_program__set_autoload(program(skel, "kp", i), true);
+			bpf_program__set_autoload(program(skel, "kr", i), true);
+			break;
+		case JR2_HOW_SECURITY:
+			prog = program(skel, "sx", i);
+			bpf_program__set_autoload(prog, true);
+			bpf_program__set_attach_target(prog, 0,
+						       jr2_points[i].security);
+			break;
+		}
+	}
+	bpf_program__set_autoload(skel->progs.on_log_denial, t->log_denial);
+	bpf_program__set_autoload(skel->progs.on_fork, root_tgid && t->fork_tracking);
+	bpf_program__set_autoload(skel->progs.on_exit, root_tgid && t->fork_tracking);
+}
+
+/* A program failed to load: fall back for what it served. */
+static bool give_up_program(struct jr2_tracer *t, const char *name, int err,
+			    const struct btf *btf)
+{
+	static const struct {
+		const char *prefix;
+		enum jr2_how how;
+	} kinds[] = {{"fx_", JR2_HOW_FEXIT},
+		     {"kp_", JR2_HOW_KPROBE},
+		     {"kr_", JR2_HOW_KPROBE},
+		     {"sx_", JR2_HOW_SECURITY}};
+
+	if (!strcmp(name, "on_log_denial")) {
+		t->log_denial = false;
+		note(t->log_denial_note, "failed to load: %s",
+		     strerrorname_np(err));
+		return true;
+	}
+	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit")) {
+		t->fork_tracking = false;
+		note(t->fork_note, "%s failed to load (%s): parents walked instead",
+		     name, strerrorname_np(err));
+		return true;
+	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (strncmp(name, kinds[k].prefix, 3))
+			continue;
+		for (int i = 0; i < JR2_POINT_COUNT; i++) {
+			struct jr2_point_state *s = &t->points[i];
+
+			if (strcmp(name + 3, jr2_points[i].id) ||
+			    s->how != kinds[k].how)
+				continue;
+			note(s->note, "%s failed to load (%s)", name,
+			     strerrorname_np(err));
+			s->how = next_way(t, i, s->how, btf);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int load(struct jr2_tracer *t, __u32 root_tgid, const struct btf *btf,
+		char *err, size_t size)
+{
+	/* Each failed load takes one program out, so this ends. */
+	for (int attempt = 0; attempt <= 4 * JR2_POINT_COUNT + 3; attempt++) {
+		int ret;
+
+		t->skel = denials_bpf__open();
+		if (!t->skel) {
+			ret = -errno;
+			snprintf(err, size, "opening the BPF object: %s",
+				 strerror(-ret));
+			return ret;
+		}
+		t->skel->rodata->root_tgid = root_tgid;
+		set_autoload(t->skel, t, root_tgid);
+		libbpf_log.failed_prog[0] = '\0';
+		ret = denials_bpf__load(t->skel);
+		if (ret == 0)
+			return 0;
+		denials_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (!libbpf_log.failed_prog[0] ||
+		    !give_up_program(t, libbpf_log.failed_prog, -ret, btf)) {
+			snprintf(err, size, "loading the BPF programs: %s (%s)",
+				 strerror(-ret), libbpf_log.last);
+			return ret;
+		}
+	}
+	snprintf(err, size, "loading the BPF programs: no program would load");
+	return -ENOEXEC;
+}
+
+static bool attach_one(struct jr2_tracer *t, struct bpf_program *prog,
+		       const char *ksym, bool retprobe, char *why)
+{
+	struct bpf_link *link;
+
+	link = ksym ? bpf_program__attach_kprobe(prog, retprobe, ksym)
+		    : bpf_program__attach(prog);
+	if (!link) {
+		note(why, "%s failed to attach (%s)", bpf_program__name(prog),
+		     strerrorname_np(errno));
+		return false;
+	}
+	t->links[t->n_links++] = link;
+	return true;
+}
+
+static void attach(struct jr2_tracer *t)
+{
+	struct denials_bpf *skel = t->skel;
+
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+		bool ok = false;
+
+		switch (s->how) {
+		case JR2_HOW_NONE:
+			continue;
+		case JR2_HOW_FEXIT:
+			ok = attach_one(t, program(skel, "fx", i), NULL, false,
+					s->note);
+			break;
+		case JR2_HOW_KPROBE:
+			/* The return half first: an entry alone is useless. */
+			ok = attach_one(t, program(skel, "kr", i), s->ksym, true,
+					s->note) &&
+			     attach_one(t, program(skel, "kp", i), s->ksym,
+					false, s->note);
+			break;
+		case JR2_HOW_SECURITY:
+			ok = attach_one(t, program(skel, "sx", i), NULL, false,
+					s->note);
+			break;
+		}
+		if (!ok) {
+			s->how = JR2_HOW_NONE;
+			continue;
+		}
+		t->traced_points++;
+		if (s->how != JR2_HOW_SECURITY)
+			t->landlock_points++;
+	}
+	if (t->log_denial &&
+	    !attach_one(t, skel->progs.on_log_denial, NULL, false,
+			t->log_denial_note))
+		t->log_denial = false;
+	if (bpf_program__autoload(skel->progs.on_fork) &&
+	    (!attach_one(t, skel->progs.on_fork, NULL, false, t->fork_note) ||
+	     !attach_one(t, skel->progs.on_exit, NULL, false, t->fork_note)))
+		t->fork_tracking = false;
+}
+
+int jr2_tracer_open(struct jr2_tracer *t, __u32 root_tgid, bool verbose,
+		    char *err, size_t size)
+{
+	struct btf *btf = NULL;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	libbpf_log.verbose = verbose;
+	libbpf_set_print(on_libbpf_print);
+	probe_kernel(&t->kernel, &btf);
+	find_ksyms(t);
+	for (int i = 0; i < JR2_POINT_COUNT; i++)
+		plan_point(t, i, btf);
+	t->log_denial = t->kernel.tracing_errno == 0 &&
+			btf_has_func(btf, "landlock_log_denial");
+	if (!t->log_denial)
+		note(t->log_denial_note, "%s",
+		     t->kernel.tracing_errno ? "tracing programs refused"
+					     : "not in this kernel (6.15+)");
+	t->fork_tracking = true;
+	if (t->kernel.btf_errno) {
+		/* CO-RE needs the kernel's BTF: nothing can load. */
+		snprintf(err, size,
+			 "no kernel BTF (/sys/kernel/btf/vmlinux: %s): the "
+			 "tracer needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+			 strerror(t->kernel.btf_errno));
+		ret = -t->kernel.btf_errno;
+		goto out;
+	}
+	ret = load(t, root_tgid, btf, err, size);
+	if (ret == 0)
+		attach(t);
+out:
+	btf__free(btf);
+	return ret;
+}
+
+static const char *how_name(enum jr2_how how)
+{
+	switch (how) {
+	case JR2_HOW_FEXIT:
+		return "fexit";
+	case JR2_HOW_KPROBE:
+		return "kprobe";
+	case JR2_HOW_SECURITY:
+		return "security";
+	case JR2_HOW_NONE:
+		break;
+	}
+	return "none";
+}
+
+const char *jr2_tracer_refusal(const struct jr2_tracer *t, char *buf,
+			       size_t size)
+{
+	const struct jr2_kernel *k = &t->kernel;
+
+	if (k->landlock_abi <= 0) {
+		snprintf(buf, size, "%s",
+			 k->landlock_errno == EOPNOTSUPP
+				 ? "Landlock is built but not enabled (add "
+				   "landlock to the lsm= boot parameter): "
+				   "there is no Landlock to trace"
+				 : "this kernel has no Landlock "
+				   "(landlock_create_ruleset: ENOSYS): there "
+				   "is no Landlock to trace");
+		return buf;
+	}
+	if (k->btf_errno) {
+		snprintf(buf, size,
+			 "no kernel BTF (/sys/kernel/btf/vmlinux: %s): build "
+			 "the kernel with CONFIG_DEBUG_INFO_BTF=y",
+			 strerrorname_np(k->btf_errno));
+		return buf;
+	}
+	if (t->traced_points == 0) {
+		snprintf(buf, size,
+			 "the kernel refuses tracing programs (an fexit "
+			 "program on %s fails to %s: %s) and has no kprobes "
+			 "(%s: %s): no Landlock hook can be traced",
+			 PROBE_TARGET, k->tracing_step,
+			 strerrorname_np(k->tracing_errno), KPROBE_PMU,
+			 strerrorname_np(k->kprobes_errno));
+		return buf;
+	}
+	return NULL;
+}
+
+void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
+{
+	const struct jr2_kernel *k = &t->kernel;
+	char why[512];
+
+	if (k->landlock_abi > 0)
+		fprintf(out, "landlock: ABI %d\n", k->landlock_abi);
+	else
+		fprintf(out, "landlock: absent (%s)\n",
+			strerrorname_np(k->landlock_errno));
+	fprintf(out, "btf: %s\n",
+		k->btf_errno ? strerrorname_np(k->btf_errno) : "yes");
+	if (k->tracing_errno)
+		fprintf(out, "tracing programs: refused (fexit on %s: %s at %s)\n",
+			PROBE_TARGET, strerrorname_np(k->tracing_errno),
+			k->tracing_step);
+	else
+		fprintf(out, "tracing programs: yes\n");
+	fprintf(out, "kprobes: %s\n",
+		k->kprobes_errno ? "no (no kprobe PMU)" : "yes");
+	fprintf(out, "landlock_log_denial: %s%s%s\n",
+		t->log_denial ? "fentry" : "no", t->log_denial_note[0] ? ": " : "",
+		t->log_denial_note);
+	fprintf(out, "fork tracking: %s%s%s\n",
+		t->fork_tracking ? "yes" : "no (parents walked instead)",
+		t->fork_note[0] ? ": " : "", t->fork_note);
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		const struct jr2_point_state *s = &t->points[i];
+
+		fprintf(out, "point %-20s %-10s %s%s%s\n", jr2_points[i].id,
+			how_name(s->how),
+			s->how == JR2_HOW_KPROBE ? s->ksym : "",
+			s->how == JR2_HOW_KPROBE && s->note[0] ? "; " : "",
+			s->note);
+	}
+	if (jr2_tracer_refusal(t, why, sizeof(why)))
+		fprintf(out, "verdict: cannot trace: %s\n", why);
+	else
+		fprintf(out,
+			"verdict: tracing works: %d points traced, %d of them "
+			"attributed to Landlock by their hook\n",
+			t->traced_points, t->landlock_points);
+}
+
+void jr2_tracer_close(struct jr2_tracer *t)
+{
+	for (int i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
+	t->n_links = 0;
+	denials_bpf__destroy(t->skel);
+	t->skel = NULL;
+}

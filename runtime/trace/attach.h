@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What this kernel lets jr2-trace attach, decided per function at run time:
+ * fexit on the Landlock hook where BTF has it and the kernel takes tracing
+ * programs, else a kprobe pair where kallsyms has it, else fexit on the
+ * security_* entry point; fentry on landlock_log_denial where present.
+ */
+#ifndef JR2_TRACE_ATTACH_H
+#define JR2_TRACE_ATTACH_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "denials.h"
+
+enum jr2_how {
+	JR2_HOW_NONE,
+	JR2_HOW_FEXIT,	  /* fexit on the Landlock hook */
+	JR2_HOW_KPROBE,	  /* kprobe + kretprobe on the Landlock hook */
+	JR2_HOW_SECURITY, /* fexit on the security_* entry point */
+};
+
+#define JR2_NOTE_LEN 256
+
+struct jr2_point_state {
+	enum jr2_how how;
+	char ksym[128];		/* the kallsyms name a kprobe attaches to */
+	char note[JR2_NOTE_LEN]; /* why not a better way; why none */
+};
+
+struct jr2_kernel {
+	int landlock_abi;    /* > 0, or 0 with landlock_errno set */
+	int landlock_errno;  /* ENOSYS: none; EOPNOTSUPP: not enabled */
+	int btf_errno;	     /* 0: /sys/kernel/btf/vmlinux loaded */
+	int tracing_errno;   /* 0: an fexit program loads and attaches */
+	const char *tracing_step; /* "load" or "attach" when refused */
+	int kprobes_errno;   /* 0: the kprobe PMU is there */
+	bool kallsyms;	     /* /proc/kallsyms shows addresses */
+};
+
+struct denials_bpf;
+struct bpf_link;
+
+struct jr2_tracer {
+	struct denials_bpf *skel;
+	struct jr2_kernel kernel;
+	struct jr2_point_state points[JR2_POINT_COUNT];
+	bool log_denial; /* fentry on landlock_log_denial attached */
+	char log_denial_note[JR2_NOTE_LEN];
+	bool fork_tracking; /* sched_process_fork/exit raw tracepoints */
+	char fork_note[JR2_NOTE_LEN];
+	int traced_points; /* points with a way to see their denials */
+	int landlock_points; /* of those, attributed to Landlock */
+	struct bpf_link *links[4 * JR2_POINT_COUNT + 3];
+	int n_links;
+};
+
+/*
+ * Probes the kernel, loads what it allows and attaches it, tracing the
+ * descendants of root_tgid (0: every process).  Returns 0, or -errno with
+ * a sentence in err when nothing could be loaded at all.
+ */
+int jr2_tracer_open(struct jr2_tracer *tracer, __u32 root_tgid, bool verbose,
+		    char *err, size_t size);
+/* Human-readable: what attached where and why not; one line each. */
+void jr2_tracer_report(const struct jr2_tracer *tracer, FILE *out);
+/* Why tracing Landlock denials cannot work here; NULL when it can. */
+const char *jr2_tracer_refusal(const struct jr2_tracer *tracer, char *buf,
+			       size_t size);
+void jr2_tracer_close(struct jr2_tracer *tracer);
+
+#endif /* JR2_TRACE_ATTACH_H */

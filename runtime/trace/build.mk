@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# jr2-trace: denials.bpf.c -> .bpf.o -> .skel.h -> a static loader, as
+# libbpf-bootstrap chains them.  vmlinux.h comes from the build machine's
+# kernel BTF (VMLINUX_BTF=<file> names another) and is never committed.
+
+TRACE_DIR := runtime/trace
+TRACE_OUT := $(BUILD)/trace
+TRACE_DEBS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+BPF_CLANG ?= clang
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-I$(TRACE_OUT) -I$(TRACE_DIR)
+TRACE_CFLAGS := $(CFLAGS) -I$(TRACE_OUT) -I$(TRACE_DIR)
+# libbpf.a and what it needs, all static so it runs in a busybox initramfs.
+TRACE_LIBS := -l:libbpf.a -lelf -lz -lzstd
+
+BINS += $(BIN)/jr2-trace
+MANS += $(TRACE_DIR)/jr2-trace.1
+TEST_BINS += $(TRACE_OUT)/format_test
+TEST_STEPS += trace-unit
+
+.PHONY: trace test-trace-unit
+trace: $(BIN)/jr2-trace
+
+$(TRACE_OUT)/debs.stamp:
+	@mkdir -p $(@D)
+	scripts/need-debs $(TRACE_DEBS)
+	@touch $@
+
+$(TRACE_OUT)/vmlinux.h: | $(TRACE_OUT)/debs.stamp
+	@test -r $(VMLINUX_BTF) || { echo "trace: no kernel BTF at '$(VMLINUX_BTF)': build on a kernel with CONFIG_DEBUG_INFO_BTF=y, or name a BTF file with VMLINUX_BTF=<file> (a vmlinux ELF works)" >&2; exit 1; }
+	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+$(TRACE_OUT)/denials.bpf.o: $(TRACE_DIR)/denials.bpf.c $(TRACE_DIR)/denials.h \
+		$(TRACE_OUT)/vmlinux.h
+	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(TRACE_OUT)/denials.skel.h: $(TRACE_OUT)/denials.bpf.o
+	bpftool gen skeleton $< name denials_bpf > $@.tmp && mv $@.tmp $@
+
+$(OBJ)/trace/%.o: $(TRACE_DIR)/%.c $(wildcard $(TRACE_DIR)/*.h) \
+		$(TRACE_OUT)/denials.skel.h runtime/abi.h
+	@mkdir -p $(@D)
+	$(CC) $(TRACE_CFLAGS) -c -o $@ $<
+
+$(BIN)/jr2-trace: $(OBJ)/trace/jr2-trace.o $(OBJ)/trace/attach.o \
+		$(OBJ)/trace/format.o $(OBJ)/libjr2.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(TRACE_LIBS)
+
+$(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
+		$(KSFT_INC)/kselftest_harness.h
+	$(CC) $(TRACE_CFLAGS) -isystem $(KSFT_INC) -o $@ $< $(OBJ)/trace/format.o
+
+test-trace-unit: $(TRACE_OUT)/format_test
+	@mkdir -p $(TEST_RESULTS)
+	$(TRACE_OUT)/format_test | tee $(TEST_RESULTS)/trace-unit.tap

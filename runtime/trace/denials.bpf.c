@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Landlock denials of one process tree, out through a ring buffer.
+ *
+ * Every traced point has four programs; the loader loads only those whose
+ * target this kernel has: fx_ (fexit on the Landlock hook), kp_ and kr_ (a
+ * kprobe pair on the hook, where BTF lacks it), sx_ (fexit on the
+ * security_* entry point, where the hook itself cannot be traced).  fentry
+ * on landlock_log_denial (6.15+) adds the request type, access and domain.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "denials.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define AF_UNIX 1
+#define AF_INET 2
+#define AF_INET6 10
+#define PARENT_WALK_MAX 32
+#define SUN_PATH_MAX 108
+
+/* The tgid whose descendants are traced; 0 traces every process. */
+const volatile __u32 root_tgid = 0;
+
+/* Events the ring buffer had no room for. */
+__u64 lost = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* tgids known to descend from root_tgid: filled on fork and by the walk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* What landlock_log_denial said, kept per thread until the hook returns. */
+struct denial_request {
+	__u32 type;
+	__u32 layer;
+	__u64 access;
+	__u64 domain;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct denial_request);
+} requests SEC(".maps");
+
+/* Hook arguments from a kprobe, for its kretprobe. */
+struct hook_args {
+	__u64 arg[3];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct hook_args);
+} kprobe_args SEC(".maps");
+
+static __always_inline bool descends_from_root(struct task_struct *task)
+{
+	const __u8 yes = 1;
+	__u32 tgid;
+
+	if (!root_tgid)
+		return true;
+	tgid = BPF_CORE_READ(task, tgid);
+	if (bpf_map_lookup_elem(&traced, &tgid))
+		return true;
+	/* Started before the tracer: look up the parents once, then cache. */
+	for (int i = 0; i < PARENT_WALK_MAX && task; i++) {
+		__u32 t = BPF_CORE_READ(task, tgid);
+
+		if (t == root_tgid) {
+			bpf_map_update_elem(&traced, &tgid, &yes, BPF_ANY);
+			return true;
+		}
+		if (t <= 1)
+			return false;
+		task = BPF_CORE_READ(task, real_parent);
+	}
+	return false;
+}
+
+SEC("raw_tracepoint/sched_process_fork")
+int on_fork(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *parent = (void *)ctx->args[0];
+	struct task_struct *child = (void *)ctx->args[1];
+	const __u8 yes = 1;
+	__u32 tgid;
+
+	if (!root_tgid || !descends_from_root(parent))
+		return 0;
+	tgid = BPF_CORE_READ(child, tgid);
+	bpf_map_update_elem(&traced, &tgid, &yes, BPF_ANY);
+	return 0;
+}
+
+SEC("raw_tracepoint/sched_process_exit")
+int on_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (void *)ctx->args[0];
+	__u32 pid = BPF_CORE_READ(task, pid);
+
+	/* The group leader's exit frees the tgid for reuse. */
+	if (pid == BPF_CORE_READ(task, tgid))
+		bpf_map_delete_elem(&traced, &pid);
+	return 0;
+}
+
+SEC("fentry/landlock_log_denial")
+int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
+	     const struct landlock_request *request)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct denial_request r = {};
+
+	r.type = BPF_CORE_READ(request, type);
+	r.layer = BPF_CORE_READ(request, layer_plus_one);
+	r.access = BPF_CORE_READ(request, access);
+	if (bpf_core_field_exists(struct landlock_hierarchy, id))
+		r.domain = BPF_CORE_READ(subject, domain, hierarchy, id);
+	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
+	return 0;
+}
+
+/* The event is built here, then copied into the ring buffer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jr2_denial);
+} scratch SEC(".maps");
+
+/* One step up the path, per bpf_loop() iteration. */
+struct path_walk {
+	struct vfsmount *vfsmnt;
+	struct mount *mnt;
+	struct dentry *dentry;
+	__u64 mnt_off; /* offsetof(struct mount, mnt) on this kernel */
+	__u32 off;     /* where the next component goes in path[] */
+	__u16 parts;
+	__u8 done;
+};
+
+static long path_step(__u32 i, void *data)
+{
+	struct path_walk *w = data;
+	const __u32 zero = 0;
+	struct jr2_denial *e = bpf_map_lookup_elem(&scratch, &zero);
+	/* Locals: CO-RE reads must not relocate through struct path_walk. */
+	struct vfsmount *vfsmnt = w->vfsmnt;
+	struct dentry *dentry = w->dentry;
+	struct mount *mnt = w->mnt;
+	struct dentry *root, *parent;
+	const unsigned char *name;
+	__u32 off = w->off;
+	long n;
+
+	if (!e)
+		return 1;
+	root = BPF_CORE_READ(vfsmnt, mnt_root);
+	parent = BPF_CORE_READ(dentry, d_parent);
+	if (dentry == root || dentry == parent) {
+		/* The top of a mount: go on from where it is mounted. */
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+
+		if (!up || up == mnt) {
+			w->done = 1;
+			return 1;
+		}
+		w->dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = up;
+		w->vfsmnt = (void *)up + w->mnt_off;
+		return 0;
+	}
+	if (off >= JR2_TRACE_PATH_LIMIT)
+		return 1;
+	name = BPF_CORE_READ(dentry, d_name.name);
+	n = bpf_probe_read_kernel_str(&e->path[off], JR2_TRACE_NAME_MAX, name);
+	if (n <= 0)
+		return 1;
+	w->off = off + n;
+	w->parts++;
+	w->dentry = parent;
+	return 0;
+}
+
+/* Path components from dentry up to the root of the mount tree. */
+static __always_inline void read_path(struct jr2_denial *e,
+				      struct vfsmount *vfsmnt,
+				      struct dentry *dentry)
+{
+	struct path_walk w = {
+		.vfsmnt = vfsmnt,
+		.dentry = dentry,
+		.mnt_off = bpf_core_field_offset(struct mount, mnt),
+	};
+
+	w.mnt = (void *)vfsmnt - w.mnt_off;
+	bpf_loop(JR2_TRACE_PATH_DEPTH + 8, path_step, &w, 0);
+	e->path_parts = w.parts;
+	e->path_truncated = !w.done;
+}
+
+static __always_inline void read_unix_name(struct jr2_denial *e,
+					   struct sock *peer)
+{
+	struct unix_address *addr = BPF_CORE_READ((struct unix_sock *)peer, addr);
+	int addr_len;
+	__u32 len;
+
+	e->family = AF_UNIX;
+	if (!addr)
+		return; /* unnamed: socketpair() */
+	addr_len = BPF_CORE_READ(addr, len);
+	if (addr_len <= (int)sizeof(__u16))
+		return;
+	len = addr_len - sizeof(__u16);
+	if (len > SUN_PATH_MAX)
+		len = SUN_PATH_MAX;
+	/*
+	 * name[0].sun_path: the family (2 bytes) comes first.  A constant size
+	 * keeps the verifier sure of the bound; only len bytes are used.
+	 */
+	bpf_probe_read_kernel(e->path, SUN_PATH_MAX,
+			      (void *)addr +
+				      bpf_core_field_offset(struct unix_address,
+							    name) +
+				      sizeof(__u16));
+	e->sun_len = len;
+}
+
+static __always_inline void read_target(struct jr2_denial *e, int kind,
+					__u64 a0, __u64 a1, __u64 a2)
+{
+	switch (kind) {
+	case JR2_TARGET_FILE: {
+		struct file *file = (void *)a0;
+
+		read_path(e, BPF_CORE_READ(file, f_path.mnt),
+			  BPF_CORE_READ(file, f_path.dentry));
+		e->ioctl_cmd = a1; /* the ioctl points: arg1 is the command */
+		break;
+	}
+	case JR2_TARGET_PATH0:
+	case JR2_TARGET_PATH1: {
+		const struct path *path =
+			(void *)(kind == JR2_TARGET_PATH0 ? a0 : a1);
+
+		read_path(e, BPF_CORE_READ(path, mnt),
+			  BPF_CORE_READ(path, dentry));
+		break;
+	}
+	case JR2_TARGET_DIR_DENTRY: {
+		const struct path *dir = (void *)a0;
+
+		read_path(e, BPF_CORE_READ(dir, mnt), (void *)a1);
+		break;
+	}
+	case JR2_TARGET_LINK: {
+		const struct path *dir = (void *)a1;
+
+		read_path(e, BPF_CORE_READ(dir, mnt), (void *)a2);
+		break;
+	}
+	case JR2_TARGET_VFSMOUNT: {
+		struct vfsmount *mnt = (void *)a0;
+
+		read_path(e, mnt, BPF_CORE_READ(mnt, mnt_root));
+		break;
+	}
+	case JR2_TARGET_TASK:
+		e->target_pid = BPF_CORE_READ((struct task_struct *)a0, tgid);
+		break;
+	case JR2_TARGET_SOCKADDR: {
+		struct sockaddr *sa = (void *)a1;
+		__u16 port = 0;
+
+		e->family = BPF_CORE_READ(sa, sa_family);
+		/* sin_port and sin6_port sit right after the family. */
+		if (e->family == AF_INET || e->family == AF_INET6)
+			bpf_probe_read_kernel(&port, sizeof(port),
+					      (void *)sa + sizeof(__u16));
+		e->port = bpf_ntohs(port);
+		break;
+	}
+	case JR2_TARGET_UNIX_SOCK:
+		read_unix_name(e, (struct sock *)a1);
+		break;
+	case JR2_TARGET_UNIX_SOCKET:
+		read_unix_name(e, BPF_CORE_READ((struct socket *)a1, sk));
+		break;
+	}
+}
+
+static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
+				__u64 a0, __u64 a1, __u64 a2)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct denial_request *request;
+	const __u32 zero = 0;
+	struct jr2_denial *e;
+
+	/* Hooks return 0 or -errno; only a denial goes on. */
+	if ((int)ret >= 0 || !descends_from_root(task))
+		return 0;
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 0;
+	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->path));
+	e->path[0] = 0;
+	e->time_ns = bpf_ktime_get_ns();
+	e->pid = tid;
+	e->tgid = pid_tgid >> 32;
+	e->ret = (int)ret;
+	e->point = point;
+	e->source = source;
+	e->landlock = source != JR2_SOURCE_SECURITY;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	request = bpf_map_lookup_elem(&requests, &tid);
+	if (request) {
+		e->has_request = 1;
+		e->landlock = 1;
+		e->request_type = request->type;
+		e->layer = request->layer;
+		e->access = request->access;
+		e->domain = request->domain;
+		bpf_map_delete_elem(&requests, &tid);
+	}
+	read_target(e, kind, a0, a1, a2);
+	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+		__sync_fetch_and_add(&lost, 1);
+	return 0;
+}
+
+static __always_inline int save_args(__u64 a0, __u64 a1, __u64 a2)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct hook_args args = {.arg = {a0, a1, a2}};
+
+	bpf_map_update_elem(&kprobe_args, &tid, &args, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int kret(long ret, __u16 point, int kind)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct hook_args *args = bpf_map_lookup_elem(&kprobe_args, &tid);
+	__u64 a0, a1, a2;
+
+	if (!args)
+		return 0;
+	a0 = args->arg[0];
+	a1 = args->arg[1];
+	a2 = args->arg[2];
+	bpf_map_delete_elem(&kprobe_args, &tid);
+	return emit(ret, point, JR2_SOURCE_KRETPROBE, kind, a0, a1, a2);
+}
+
+/* The return value follows the nargs arguments in a fexit context. */
+#define ARG(ctx, n, nargs) ((n) < (nargs) ? (ctx)[n] : 0)
+
+#define JR2_PROGRAMS(id, hook, sec, op, kind, nargs)                           \
+	SEC("fexit")                                                           \
+	int fx_##id(unsigned long long *ctx)                                   \
+	{                                                                      \
+		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_FEXIT,      \
+			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),      \
+			    ARG(ctx, 2, nargs));                               \
+	}                                                                      \
+	SEC("fexit")                                                           \
+	int sx_##id(unsigned long long *ctx)                                   \
+	{                                                                      \
+		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_SECURITY,   \
+			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),      \
+			    ARG(ctx, 2, nargs));                               \
+	}                                                                      \
+	SEC("kprobe")                                                          \
+	int kp_##id(struct pt_regs *ctx)                                       \
+	{                                                                      \
+		return save_args(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),       \
+				 PT_REGS_PARM3(ctx));                          \
+	}                                                                      \
+	SEC("kretprobe")                                                       \
+	int kr_##id(struct pt_regs *ctx)                                       \
+	{                                                                      \
+		return kret(PT_REGS_RC(ctx), JR2_POINT_##id, kind);            \
+	}
+
+JR2_TRACE_POINTS(JR2_PROGRAMS)

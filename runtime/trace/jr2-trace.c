@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * jr2-trace: Landlock denials of one process tree as JSON lines.
+ *
+ *   jr2-trace --probe            what this kernel lets us attach, and why not
+ *   jr2-trace --pid PID          trace PID and its descendants until it exits
+ *   jr2-trace -- CMD [ARGS]      run CMD traced from its first instruction
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "denials.skel.h"
+#include "format.h"
+
+#define EXIT_USAGE 2
+#define EXIT_CANNOT_TRACE 3
+#define EXIT_NO_LANDLOCK 4
+#define POLL_MS 100
+
+static const char usage[] =
+	"usage: jr2-trace [--output FILE] [--verbose] --pid PID\n"
+	"       jr2-trace [--output FILE] [--verbose] [--max-abi N] -- CMD "
+	"[ARGS...]\n"
+	"       jr2-trace --probe [--verbose]\n"
+	"       jr2-trace --help | --version\n"
+	"\n"
+	"Prints each Landlock denial of PID or CMD and of their descendants as\n"
+	"one JSON object per line: time, pid, tgid, comm, hook, operation,\n"
+	"target (path, target_pid, port or socket), errno, and the domain and\n"
+	"layer where the kernel tells.\n"
+	"\n"
+	"  --probe        say what can attach on this kernel and why not;\n"
+	"                 exit 0 when Landlock denials can be traced\n"
+	"  --pid PID      trace PID and its descendants until PID exits\n"
+	"  -- CMD ARGS    run CMD under the tracer; exit with its status\n"
+	"  --output FILE  write the JSON lines to FILE (default: stdout)\n"
+	"  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
+	"  --verbose      show libbpf's messages on stderr\n"
+	"\n"
+	"Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
+	"kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
+	"See jr2-trace(1).\n";
+
+static void __attribute__((noreturn, format(printf, 3, 4)))
+die(int status, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("jr2-trace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(err));
+	fputc('\n', stderr);
+	exit(status);
+}
+
+struct output {
+	FILE *file;
+	int64_t realtime_offset_ns;
+	unsigned long long events;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct output *out = ctx;
+	char line[4096];
+	int n;
+
+	if (size < sizeof(struct jr2_denial))
+		return 0;
+	n = jr2_denial_json(data, out->realtime_offset_ns, line, sizeof(line));
+	if (n < 0)
+		return 0;
+	fwrite(line, 1, n, out->file);
+	out->events++;
+	return 0;
+}
+
+static int64_t realtime_offset_ns(void)
+{
+	struct timespec mono, real;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	return (real.tv_sec - mono.tv_sec) * 1000000000LL +
+	       (real.tv_nsec - mono.tv_nsec);
+}
+
+static long parse_number(const char *what, const char *text, long max)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (errno || end == text || *end || value <= 0 || value > max)
+		die(EXIT_USAGE, 0,
+		    "%s '%s' is not a number from 1 to %ld: give one, as in "
+		    "%s 1234",
+		    what, text, max, what);
+	return value;
+}
+
+/* The command waits on `go` until the tracer is attached. */
+static pid_t start_command(char **argv, int *go_fd)
+{
+	int pipe_fds[2];
+	pid_t pid;
+	char byte;
+
+	if (pipe2(pipe_fds, O_CLOEXEC))
+		die(1, errno, "creating the start pipe");
+	pid = fork();
+	if (pid < 0)
+		die(1, errno, "forking '%s'", argv[0]);
+	if (pid == 0) {
+		close(pipe_fds[1]);
+		if (read(pipe_fds[0], &byte, 1) != 1)
+			_exit(127); /* the tracer failed: never run untraced */
+		execvp(argv[0], argv);
+		die(127, errno, "running '%s'", argv[0]);
+	}
+	close(pipe_fds[0]);
+	*go_fd = pipe_fds[1];
+	return pid;
+}
+
+static bool alive(pid_t pid, pid_t child, int *status)
+{
+	if (child > 0)
+		return waitpid(child, status, WNOHANG) == 0;
+	return kill(pid, 0) == 0 || errno != ESRCH;
+}
+
+static int probe(bool verbose)
+{
+	struct jr2_tracer tracer;
+	char err[512], why[512];
+	int ret;
+
+	/* Our own pid as the root, so that every program kind loads. */
+	ret = jr2_tracer_open(&tracer, getpid(), verbose, err, sizeof(err));
+	if (ret == 0)
+		printf("bpf object: loaded\n");
+	else
+		printf("bpf object: not loaded: %s\n", err);
+	jr2_tracer_report(&tracer, stdout);
+	ret = !jr2_tracer_refusal(&tracer, why, sizeof(why))
+		      ? 0
+		      : (tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
+							  : EXIT_CANNOT_TRACE);
+	jr2_tracer_close(&tracer);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"probe", no_argument, NULL, 'P'},
+		{"pid", required_argument, NULL, 'p'},
+		{"output", required_argument, NULL, 'o'},
+		{"max-abi", required_argument, NULL, 'A'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{},
+	};
+	struct output out = {.file = stdout};
+	const char *output = NULL, *max_abi = NULL;
+	bool do_probe = false, verbose = false;
+	struct jr2_tracer tracer;
+	struct ring_buffer *rb;
+	char err[512], why[512];
+	pid_t pid = 0, child = 0;
+	int opt, go_fd = -1, status = 0, ret;
+
+	while ((opt = getopt_long(argc, argv, "+p:o:vh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'P':
+			do_probe = true;
+			break;
+		case 'p':
+			pid = parse_number("--pid", optarg, 1 << 22);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'A':
+			parse_number("--max-abi", optarg, 1000);
+			max_abi = optarg;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("jr2-trace %s\n", JR2_VERSION);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (do_probe) {
+		if (pid || optind < argc)
+			die(EXIT_USAGE, 0,
+			    "--probe takes no --pid or command: run "
+			    "'jr2-trace --probe' alone");
+		return probe(verbose);
+	}
+	if (!pid == !(optind < argc))
+		die(EXIT_USAGE, 0,
+		    "name what to trace: either --pid PID or -- CMD [ARGS] "
+		    "(see jr2-trace --help)");
+	if (output) {
+		out.file = fopen(output, "we");
+		if (!out.file)
+			die(1, errno, "opening --output '%s'", output);
+	}
+	if (max_abi && setenv("JR2_MAX_ABI", max_abi, 1))
+		die(1, errno, "setting JR2_MAX_ABI '%s'", max_abi);
+	if (!pid)
+		pid = child = start_command(argv + optind, &go_fd);
+
+	ret = jr2_tracer_open(&tracer, pid, verbose, err, sizeof(err));
+	if (ret)
+		die(EXIT_CANNOT_TRACE, 0, "cannot trace on this kernel: %s", err);
+	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
+		die(tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
+						    : EXIT_CANNOT_TRACE,
+		    0, "cannot trace on this kernel: %s (see jr2-trace --probe)",
+		    why);
+	out.realtime_offset_ns = realtime_offset_ns();
+	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,
+			      &out, NULL);
+	if (!rb)
+		die(1, errno, "opening the ring buffer of '%s'", "events");
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	fprintf(stderr, "jr2-trace: tracing pid %d: %d points (%d by hook)%s\n",
+		pid, tracer.traced_points, tracer.landlock_points,
+		tracer.log_denial ? ", landlock_log_denial" : "");
+	if (child && write(go_fd, "g", 1) != 1)
+		die(1, errno, "starting '%s'", argv[optind]);
+	while (!stop_signal && alive(pid, child, &status)) {
+		ret = ring_buffer__poll(rb, POLL_MS);
+		if (ret < 0 && ret != -EINTR)
+			die(1, -ret, "reading the ring buffer");
+		fflush(out.file);
+	}
+	if (stop_signal && child)
+		kill(child, stop_signal);
+	ring_buffer__consume(rb);
+	fflush(out.file);
+	fprintf(stderr, "jr2-trace: %llu denials traced, %llu lost\n",
+		out.events, (unsigned long long)tracer.skel->bss->lost);
+	ring_buffer__free(rb);
+	jr2_tracer_close(&tracer);
+	if (child) {
+		if (stop_signal)
+			waitpid(child, &status, 0);
+		return WIFEXITED(status) ? WEXITSTATUS(status)
+					 : 128 + WTERMSIG(status);
+	}
+	return 0;
+}

@@ -100,7 +100,7 @@ static inline bool jr2t_exists(const char *path)
 /* The folder of the built programs: build/bin, beside build/tests. */
 static inline const char *jr2t_bin_dir(void)
 {
-	static char dir[PATH_MAX];
+	static char dir[PATH_MAX / 2];
 	ssize_t len;
 	char *slash;
 
@@ -146,7 +146,7 @@ static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
 			    char *const argv[])
 {
 	int out[2], err[2];
-	char path[PATH_MAX];
+	char path[PATH_MAX + 64];
 	pid_t pid;
 	int wstatus;
 

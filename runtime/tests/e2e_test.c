@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * End to end: `jr2-confine run ... -- jr2-try VERB ARG...` on a fixture
+ * tree, asserting the exact errno of each denial with a positive control,
+ * the ABI gating through the cap, exit statuses and bad input.  Each test
+ * runs in its own child, mount namespace and tmpfs over /tmp.
+ *
+ * The ABI in force follows JR2_MAX_ABI (make test ABI=N): expectations come
+ * from the ABI table, never from a list of test names.
+ */
+#include "helpers.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "abi.h"
+
+/*
+ * /tmp/fx/
+ * ├── prot/            protected
+ * │   ├── secret       "s3cret\n"
+ * │   ├── sub/         (with sub/deep)
+ * │   └── empty/
+ * ├── ro/              read-only
+ * │   ├── file         "ro-data\n"
+ * │   ├── tool         "#!/bin/sh\necho tool-ran\n" (0755)
+ * │   └── sub/
+ * ├── free/            the user's folder
+ * │   ├── file         "data\n"
+ * │   ├── a/x          "x\n"
+ * │   └── b/
+ * └── marker           never there unless a command ran
+ */
+#define FX "/tmp/fx"
+#define PROT FX "/prot"
+#define RO FX "/ro"
+#define FREE FX "/free"
+#define MARKER FX "/free/marker"
+
+FIXTURE(e2e)
+{
+	struct jr2_abi abi; /* in force for `run` without --max-abi */
+	char try_bin[PATH_MAX];
+	struct jr2t_out o;
+};
+
+FIXTURE_SETUP(e2e)
+{
+	char msg[300];
+	int cap = jr2_abi_cap(NULL, msg, sizeof(msg));
+
+	ASSERT_LE(0, cap) TH_LOG("%s", msg);
+	jr2_abi_probe(&self->abi, cap);
+	snprintf(self->try_bin, sizeof(self->try_bin), "%s/jr2-try",
+		 jr2t_bin_dir());
+	ASSERT_EQ(0, jr2t_private_tmp());
+	ASSERT_EQ(0, jr2t_mkdirs(PROT "/sub"));
+	ASSERT_EQ(0, jr2t_mkdirs(PROT "/empty"));
+	ASSERT_EQ(0, jr2t_mkdirs(RO "/sub"));
+	ASSERT_EQ(0, jr2t_mkdirs(FREE "/a"));
+	ASSERT_EQ(0, jr2t_mkdirs(FREE "/b"));
+	ASSERT_EQ(0, jr2t_write(PROT "/secret", "s3cret\n", 0600));
+	ASSERT_EQ(0, jr2t_write(PROT "/sub/deep", "deep\n", 0600));
+	ASSERT_EQ(0, jr2t_write(RO "/file", "ro-data\n", 0644));
+	ASSERT_EQ(0, jr2t_write(RO "/tool", "#!/bin/sh\necho tool-ran\n", 0755));
+	ASSERT_EQ(0, jr2t_write(FREE "/file", "data\n", 0644));
+	ASSERT_EQ(0, jr2t_write(FREE "/a/x", "x\n", 0644));
+}
+
+FIXTURE_TEARDOWN(e2e)
+{
+	/* The tmpfs goes with the test child's mount namespace. */
+}
+
+/* Confined jr2-try under the fixture's policy; returns its status. */
+static int try_in(FIXTURE_DATA(e2e) * self, const char *max_abi,
+		  const char *verb, const char *a, const char *b)
+{
+	char *argv[16];
+	size_t n = 0;
+
+	argv[n++] = "jr2-confine";
+	argv[n++] = "run";
+	argv[n++] = "--quiet";
+	argv[n++] = "--protect";
+	argv[n++] = PROT;
+	argv[n++] = "--read-only";
+	argv[n++] = RO;
+	if (max_abi) {
+		argv[n++] = "--max-abi";
+		argv[n++] = (char *)max_abi;
+	}
+	argv[n++] = "--";
+	argv[n++] = self->try_bin;
+	argv[n++] = (char *)verb;
+	argv[n++] = (char *)a;
+	argv[n++] = (char *)b;
+	argv[n] = NULL;
+	return jr2t_runv(&self->o, NULL, argv);
+}
+
+/* The same operation, unconfined: the positive control. */
+static int try_free(FIXTURE_DATA(e2e) * self, const char *verb, const char *a,
+		    const char *b)
+{
+	char *argv[] = {self->try_bin, (char *)verb, (char *)a, (char *)b,
+			NULL};
+
+	return jr2t_runv(&self->o, NULL, argv);
+}
+
+/* jr2-try's report: its status is the errno, its first line the name. */
+#define EXPECT_TRY(expected, call)                                             \
+	do {                                                                   \
+		int _status = (call);                                          \
+		EXPECT_EQ(expected, _status)                                   \
+		{                                                              \
+			TH_LOG("%s: stdout '%s' stderr '%s'", #call,           \
+			       self->o.out, self->o.err);                      \
+		}                                                              \
+		if ((expected) == 0) {                                         \
+			EXPECT_EQ(0, strncmp(self->o.out, "ok\n", 3));         \
+		} else {                                                       \
+			EXPECT_STREQ(strerrorname_np(expected),                \
+				     strtok(self->o.out, "\n"));               \
+		}                                                              \
+	} while (0)
+
+#define CONFINED(verb, a, b) try_in(self, NULL, verb, a, b)
+#define UNCONFINED(verb, a, b) try_free(self, verb, a, b)
+
+#define NEED_CONFINEMENT()                                                     \
+	do {                                                                   \
+		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)         \
+			SKIP(return, "ABI %d < 3: the runtime refuses this "   \
+				     "kernel (see e2e.G3_*)",                  \
+			     self->abi.in_force);                              \
+	} while (0)
+
+TEST_F(e2e, R1_read_denied)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, UNCONFINED("open-read", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/sub/deep", NULL));
+	EXPECT_TRY(0, CONFINED("open-read", FREE "/file", NULL));
+}
+
+TEST_F(e2e, R2_write_and_append_denied)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, UNCONFINED("open-write", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("open-write", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("open-append", PROT "/secret", NULL));
+	EXPECT_TRY(0, CONFINED("open-append", FREE "/file", NULL));
+}
+
+TEST_F(e2e, R3_nothing_made)
+{
+	static const char *const verbs[] = {"creat",	  "mkdir",
+					    "mknod-fifo", "mknod-char",
+					    "bind-unix"};
+
+	NEED_CONFINEMENT();
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++) {
+		char in_prot[64], in_free[64];
+
+		snprintf(in_prot, sizeof(in_prot), PROT "/new-%zu", i);
+		snprintf(in_free, sizeof(in_free), FREE "/new-%zu", i);
+		EXPECT_TRY(EACCES, CONFINED(verbs[i], in_prot, NULL));
+		EXPECT_FALSE(jr2t_exists(in_prot));
+		EXPECT_TRY(0, CONFINED(verbs[i], in_free, NULL));
+		EXPECT_TRUE(jr2t_exists(in_free));
+	}
+	EXPECT_TRY(EACCES, CONFINED("symlink", "/etc", PROT "/new"));
+	EXPECT_TRY(0, CONFINED("symlink", "/etc", FREE "/new"));
+}
+
+TEST_F(e2e, R4_nothing_removed)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(EACCES, CONFINED("unlink", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("rmdir", PROT "/empty", NULL));
+	EXPECT_TRY(0, CONFINED("unlink", FREE "/a/x", NULL));
+	EXPECT_TRY(0, CONFINED("rmdir", FREE "/b", NULL));
+	EXPECT_TRUE(jr2t_exists(PROT "/secret"));
+}
+
+/*
+ * Landlock prefers EACCES (a remove or make right missing) to EXDEV (only
+ * REFER missing): moves out of or into the protected dir lack one of them;
+ * a link from it into a free folder lacks only REFER at the source.
+ */
+TEST_F(e2e, R5_no_move_or_link_in_out_or_within)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(EACCES, CONFINED("rename", PROT "/secret", FREE "/stolen"));
+	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/file", PROT "/planted"));
+	EXPECT_TRY(EACCES, CONFINED("rename", PROT "/secret", PROT "/moved"));
+	EXPECT_TRY(EACCES, CONFINED("exchange", PROT "/secret", FREE "/file"));
+	EXPECT_TRY(EACCES, CONFINED("link", FREE "/file", PROT "/planted"));
+	EXPECT_TRY(EXDEV, CONFINED("link", PROT "/secret", FREE "/stolen"));
+	/* The dir itself and its ancestors: neither renamed nor removed. */
+	EXPECT_TRY(EACCES, CONFINED("rename", PROT, FX "/prot2"));
+	EXPECT_TRY(EACCES, CONFINED("rename", FX, "/tmp/fx2"));
+	EXPECT_TRY(EACCES, CONFINED("rmdir", PROT, NULL));
+	/* Control: the same moves between free folders work. */
+	EXPECT_TRY(0, CONFINED("link", FREE "/file", FREE "/a/file"));
+	EXPECT_TRY(0, UNCONFINED("rename", PROT "/secret", PROT "/moved"));
+}
+
+TEST_F(e2e, R6_no_truncate)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(EACCES, CONFINED("truncate", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("open-trunc", PROT "/secret", NULL));
+	EXPECT_TRY(EACCES, CONFINED("creat", PROT "/secret", NULL));
+	EXPECT_TRY(0, CONFINED("truncate", FREE "/file", NULL));
+	EXPECT_TRY(0, CONFINED("open-trunc", FREE "/a/x", NULL));
+	EXPECT_TRY(0, UNCONFINED("read-file", PROT "/secret", NULL));
+	EXPECT_STREQ("ok\ns3cret\n", self->o.out);
+}
+
+TEST_F(e2e, R7_names_listed)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, CONFINED("list", PROT, NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "secret"));
+	EXPECT_TRY(0, CONFINED("list", "/", NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "tmp"));
+	EXPECT_TRY(0, CONFINED("list", FX, NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "prot"));
+	/* Control: listing does not open the files. */
+	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
+}
+
+/* R8: on every ABI the socket in the protected dir stays connectable. */
+TEST_F(e2e, R8_socket_in_protected_dir_connectable)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	NEED_CONFINEMENT();
+	ASSERT_LE(0, fd);
+	strcpy(addr.sun_path, PROT "/custodian.sock");
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(0, listen(fd, 8));
+	EXPECT_TRY(0, CONFINED("connect-unix", PROT "/custodian.sock", NULL));
+	/* Control: nothing else in the dir can be opened. */
+	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
+	close(fd);
+}
+
+TEST_F(e2e, O1_read_exec_list)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, CONFINED("read-file", RO "/file", NULL));
+	EXPECT_STREQ("ok\nro-data\n", self->o.out);
+	EXPECT_TRY(0, CONFINED("list", RO, NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "tool"));
+	EXPECT_EQ(0, CONFINED("exec", RO "/tool", NULL));
+	EXPECT_STREQ("tool-ran\n", self->o.out);
+	/* Control: write is what is denied. */
+	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
+}
+
+TEST_F(e2e, O2_nothing_written_made_removed_moved)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
+	EXPECT_TRY(EACCES, CONFINED("truncate", RO "/file", NULL));
+	EXPECT_TRY(EACCES, CONFINED("creat", RO "/new", NULL));
+	EXPECT_TRY(EACCES, CONFINED("mkdir", RO "/sub/new", NULL));
+	EXPECT_TRY(EACCES, CONFINED("unlink", RO "/file", NULL));
+	EXPECT_TRY(EACCES, CONFINED("rmdir", RO "/sub", NULL));
+	EXPECT_TRY(EACCES, CONFINED("rename", RO "/file", FREE "/moved"));
+	EXPECT_TRY(EXDEV, CONFINED("link", RO "/file", FREE "/linked"));
+	EXPECT_TRY(0, UNCONFINED("open-write", RO "/file", NULL));
+	EXPECT_TRY(0, CONFINED("open-read", RO "/file", NULL));
+}
+
+TEST_F(e2e, A1_user_folder_writable)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, CONFINED("write-file", FREE "/new", "hello"));
+	EXPECT_TRY(0, CONFINED("read-file", FREE "/new", NULL));
+	EXPECT_STREQ("ok\nhello", self->o.out);
+	EXPECT_TRY(0, CONFINED("truncate", FREE "/new", NULL));
+	EXPECT_TRY(0, CONFINED("unlink", FREE "/new", NULL));
+	EXPECT_TRY(0, CONFINED("mkdir", FREE "/d", NULL));
+	EXPECT_TRY(0, CONFINED("rmdir", FREE "/d", NULL));
+	/* Control: the same in the protected dir is denied. */
+	EXPECT_TRY(EACCES, CONFINED("write-file", PROT "/new", "hello"));
+}
+
+TEST_F(e2e, A2_move_between_folders_and_in_place)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, CONFINED("rename", FREE "/a/x", FREE "/b/x"));
+	EXPECT_TRUE(jr2t_exists(FREE "/b/x"));
+	EXPECT_TRY(0, CONFINED("rename", FREE "/b/x", FREE "/b/y"));
+	EXPECT_TRY(0, CONFINED("rename", FREE "/b", FREE "/a/b"));
+	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/a/b/y", PROT "/y"));
+}
+
+TEST_F(e2e, A3_tools_run)
+{
+	char *sh[] = {"jr2-confine", "run",   "--quiet", "--protect", PROT,
+		      "--",	     "/bin/sh", "-c",	 "echo $((6*7))", NULL};
+
+	NEED_CONFINEMENT();
+	EXPECT_EQ(0, jr2t_runv(&self->o, NULL, sh));
+	EXPECT_STREQ("42\n", self->o.out);
+	EXPECT_EQ(0, CONFINED("exec", "/usr/bin/env", NULL));
+	EXPECT_EQ(0, CONFINED("exec", "/bin/true", NULL));
+	/* Control: a protected file cannot be run. */
+	EXPECT_TRY(EACCES, CONFINED("exec", PROT "/secret", NULL));
+}
+
+TEST_F(e2e, A4_network_not_restricted)
+{
+	struct sockaddr_in in = {.sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	socklen_t len = sizeof(in);
+	int tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int unx = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char port[16], uport[16];
+
+	NEED_CONFINEMENT();
+	ASSERT_EQ(0, bind(tcp, (struct sockaddr *)&in, sizeof(in)));
+	ASSERT_EQ(0, listen(tcp, 8));
+	ASSERT_EQ(0, getsockname(tcp, (struct sockaddr *)&in, &len));
+	snprintf(port, sizeof(port), "%d", ntohs(in.sin_port));
+	in.sin_port = 0;
+	ASSERT_EQ(0, bind(udp, (struct sockaddr *)&in, sizeof(in)));
+	len = sizeof(in);
+	ASSERT_EQ(0, getsockname(udp, (struct sockaddr *)&in, &len));
+	snprintf(uport, sizeof(uport), "%d", ntohs(in.sin_port));
+	strcpy(un.sun_path, FREE "/server.sock");
+	ASSERT_EQ(0, bind(unx, (struct sockaddr *)&un, sizeof(un)));
+	ASSERT_EQ(0, listen(unx, 8));
+
+	EXPECT_TRY(0, CONFINED("connect-tcp", port, NULL));
+	EXPECT_TRY(0, CONFINED("bind-tcp", "0", NULL));
+	EXPECT_TRY(0, CONFINED("send-udp", uport, NULL));
+	EXPECT_TRY(0, CONFINED("connect-unix", FREE "/server.sock", NULL));
+	EXPECT_TRY(0, CONFINED("bind-unix", FREE "/client.sock", NULL));
+	/* Control: a socket cannot be made in the protected dir. */
+	EXPECT_TRY(EACCES, CONFINED("bind-unix", PROT "/client.sock", NULL));
+	close(tcp);
+	close(udp);
+	close(unx);
+}
+
+TEST_F(e2e, A5_chdir_stat_list_anywhere)
+{
+	NEED_CONFINEMENT();
+	EXPECT_TRY(0, CONFINED("chdir", PROT, NULL));
+	EXPECT_TRY(0, CONFINED("stat", PROT "/secret", NULL));
+	EXPECT_TRY(0, CONFINED("chdir", "/", NULL));
+	EXPECT_TRY(0, CONFINED("list", "/usr/bin", NULL));
+	EXPECT_TRY(0, CONFINED("list", "/proc/self", NULL));
+	/* Control: stat is allowed, open is not. */
+	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
+}
+
+/* P2 through the cap: scopes from ABI 6, none at 5 (G7 behaves as 5). */
+TEST_F(e2e, G7_P2_scopes_follow_the_cap)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	int unx = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char pid[16], name[64];
+	socklen_t len;
+
+	if (self->abi.kernel < 6)
+		SKIP(return, "kernel ABI %d < 6: no scopes to compare",
+		     self->abi.kernel);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	snprintf(name, sizeof(name), "jr2-e2e-%d", getpid());
+	memcpy(un.sun_path + 1, name, strlen(name));
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			  strlen(name));
+	ASSERT_EQ(0, bind(unx, (struct sockaddr *)&un, len));
+	ASSERT_EQ(0, listen(unx, 8));
+
+	EXPECT_TRY(EPERM, try_in(self, "6", "kill", pid, "0"));
+	EXPECT_TRY(EPERM, try_in(self, "6", "connect-abstract", name, NULL));
+	EXPECT_TRY(0, try_in(self, "5", "kill", pid, "0"));
+	EXPECT_TRY(0, try_in(self, "5", "connect-abstract", name, NULL));
+	/* Control: the cap keeps the rest (ABI 5 still denies reading). */
+	EXPECT_TRY(EACCES, try_in(self, "5", "open-read", PROT "/secret",
+				  NULL));
+	close(unx);
+}
+
+TEST_F(e2e, G3_G7_cap_2_refuses_and_runs_nothing)
+{
+	EXPECT_EQ(125, try_in(self, "2", "creat", MARKER, NULL));
+	EXPECT_FALSE(jr2t_exists(MARKER));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
+	EXPECT_NE(NULL, strstr(self->o.err, "ABI 2 found"));
+	EXPECT_NE(NULL, strstr(self->o.err, "ABI 3 required (truncate)"));
+
+	EXPECT_EQ(1, jr2t_run(&self->o, "jr2-confine", "check", "--max-abi",
+			      "2", NULL));
+	EXPECT_NE(NULL, strstr(self->o.out, "verdict: refused"));
+	EXPECT_EQ(1, jr2t_run(&self->o, "jr2-confine", "check", "--json",
+			      "--max-abi", "2", NULL));
+	EXPECT_NE(NULL, strstr(self->o.out, "\"verdict\": \"refused\", "
+					    "\"verdict_code\": "
+					    "\"abi_too_old\""));
+	/* Control: at the kernel's ABI it runs (unless the kernel is 1-2). */
+	if (self->abi.kernel >= 3) {
+		EXPECT_EQ(0, try_in(self, "3", "creat", MARKER, NULL));
+		EXPECT_TRUE(jr2t_exists(MARKER));
+	}
+}
+
+TEST_F(e2e, G7_env_cap_and_flag_wins)
+{
+	char *env_cap2[] = {"JR2_MAX_ABI=2", "PATH=/usr/bin:/bin", NULL};
+	char *argv[] = {"jr2-confine", "run",	self->try_bin, "creat",
+			MARKER,	       NULL,	NULL,	       NULL,
+			NULL,	       NULL};
+	char *with_flag[] = {"jr2-confine", "run",	   "--max-abi", "3",
+			     "--",	    self->try_bin, "creat",	MARKER,
+			     NULL};
+
+	argv[2] = "--";
+	argv[3] = self->try_bin;
+	argv[4] = "creat";
+	argv[5] = MARKER;
+	EXPECT_EQ(125, jr2t_runv(&self->o, env_cap2, argv));
+	EXPECT_FALSE(jr2t_exists(MARKER));
+	if (self->abi.kernel < 3)
+		SKIP(return, "kernel ABI %d < 3: no run to compare",
+		     self->abi.kernel);
+	EXPECT_EQ(0, jr2t_runv(&self->o, env_cap2, with_flag));
+	EXPECT_TRUE(jr2t_exists(MARKER));
+}
+
+TEST_F(e2e, G5_G6_cap_5_reports_scopes_unavailable)
+{
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "check", "--max-abi",
+			      "5", NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "scope_signal         "
+						   "unavailable"));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "scope_abstract_unix  "
+						   "unavailable"));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "truncate             "
+						   "enforced"));
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "check", "--json",
+			      "--max-abi", "5", NULL));
+	EXPECT_NE(NULL, strstr(self->o.out, "\"scope_signal\": {\"status\": "
+					    "\"unavailable\", \"min_abi\": 6}"));
+	EXPECT_NE(NULL, strstr(self->o.out, "\"cap\": 5"));
+	/* run names them on stderr too (G6), and still runs. */
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "run", "--max-abi", "5",
+			      "--protect", PROT, "--", self->try_bin, "creat",
+			      MARKER, NULL));
+	EXPECT_NE(NULL, strstr(self->o.err, "unavailable: scope_signal "
+					    "(ABI 6+), scope_abstract_unix "
+					    "(ABI 6+)"));
+	EXPECT_TRUE(jr2t_exists(MARKER));
+}
+
+TEST_F(e2e, G5_check_on_this_kernel)
+{
+	int status = jr2t_run(&self->o, "jr2-confine", "check", "--json", NULL);
+
+	EXPECT_EQ(jr2_abi_verdict(&self->abi) == JR2_VERDICT_ACCEPT ? 0 : 1,
+		  status);
+	EXPECT_NE(NULL, strstr(self->o.out, "\"release\": "));
+	EXPECT_NE(NULL, strstr(self->o.out, "\"errata\": "));
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "check", "--frob",
+			      NULL));
+}
+
+TEST_F(e2e, G4_exit_statuses_as_env)
+{
+	NEED_CONFINEMENT();
+	EXPECT_EQ(127, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
+				"--", FX "/no-such-command", NULL));
+	EXPECT_EQ(126, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
+				"--", FREE "/file", NULL));
+	/* Else CMD's own status: jr2-try's ENOENT. */
+	EXPECT_EQ(ENOENT, CONFINED("open-read", FREE "/missing", NULL));
+	EXPECT_EQ(0, CONFINED("open-read", FREE "/file", NULL));
+}
+
+/* Each bad input: exit 2, one line naming input and value, nothing run. */
+TEST_F(e2e, G4_bad_input_refused)
+{
+	static const struct {
+		const char *args[8];
+		const char *says;
+	} cases[] = {
+		{{"--frobnicate"}, "unknown flag '--frobnicate' for 'run'"},
+		{{"--protect", "rel/dir"}, "'rel/dir' is a relative path"},
+		{{"--protect", FX "/nope"}, "'" FX "/nope' does not exist"},
+		{{"--protect", FX "/plink"}, "'" FX "/plink' is a symlink"},
+		{{"--protect", PROT, "--read-only", PROT "/sub"},
+		 "'" PROT "/sub' is inside protected dir '" PROT "'"},
+		{{"--max-abi", "0"}, "--max-abi '0' is not an ABI"},
+		{{"--max-abi", "12"}, "--max-abi '12' is not an ABI"},
+		{{"--max-abi", "x"}, "--max-abi 'x' is not an ABI"},
+		{{"--config", FX "/bad.conf"},
+		 "config '" FX "/bad.conf' line 3: unknown directive 'protec'"},
+		{{"--config", FX "/nope.conf"}, "--config '" FX "/nope.conf'"},
+	};
+
+	ASSERT_EQ(0, symlink("prot", FX "/plink"));
+	ASSERT_EQ(0, jr2t_write(FX "/bad.conf",
+				"# policy\nprotect " PROT "\nprotec /x\n",
+				0644));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *argv[20] = {"jr2-confine", "run"};
+		size_t n = 2;
+
+		for (size_t a = 0; cases[i].args[a]; a++)
+			argv[n++] = (char *)cases[i].args[a];
+		argv[n++] = "--";
+		argv[n++] = self->try_bin;
+		argv[n++] = "creat";
+		argv[n++] = MARKER;
+		EXPECT_EQ(2, jr2t_runv(&self->o, NULL, argv))
+		{
+			TH_LOG("case %zu: %s", i, self->o.err);
+		}
+		EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
+		EXPECT_EQ('\n', self->o.err[strlen(self->o.err) - 1]);
+		EXPECT_EQ(strlen(self->o.err) - 1,
+			  (size_t)(strchr(self->o.err, '\n') - self->o.err));
+		EXPECT_NE(NULL, strstr(self->o.err, cases[i].says))
+		{
+			TH_LOG("case %zu: '%s' lacks '%s'", i, self->o.err,
+			       cases[i].says);
+		}
+		EXPECT_FALSE(jr2t_exists(MARKER));
+	}
+	/* Missing "--": the command is named. */
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "run", self->try_bin,
+			      "creat", MARKER, NULL));
+	EXPECT_NE(NULL, strstr(self->o.err, "missing '--' before"));
+	EXPECT_FALSE(jr2t_exists(MARKER));
+	/* Control: the same command, well formed, runs. */
+	if (jr2_abi_verdict(&self->abi) == JR2_VERDICT_ACCEPT) {
+		EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
+				      "--protect", PROT, "--", self->try_bin,
+				      "creat", MARKER, NULL));
+		EXPECT_TRUE(jr2t_exists(MARKER));
+	}
+}
+
+TEST_HARNESS_MAIN

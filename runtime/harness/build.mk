@@ -53,3 +53,10 @@ fuzz: $(HARNESS_FUZZ)
 	@mkdir -p $(BUILD)/harness/fuzz-corpus
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus runtime/harness/fuzz-seeds
+
+# The harness groups of the suite (their rule is selftests/build.mk's) also
+# depend on their shared header and on the programs they drive.
+HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
+	scoped_signal scoped_abstract
+$(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test): \
+	selftests/harness_helpers.h

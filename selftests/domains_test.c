@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * P3-P6 and the spawner's faults: the programs of one spawner share one
+ * Landlock domain; a new spawner is a new domain that cannot reach the old
+ * one's programs; a confined program can neither mount nor leave its domain;
+ * a spawner killed 100 times while programs start leaves no hang, no zombie
+ * and no leaked descriptor in the harness.
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(domains)
+
+TEST_F (domains, P3_programs_of_one_spawner_trace_and_signal_each_other) {
+	struct hx *hx = &self->hx;
+	char pid[16], harness[16];
+	pid_t client, peer;
+
+	HX_START(hx, NULL);
+	peer = hx_start_sleeper(_metadata, hx, &client);
+	hx_pid_str(peer, pid, sizeof(pid));
+	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", pid));
+	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-seize", pid));
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", pid, "0"));
+	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", pid));
+	/* The negative control: the harness is outside that domain. */
+	hx_pid_str(hx->pid, harness, sizeof(harness));
+	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", harness));
+}
+
+TEST_F (domains, P4_new_spawner_new_domain_old_program_lives) {
+	struct hx *hx = &self->hx;
+	char old_pid[16], new_pid[16];
+	pid_t client, old_program, new_program;
+	unsigned int generation;
+	int expected_kill;
+
+	HX_START(hx, NULL);
+	old_program = hx_start_sleeper(_metadata, hx, &client);
+	generation = hx->generation;
+	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
+	hx_wait_ready(_metadata, hx, generation + 1);
+	ASSERT_EQ(generation + 1, hx->generation);
+	/* The old program goes on running. */
+	ASSERT_EQ(0, kill(old_program, 0));
+	hx_pid_str(old_program, old_pid, sizeof(old_pid));
+	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", old_pid));
+	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-seize", old_pid));
+	expected_kill = fx_expect(&hx->abi, JR2_FEAT_SCOPE_SIGNAL, EPERM);
+	ASSERT_STREQ(expected_kill ? "EPERM" : "ok",
+		     HX_TRY(hx, "kill", old_pid, "0"));
+	ASSERT_EQ(0, kill(old_program, 0));
+	/* Positive control: a program of the new domain is reachable. */
+	new_program = hx_start_sleeper(_metadata, hx, &client);
+	hx_pid_str(new_program, new_pid, sizeof(new_pid));
+	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", new_pid));
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", new_pid, "0"));
+}
+
+TEST_F (domains, G6_each_spawner_start_logs_generation_and_unavailable) {
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE], line[64];
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
+	hx_wait_ready(_metadata, hx, 2);
+	hx_log(log, sizeof(log));
+	for (unsigned int g = 1; g <= 2; g++) {
+		snprintf(line, sizeof(line), "spawner generation %u (pid", g);
+		ASSERT_NE(NULL, strstr(log, line))
+		{
+			TH_LOG("log lacks '%s': %s", line, log);
+		}
+	}
+	/* Each feature the ABI lacks is named in the start line. */
+	for (int f = 0; f < JR2_FEAT_COUNT; f++) {
+		const char *at = strstr(log, "unavailable on this ABI:");
+
+		ASSERT_NE(NULL, at);
+		if (!jr2_abi_has(&hx->abi, f))
+			ASSERT_NE(NULL, strstr(at, jr2_features[f].name))
+			{
+				TH_LOG("'%s' not named unavailable: %s",
+				       jr2_features[f].name, at);
+			}
+	}
+}
+
+TEST_F (domains, P5_no_mount_umount_pivot_root_move_mount) {
+	struct hx *hx = &self->hx;
+
+	fx_make_dir(_metadata, HX_MNT "/target", 0755);
+	/* Positive control: unconfined, in this namespace, root mounts. */
+	ASSERT_EQ(0, mount("jr2", HX_MNT "/target", "tmpfs", 0, NULL));
+	ASSERT_EQ(0, umount(HX_MNT "/target"));
+	HX_START(hx, NULL);
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "mount-tmpfs", HX_MNT "/target"));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "bind", HX_MNT "/target"));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "umount", HX_MNT));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "pivot-root", HX_MNT));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "move-mount", HX_MNT));
+}
+
+TEST_F (domains, P6_nested_ruleset_cannot_widen_access) {
+	struct hx *hx = &self->hx;
+	char standins[PATH_MAX];
+
+	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
+	HX_START(hx, NULL);
+	snprintf(standins, sizeof(standins), "%s", HX_STANDINS);
+	/* Unconfined, the nested ruleset grants the read it names. */
+	ASSERT_EQ(0, test_read(standins));
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "open-read", standins));
+	ASSERT_STREQ("EACCES", HX_HELP(hx, "nested-widen", standins));
+	/* Positive control: the nested ruleset works where it may. */
+	ASSERT_STREQ("ok", HX_HELP(hx, "nested-widen", HX_ETC "/file"));
+}
+
+static unsigned int hx_fd_count(pid_t pid)
+{
+	char path[64];
+	int count = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	if (test_list(path, &count))
+		return 0;
+	return (unsigned int)count;
+}
+
+/* Children of `parent` in state Z. */
+static unsigned int hx_zombies_of(pid_t parent)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *entry;
+	unsigned int zombies = 0;
+
+	while (proc && (entry = readdir(proc))) {
+		char path[300], stat[512], state;
+		int ppid, fd;
+		ssize_t n;
+		char *paren;
+
+		if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", entry->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stat[n] = '\0';
+		paren = strrchr(stat, ')');
+		if (paren && sscanf(paren + 1, " %c %d", &state, &ppid) == 2 &&
+		    state == 'Z' && ppid == parent)
+			zombies++;
+	}
+	if (proc)
+		closedir(proc);
+	return zombies;
+}
+
+/*
+ * The fault: SIGKILL the spawner 100 times while programs are being
+ * started.  Each start ends (never hangs) with the program's status or a
+ * clear error; a new spawner comes up each time; no zombie stays behind; the
+ * harness's descriptor count does not grow.
+ */
+TEST_F (domains, P4_spawner_killed_100_times_while_starting) {
+	const char *const fast_restart[] = {"--max-backoff-ms", "20", NULL};
+	struct hx *hx = &self->hx;
+	unsigned int fds_before, ran = 0, refused = 0;
+
+	HX_START(hx, fast_restart);
+	fds_before = hx_fd_count(hx->pid);
+	ASSERT_LT(0, fds_before);
+	for (int round = 0; round < 100; round++) {
+		unsigned int generation = hx->generation;
+		int pipefd[2], status = -1;
+		char out[1024] = "";
+		ssize_t n = 0;
+		pid_t client;
+
+		ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+		client = fork();
+		ASSERT_LE(0, client);
+		if (client == 0) {
+			dup2(pipefd[1], 1);
+			dup2(pipefd[1], 2);
+			execl(hx->harness, hx->harness, "exec", "--root",
+			      HX_ROOT, "--", "/bin/true", NULL);
+			_exit(127);
+		}
+		close(pipefd[1]);
+		/* Spread the kill over the start's phases. */
+		usleep((useconds_t)(round % 10) * 150);
+		ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
+		for (int waited = 0; waited < HX_READY_MS; waited += 1) {
+			if (waitpid(client, &status, WNOHANG) == client)
+				break;
+			usleep(1000);
+		}
+		ASSERT_TRUE(WIFEXITED(status))
+		{
+			kill(client, SIGKILL);
+			TH_LOG("round %d: the client hung", round);
+		}
+		n = read(pipefd[0], out, sizeof(out) - 1);
+		out[n > 0 ? n : 0] = '\0';
+		close(pipefd[0]);
+		if (WEXITSTATUS(status) == 0) {
+			ran++;
+		} else {
+			/* 125 with a message that says what happened. */
+			ASSERT_EQ(125, WEXITSTATUS(status));
+			ASSERT_NE(NULL, strstr(out, "spawner"))
+			{
+				TH_LOG("round %d: unclear error '%s'", round,
+				       out);
+			}
+			refused++;
+		}
+		hx_wait_ready(_metadata, hx, generation + 1);
+	}
+	TH_LOG("100 kills: %u starts ran, %u ended with a clear error", ran,
+	       refused);
+	ASSERT_LE(101, hx->generation);
+	ASSERT_EQ(0, hx_zombies_of(hx->pid));
+	ASSERT_EQ(fds_before, hx_fd_count(hx->pid));
+	/* And it still serves. */
+	{
+		const char *const argv[] = {"/bin/true", NULL};
+		char out[256];
+
+		ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	}
+}
+
+HX_MAIN

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the harness groups share (P1-P6, E1-E5, R8, R10): a jr2-harness
+ * started in the test child's own mount and network namespaces, on a tmpfs,
+ * with programs run through its spawner; and a helper mode of the test binary
+ * itself for the operations jr2-try has no verb for.
+ *
+ * /mnt                      tmpfs (the test's mount namespace only)
+ * ├── etc/                  files the harness reads (config, bearer)
+ * ├── harness.log           the harness's stderr
+ * └── h/                    --root
+ *     └── run/jr2/          the protected dir the harness makes (0700)
+ *         ├── control.sock, custodian.sock, control.bearer, stand-ins
+ *         └── home/         the harness's HOME (E5)
+ *
+ * The harness and jr2-try are found as common.h's fx_tool() finds them
+ * (JR2_BIN_DIR, ../bin beside the test binary, the test binary's folder), so
+ * the same binaries run in the VMs.  Every test binary that includes this
+ * header ends with HX_MAIN instead of TEST_HARNESS_MAIN.
+ */
+#ifndef JR2_SELFTESTS_HARNESS_HELPERS_H
+#define JR2_SELFTESTS_HARNESS_HELPERS_H
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "common.h"
+
+#define HX_MNT	     "/mnt"
+#define HX_ETC	     HX_MNT "/etc"
+#define HX_LOG	     HX_MNT "/harness.log"
+#define HX_ROOT	     HX_MNT "/h"
+#define HX_PROTECTED HX_ROOT "/run/jr2"
+#define HX_STANDINS  HX_PROTECTED "/stand-ins"
+#define HX_BEARER    HX_PROTECTED "/control.bearer"
+#define HX_CONTROL   HX_PROTECTED "/control.sock"
+#define HX_CUSTODIAN HX_PROTECTED "/custodian.sock"
+#define HX_ABSTRACT  "jr2:" HX_PROTECTED
+#define HX_READY_MS  10000
+#define HX_OUT_SIZE  8192
+
+struct hx {
+	struct jr2_abi abi;
+	char harness[PATH_MAX], try_tool[PATH_MAX], self[PATH_MAX];
+	pid_t pid; /* the harness, as this test sees it */
+	pid_t spawner;
+	unsigned int generation;
+	int serve_status; /* when it exited at start: its exit status */
+};
+
+/* ---- the helper mode: `<test binary> --hx-helper VERB ARG...` ---- */
+
+/* Same address in every run of this static, non-PIE binary. */
+static volatile char hx_marker[16] = "jr2-hx-marker";
+
+static int hx_print_errno(int err)
+{
+	printf("%s\n", err ? strerrorname_np(err) : "ok");
+	return err ? 1 : 0;
+}
+
+/* The descriptors this process holds, but the one that lists them. */
+static int hx_helper_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *entry;
+	bool first = true;
+
+	if (!dir)
+		return hx_print_errno(errno);
+	while ((entry = readdir(dir))) {
+		int fd = atoi(entry->d_name);
+
+		if (entry->d_name[0] == '.' || fd == dirfd(dir))
+			continue;
+		printf("%s%d", first ? "" : " ", fd);
+		first = false;
+	}
+	printf("\n");
+	closedir(dir);
+	return 0;
+}
+
+static int hx_helper_vm_read(pid_t pid)
+{
+	char buf[sizeof(hx_marker)];
+	struct iovec local = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct iovec remote = {.iov_base = (void *)hx_marker,
+			       .iov_len = sizeof(buf)};
+
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0)
+		return hx_print_errno(errno);
+	return hx_print_errno(0);
+}
+
+/* P6: a nested ruleset that grants reading `path` must not widen access. */
+static int hx_helper_nested_widen(const char *path)
+{
+	struct jr2_ruleset_attr attr = {.handled_access_fs =
+					    JR2_ACCESS_FS_READ_FILE};
+	struct jr2_path_beneath_attr rule = {.allowed_access =
+						 JR2_ACCESS_FS_READ_FILE};
+	int ruleset, err;
+
+	ruleset = (int)jr2_sys_create_ruleset(&attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return hx_print_errno(errno);
+	rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (rule.parent_fd < 0)
+		return hx_print_errno(errno);
+	if (jr2_sys_add_rule(ruleset, JR2_RULE_PATH_BENEATH, &rule, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    jr2_sys_restrict_self(ruleset, 0))
+		return hx_print_errno(errno);
+	err = test_read(path);
+	return hx_print_errno(err);
+}
+
+/* Sends one line to a Custodian socket (pathname, or @abstract) and prints
+ * its answer, or the errno of connect. */
+static int hx_helper_custodian(const char *where, const char *line)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	socklen_t len = sizeof(addr);
+	char answer[512];
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (where[0] == '@') {
+		memcpy(addr.sun_path + 1, where + 1, strlen(where + 1));
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				  strlen(where + 1));
+	} else {
+		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", where);
+	}
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, len))
+		return hx_print_errno(errno);
+	if (write(fd, line, strlen(line)) < 0 || write(fd, "\n", 1) < 0)
+		return hx_print_errno(errno);
+	n = read(fd, answer, sizeof(answer) - 1);
+	if (n < 0)
+		return hx_print_errno(errno);
+	answer[n] = '\0';
+	printf("%s", answer);
+	return 0;
+}
+
+static int hx_helper_mount(const char *verb, const char *path)
+{
+	int err = 0;
+
+	if (!strcmp(verb, "mount-tmpfs"))
+		err = mount("jr2", path, "tmpfs", 0, "size=1m") ? errno : 0;
+	else if (!strcmp(verb, "umount"))
+		err = umount2(path, MNT_DETACH) ? errno : 0;
+	else if (!strcmp(verb, "bind"))
+		err = mount(path, path, NULL, MS_BIND, NULL) ? errno : 0;
+	else if (!strcmp(verb, "pivot-root"))
+		err = syscall(SYS_pivot_root, path, path) ? errno : 0;
+	else if (!strcmp(verb, "move-mount"))
+		err = syscall(SYS_move_mount, AT_FDCWD, path, AT_FDCWD, path, 0)
+			  ? errno
+			  : 0;
+	return hx_print_errno(err);
+}
+
+static int hx_helper(int argc, char **argv)
+{
+	if (argc == 1 && !strcmp(argv[0], "fds"))
+		return hx_helper_fds();
+	if (argc == 1 && !strcmp(argv[0], "environ")) {
+		extern char **environ;
+
+		for (char **e = environ; *e; e++)
+			printf("%s\n", *e);
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "sleep")) {
+		/* A long-lived program whose memory holds hx_marker. */
+		for (int i = 0; i < 120 && hx_marker[0]; i++)
+			sleep(1);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "vm-read"))
+		return hx_helper_vm_read(atoi(argv[1]));
+	if (argc == 2 && !strcmp(argv[0], "nested-widen"))
+		return hx_helper_nested_widen(argv[1]);
+	if (argc == 3 && !strcmp(argv[0], "custodian"))
+		return hx_helper_custodian(argv[1], argv[2]);
+	if (argc == 2)
+		return hx_helper_mount(argv[0], argv[1]);
+	fprintf(stderr, "hx-helper: unknown verb; see harness_helpers.h\n");
+	return 101;
+}
+
+#define HX_MAIN                                                  \
+	int main(int argc, char **argv)                          \
+	{                                                        \
+		if (argc > 1 && !strcmp(argv[1], "--hx-helper")) \
+			return hx_helper(argc - 2, argv + 2);    \
+		return test_harness_run(argc, argv);             \
+	}
+
+/* ---- the harness under test ---- */
+
+/* Own mount and network namespaces (abstract names are per netns), tmpfs. */
+static inline void hx_setup(struct __test_metadata *_metadata, struct hx *hx)
+{
+	ssize_t len;
+
+	memset(hx, 0, sizeof(*hx));
+	fx_probe_abi(_metadata, &hx->abi);
+	ASSERT_EQ(0, unshare(CLONE_NEWNS | CLONE_NEWNET))
+	{
+		TH_LOG("unshare(CLONE_NEWNS|CLONE_NEWNET): %s: run the suite "
+		       "as root",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (mkdir(HX_MNT, 0755) && errno != EEXIST)
+		ASSERT_EQ(0, errno);
+	ASSERT_EQ(0, mount("jr2-harness-test", HX_MNT, "tmpfs", 0,
+			   "mode=0755,size=16m"));
+	umask(022);
+	fx_make_dir(_metadata, HX_ETC, 0755);
+	FX_FIND_TOOL("jr2-harness", hx->harness);
+	FX_FIND_TOOL("jr2-try", hx->try_tool);
+	len = readlink("/proc/self/exe", hx->self, sizeof(hx->self) - 1);
+	ASSERT_LT(0, len);
+	hx->self[len] = '\0';
+}
+
+/* The value of "key: value" in `jr2-harness status` text, or NULL. */
+static inline const char *hx_field(const char *status, const char *key,
+				   char *buf, size_t size)
+{
+	size_t key_len = strlen(key);
+
+	for (const char *line = status; line && *line;) {
+		const char *end = strchrnul(line, '\n');
+
+		if (!strncmp(line, key, key_len) && line[key_len] == ':') {
+			const char *v = line + key_len + 1;
+
+			while (*v == ' ')
+				v++;
+			snprintf(buf, size, "%.*s", (int)(end - v), v);
+			return buf;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* Runs `jr2-harness status`; 0 with its text in out, else its exit status. */
+static inline int hx_status(struct hx *hx, char *out, size_t size)
+{
+	char *const argv[] = {hx->harness, "status", "--root", HX_ROOT, NULL};
+	int status = -1, err = fx_run(argv, out, size, &status);
+
+	return err ? -err : status;
+}
+
+/* Waits until a spawner of generation >= min_generation is ready. */
+static inline void hx_wait_ready(struct __test_metadata *_metadata,
+				 struct hx *hx, unsigned int min_generation)
+{
+	char out[HX_OUT_SIZE], value[64];
+
+	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
+		if (hx_status(hx, out, sizeof(out)) == 0 &&
+		    hx_field(out, "spawner_ready", value, sizeof(value)) &&
+		    !strcmp(value, "true") &&
+		    hx_field(out, "generation", value, sizeof(value)) &&
+		    (unsigned int)atoi(value) >= min_generation) {
+			hx->generation = (unsigned int)atoi(value);
+			hx_field(out, "spawner_pid", value, sizeof(value));
+			hx->spawner = atoi(value);
+			return;
+		}
+		usleep(5000);
+	}
+	ASSERT_TRUE(false)
+	{
+		TH_LOG("no ready spawner of generation >= %u within %d ms",
+		       min_generation, HX_READY_MS);
+	}
+}
+
+/*
+ * Starts `jr2-harness serve --root HX_ROOT EXTRA...` with envp (NULL: this
+ * process's environment).  Returns 0 once it serves, or the exit status it
+ * ended with (a refusal at start).
+ */
+static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
+			       const char *const extra[], char *const envp[])
+{
+	extern char **environ;
+	char *argv[32] = {hx->harness, "serve", "--root", HX_ROOT};
+	int n = 4, status = -1;
+
+	for (int i = 0; extra && extra[i]; i++)
+		argv[n++] = (char *)extra[i];
+	argv[n] = NULL;
+	hx->pid = fork();
+	ASSERT_LE(0, hx->pid);
+	if (hx->pid == 0) {
+		int log = open(HX_LOG, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(log, 2);
+		/* Never outlives the test, even when an assert aborts it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execve(argv[0], argv, envp ? envp : environ);
+		_exit(127);
+	}
+	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
+		if (waitpid(hx->pid, &status, WNOHANG) == hx->pid) {
+			hx->pid = 0;
+			hx->serve_status = WIFEXITED(status)
+					       ? WEXITSTATUS(status)
+					       : 128 + WTERMSIG(status);
+			return hx->serve_status;
+		}
+		if (access(HX_CONTROL, F_OK) == 0)
+			break;
+		usleep(5000);
+	}
+	hx_wait_ready(_metadata, hx, 1);
+	return 0;
+}
+
+static inline int hx_start(struct __test_metadata *_metadata, struct hx *hx,
+			   const char *const extra[])
+{
+	return hx_start_env(_metadata, hx, extra, NULL);
+}
+
+/* The harness's log, for messages and for TH_LOG on failure. */
+static inline void hx_log(char *out, size_t size)
+{
+	int fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? 0 : read(fd, out, size - 1);
+
+	out[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Starts the harness, or, where the runtime must refuse this ABI (G1-G3),
+ * asserts that it refused with the reason and skips naming it.
+ */
+#define HX_START(hx, extra)                                                \
+	do {                                                               \
+		char _why[256], _log[HX_OUT_SIZE];                         \
+		int _rc = hx_start(_metadata, hx, extra);                  \
+		if (!fx_accepted(&(hx)->abi)) {                            \
+			hx_log(_log, sizeof(_log));                        \
+			ASSERT_EQ(1, _rc);                                 \
+			ASSERT_NE(NULL, strstr(_log, "refusing to start")) \
+			{                                                  \
+				TH_LOG("log: %s", _log);                   \
+			}                                                  \
+			SKIP(return, "%s",                                 \
+				   fx_refusal_reason(&(hx)->abi, _why,     \
+						     sizeof(_why)));       \
+		}                                                          \
+		ASSERT_EQ(0, _rc)                                          \
+		{                                                          \
+			hx_log(_log, sizeof(_log));                        \
+			TH_LOG("serve ended with %d; log: %s", _rc, _log); \
+		}                                                          \
+	} while (0)
+
+/*
+ * Runs argv through `jr2-harness exec [OPTIONS] --`; its output (stdout and
+ * stderr) in out.  Returns the client's exit status.
+ */
+static inline int hx_exec_opts(struct hx *hx, const char *const opts[],
+			       const char *const argv[], char *out, size_t size)
+{
+	char *args[64] = {hx->harness, "exec", "--root", HX_ROOT};
+	int n = 4, status = -1;
+
+	for (int i = 0; opts && opts[i]; i++)
+		args[n++] = (char *)opts[i];
+	args[n++] = "--";
+	for (int i = 0; argv[i] && n < 63; i++)
+		args[n++] = (char *)argv[i];
+	args[n] = NULL;
+	if (fx_run(args, out, size, &status))
+		return -1;
+	return status;
+}
+
+static inline int hx_exec(struct hx *hx, const char *const argv[], char *out,
+			  size_t size)
+{
+	return hx_exec_opts(hx, NULL, argv, out, size);
+}
+
+/* jr2-try VERB ARGS run confined: its first word ("ok", "EACCES", ...). */
+#define HX_TRY(hx, ...)                                                   \
+	({                                                                \
+		static char _out[HX_OUT_SIZE];                            \
+		const char *const _argv[] = {(hx)->try_tool, __VA_ARGS__, \
+					     NULL};                       \
+		hx_exec(hx, _argv, _out, sizeof(_out));                   \
+		_out[strcspn(_out, " \n")] = '\0';                        \
+		(const char *)_out;                                       \
+	})
+
+/* The helper mode of this binary, run confined: its first line. */
+#define HX_HELP(hx, ...)                                                \
+	({                                                              \
+		static char _out[HX_OUT_SIZE];                          \
+		const char *const _argv[] = {(hx)->self, "--hx-helper", \
+					     __VA_ARGS__, NULL};        \
+		hx_exec(hx, _argv, _out, sizeof(_out));                 \
+		_out[strcspn(_out, "\n")] = '\0';                       \
+		(const char *)_out;                                     \
+	})
+
+/*
+ * Starts a long-lived confined program (this binary's `sleep` helper) in
+ * the background; returns its pid as the harness reports it (waits for it).
+ */
+static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
+				     struct hx *hx, pid_t *client)
+{
+	char out[HX_OUT_SIZE], value[1024], before[1100] = "";
+
+	if (hx_status(hx, out, sizeof(out)) == 0 &&
+	    hx_field(out, "programs", value, sizeof(value)))
+		snprintf(before, sizeof(before), " %s ", value);
+	*client = fork();
+	if (*client == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
+		      hx->self, "--hx-helper", "sleep", NULL);
+		_exit(127);
+	}
+	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
+		if (hx_status(hx, out, sizeof(out)) == 0 &&
+		    hx_field(out, "programs", value, sizeof(value))) {
+			/* The first "PID/GEN" not there before. */
+			for (char *tok = strtok(value, " "); tok;
+			     tok = strtok(NULL, " ")) {
+				char key[64];
+
+				snprintf(key, sizeof(key), " %s ", tok);
+				if (!strstr(before, key))
+					return atoi(tok);
+			}
+		}
+		usleep(5000);
+	}
+	ASSERT_TRUE(false)
+	{
+		TH_LOG("the sleeper did not start within %d ms", HX_READY_MS);
+	}
+	return -1;
+}
+
+/* Ends the programs (each in its own process group) and the harness. */
+static inline void hx_stop(struct hx *hx)
+{
+	char out[HX_OUT_SIZE], value[1024];
+
+	if (hx->pid <= 0)
+		return;
+	if (hx_status(hx, out, sizeof(out)) == 0 &&
+	    hx_field(out, "programs", value, sizeof(value)))
+		for (char *tok = strtok(value, " "); tok;
+		     tok = strtok(NULL, " "))
+			kill(-atoi(tok), SIGKILL);
+	kill(hx->pid, SIGTERM);
+	waitpid(hx->pid, NULL, 0);
+	hx->pid = 0;
+}
+
+/* A fixture `group` with a struct hx; the harness stops at teardown. */
+#define HX_FIXTURE(group)                       \
+	FIXTURE (group) {                       \
+		struct hx hx;                   \
+	};                                      \
+	FIXTURE_SETUP (group) {                 \
+		hx_setup(_metadata, &self->hx); \
+	}                                       \
+	FIXTURE_TEARDOWN (group) {              \
+		hx_stop(&self->hx);             \
+	}
+
+static inline const char *hx_pid_str(pid_t pid, char *buf, size_t size)
+{
+	snprintf(buf, size, "%d", (int)pid);
+	return buf;
+}
+
+#endif /* JR2_SELFTESTS_HARNESS_HELPERS_H */

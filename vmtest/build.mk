@@ -16,6 +16,10 @@ TEST_BINS += $(VMTEST_PROBE)
 TEST_STEPS += vmtest-unit
 BENCH_STEPS += vmtest
 
+# The payload: the shipped runtime and the suite (not all of `all`, so that a
+# part being written elsewhere in the tree does not stop a boot).
+VMTEST_PAYLOAD = $(BINS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
+
 .PHONY: vmtest vmshell matrix vmtest-ci vmtest-deps test-vmtest-unit bench-vmtest
 
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
@@ -25,18 +29,18 @@ $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 vmtest-deps:
 	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS)
 
-vmtest: all vmtest-deps
+vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) $(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
 		$(if $(RUN),--run-id '$(RUN)')
 
-vmshell: all vmtest-deps
+vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
 
-matrix: all vmtest-deps
+matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
 		$(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)')
 
-vmtest-ci: all vmtest-deps
+vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)') \
 		$(if $(RUN),--run-id '$(RUN)')
 

@@ -57,3 +57,16 @@ test-runtime-e2e: $(BUILD)/runtime-tests/e2e_test $(BIN)/jr2-confine \
 	@mkdir -p $(TEST_RESULTS)
 	@status=0; $< > $(TEST_RESULTS)/runtime-e2e.tap 2>&1 || status=1; \
 	cat $(TEST_RESULTS)/runtime-e2e.tap; exit $$status
+
+# Benchmarks: ratios and figures measured in the same run.
+BENCH_STEPS += confine-compile confine-open
+$(BUILD)/runtime-bench/confine-bench: runtime/bench/confine_bench.c \
+		$(OBJ)/libjr2.a $(JR2_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $< $(OBJ)/libjr2.a
+
+.PHONY: bench-confine-compile bench-confine-open
+bench-confine-compile: $(BUILD)/runtime-bench/confine-bench
+	$< compile
+bench-confine-open: $(BUILD)/runtime-bench/confine-bench
+	$< open

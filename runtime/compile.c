@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,11 +166,10 @@ static bool covered(const struct jr2_fsview *view, const char *path)
  * bind to inodes, but the walk up from a file crosses the other mount's
  * ancestors, which are granted in full.  Each such place is protected too.
  */
-static int add_mount_aliases(struct jr2_fsview *view, struct jr2_paths *notes,
-			     struct jr2_err *err)
+static int add_mount_aliases(struct jr2_fsview *view, const struct mount *mounts,
+			     size_t n, struct jr2_paths *notes)
 {
-	struct mount *mounts = NULL;
-	size_t n = read_mounts(&mounts), n_targets = view->n_targets;
+	size_t n_targets = view->n_targets;
 	int ret = 0;
 
 	for (size_t t = 0; t < n_targets && !ret; t++) {
@@ -231,16 +231,36 @@ static int add_mount_aliases(struct jr2_fsview *view, struct jr2_paths *notes,
 		free(fspath);
 		free(path);
 	}
-	for (size_t i = 0; i < n; i++) {
-		free(mounts[i].root);
-		free(mounts[i].point);
-	}
-	free(mounts);
-	(void)err;
 	return ret;
 }
 
+static bool is_mount_point(const struct mount *mounts, size_t n,
+			   const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(mounts[i].point, path))
+			return true;
+	return false;
+}
+
+/* Hard links stay within a file system: only there is nlink needed. */
+static bool holds_protected(const struct jr2_fsview *view, dev_t dev)
+{
+	for (size_t i = 0; i < view->n_targets; i++)
+		if (view->targets[i].kind == JR2_KIND_PROTECT &&
+		    view->targets[i].dev == dev)
+			return true;
+	return false;
+}
+
+/*
+ * Lists an ancestor.  An entry is stat'ed only where readdir cannot tell
+ * enough (unknown type, a mount point, a file on the file system of a
+ * protected dir, whose hard links count): the rest keeps dev and ino 0,
+ * "unchecked", so confining re-checks only its type.
+ */
 static int list_dir(struct jr2_fsview *view, const char *path,
+		    const struct mount *mounts, size_t n_mounts,
 		    struct jr2_err *err)
 {
 	struct jr2_fsdir *dir;
@@ -279,10 +299,25 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 		struct jr2_fsentry *e;
 		struct stat est;
 
+		char child[PATH_MAX];
+		bool need_stat;
+
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		snprintf(child, sizeof(child), "%s/%s",
+			 strcmp(path, "/") ? path : "", de->d_name);
+		need_stat = de->d_type == DT_UNKNOWN ||
+			    is_mount_point(mounts, n_mounts, child) ||
+			    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
+			     holds_protected(view, st.st_dev));
+		memset(&est, 0, sizeof(est));
+		est.st_nlink = 1;
+		est.st_mode = de->d_type == DT_DIR   ? S_IFDIR
+			      : de->d_type == DT_LNK ? S_IFLNK
+						     : S_IFREG;
 		/* Gone since readdir: nothing to grant. */
-		if (fstatat(dirfd(d), de->d_name, &est, AT_SYMLINK_NOFOLLOW))
+		if (need_stat && fstatat(dirfd(d), de->d_name, &est,
+					 AT_SYMLINK_NOFOLLOW))
 			continue;
 		dir->entries = jr2_xrealloc(dir->entries,
 					    (dir->n_entries + 1) * sizeof(*e));
@@ -306,6 +341,8 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 					   : "protected dir";
 	const char *ro = policy->defaults ? "default read-only tree"
 					  : "read-only tree";
+	struct mount *mounts = NULL;
+	size_t n_mounts = read_mounts(&mounts);
 	int ret = 0;
 
 	memset(plan, 0, sizeof(*plan));
@@ -319,14 +356,14 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
 	if (!ret)
-		ret = add_mount_aliases(&view, &notes, err);
+		ret = add_mount_aliases(&view, mounts, n_mounts, &notes);
 	if (!ret)
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
 	if (!ret)
 		jr2_plan_ancestors(view.targets, view.n_targets, &ancestors);
 	for (size_t i = 0; i < ancestors.n && !ret; i++)
-		ret = list_dir(&view, ancestors.v[i], err);
+		ret = list_dir(&view, ancestors.v[i], mounts, n_mounts, err);
 	if (!ret)
 		ret = jr2_plan_build(&view, abi, plan, err);
 	if (!ret) {
@@ -338,6 +375,11 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 	} else {
 		jr2_paths_free(&notes);
 	}
+	for (size_t i = 0; i < n_mounts; i++) {
+		free(mounts[i].root);
+		free(mounts[i].point);
+	}
+	free(mounts);
 	jr2_paths_free(&ancestors);
 	jr2_fsview_free(&view);
 	return ret;

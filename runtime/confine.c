@@ -30,8 +30,10 @@ static int add_planned_rule(int ruleset_fd, const struct jr2_rule *rule,
 				"rule '%s': %s: it changed while confining; "
 				"run again",
 				rule->path, strerror(-fd));
-	if ((uint64_t)st.st_dev != rule->dev ||
-	    (uint64_t)st.st_ino != rule->ino ||
+	/* dev and ino 0: the compiler did not stat it; the type still counts. */
+	if (((rule->dev || rule->ino) &&
+	     ((uint64_t)st.st_dev != rule->dev ||
+	      (uint64_t)st.st_ino != rule->ino)) ||
 	    S_ISDIR(st.st_mode) != rule->is_dir) {
 		close(fd);
 		return jr2_fail(err, ESTALE, false,

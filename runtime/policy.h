@@ -41,7 +41,8 @@ struct jr2_rule {
 	char *why;	 /* "ancestor of /run/jr2", "beside /run/jr2", ... */
 	bool is_dir;	 /* else only file rights are granted */
 	uint64_t dev;	 /* what the compiler saw there: the rule is added */
-	uint64_t ino;	 /* only when the path still names that inode */
+	uint64_t ino;	 /* only when the path still names that inode (both
+			    0: not looked at, only the type is checked) */
 };
 
 struct jr2_ruleset_plan {

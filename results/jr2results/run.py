@@ -127,4 +127,4 @@ def load(path):
     kernels = [load_kernel(folders[name]) for name in order]
     if not kernels:
         defects.append(f"no kernel folder (with summary.json or suite.tap) in '{path}'")
-    return Run(meta.get("run_id", path.name), path, meta, kernels, defects)
+    return Run(path.name, path, meta, kernels, defects)

@@ -18,6 +18,6 @@ KERNELS = ["5.10", "6.1", "6.1-nolsm", "6.12", "7.3"]
 @pytest.fixture
 def clean_copy(tmp_path):
     """A writable copy of the clean run and of its binaries."""
-    shutil.copytree(FIXTURES / "clean", tmp_path / "run")
+    shutil.copytree(FIXTURES / "clean", tmp_path / "clean")
     shutil.copytree(FIXTURES / "bin", tmp_path / "bin")
     return tmp_path

@@ -26,8 +26,8 @@ def test_runs_differ_in_exactly_the_injected_faults():
 
 def test_a_kernel_gone_from_a_run(clean_copy):
     import shutil
-    shutil.rmtree(clean_copy / "run" / "6.1-nolsm")
-    changes, _ = compare.compare(FIXTURES / "clean", clean_copy / "run")
+    shutil.rmtree(clean_copy / "clean" / "6.1-nolsm")
+    changes, _ = compare.compare(FIXTURES / "clean", clean_copy / "clean")
     assert [(c.kernel, c.subject, c.before, c.after) for c in changes] == [
         ("6.1-nolsm", "kernel", "run", "absent")]
 

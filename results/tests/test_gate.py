@@ -12,9 +12,9 @@ MATRIX = dict.fromkeys(KERNELS)
 REQUIRED = ["jr2-confine", "jr2-harness"]
 
 
-def decide(base, matrix=MATRIX, before=None):
+def decide(base, matrix=MATRIX, before=None, name="clean"):
     built = cli.hash_files([base / "bin"])
-    return gate.decide(run.load(base / "run"), matrix, built, before, REQUIRED)
+    return gate.decide(run.load(base / name), matrix, built, before, REQUIRED)
 
 
 def texts(decision):
@@ -34,15 +34,14 @@ def test_clean_run_passes(clean_copy):
 
 
 def test_fixture_faults_fail_on_their_kernels_only(tmp_path):
-    shutil.copytree(FIXTURES / "faults", tmp_path / "run")
     shutil.copytree(FIXTURES / "bin", tmp_path / "bin")
-    decision = decide(tmp_path)
+    decision = decide(tmp_path, name=FIXTURES / "faults")
     assert not decision.passed
     assert {f.kernel for f in decision.findings} == {"6.12", "7.3"}
 
 
 def test_a_test_made_to_fail(clean_copy):
-    edit(clean_copy / "run" / "6.12" / "suite.tap", "ok 3 protected_dir.R6_truncate_o_trunc",
+    edit(clean_copy / "clean" / "6.12" / "suite.tap", "ok 3 protected_dir.R6_truncate_o_trunc",
          "# protected_dir_test.c:214:R6:Expected EACCES (13) == test_truncate(f) (0)\n"
          "not ok 3 protected_dir.R6_truncate_o_trunc")
     found = texts(decide(clean_copy))
@@ -53,7 +52,7 @@ def test_a_test_made_to_fail(clean_copy):
 
 
 def test_a_kernel_that_oopses(clean_copy):
-    with open(clean_copy / "run" / "7.3" / "console.log", "a") as log:
+    with open(clean_copy / "clean" / "7.3" / "console.log", "a") as log:
         log.write("[   12.345678] Oops: general protection fault, probably for non-canonical "
                   "address 0xdead000000000100: 0000 [#1] SMP NOPTI\n")
     found = texts(decide(clean_copy))
@@ -69,7 +68,7 @@ def test_a_kernel_that_oopses(clean_copy):
     "[    3.100000] UBSAN: shift-out-of-bounds in security/landlock/fs.c:70:2",
 ])
 def test_every_kind_of_kernel_fault_in_the_console(clean_copy, line):
-    with open(clean_copy / "run" / "6.12" / "console.log", "a") as log:
+    with open(clean_copy / "clean" / "6.12" / "console.log", "a") as log:
         log.write(line + "\n")
     assert texts(decide(clean_copy)) == [f"6.12: console: {line}"]
 
@@ -81,7 +80,7 @@ def test_a_clean_console_has_no_fault():
 
 
 def test_problems_reported_by_vmtest_timeout_and_oops(clean_copy):
-    summary = clean_copy / "run" / "6.1" / "summary.json"
+    summary = clean_copy / "clean" / "6.1" / "summary.json"
     data = json.loads(summary.read_text())
     data["problems"] = ["timeout: the suite did not end within 300 s"]
     summary.write_text(json.dumps(data))
@@ -107,7 +106,7 @@ def test_a_binary_rebuilt_during_the_run(clean_copy):
 
 def test_a_required_binary_never_tested(clean_copy):
     for kernel in KERNELS:
-        summary = clean_copy / "run" / kernel / "summary.json"
+        summary = clean_copy / "clean" / kernel / "summary.json"
         data = json.loads(summary.read_text())
         del data["binaries_sha256"]["jr2-harness"]
         summary.write_text(json.dumps(data))
@@ -116,7 +115,7 @@ def test_a_required_binary_never_tested(clean_copy):
 
 
 def test_a_kernel_missing(clean_copy):
-    shutil.rmtree(clean_copy / "run" / "6.1-nolsm")
+    shutil.rmtree(clean_copy / "clean" / "6.1-nolsm")
     assert texts(decide(clean_copy)) == [
         "6.1-nolsm: missing from the run, and no reason is declared for it"]
     declared = dict(MATRIX, **{"6.1-nolsm": "kernel.org tarball not cached"})
@@ -126,7 +125,7 @@ def test_a_kernel_missing(clean_copy):
 
 
 def test_a_verdict_or_abi_other_than_predicted(clean_copy):
-    summary = clean_copy / "run" / "6.1" / "summary.json"
+    summary = clean_copy / "clean" / "6.1" / "summary.json"
     data = json.loads(summary.read_text())
     data["verdict"], data["abi"] = "accepted", 3
     summary.write_text(json.dumps(data))
@@ -136,7 +135,7 @@ def test_a_verdict_or_abi_other_than_predicted(clean_copy):
 
 
 def test_skips_must_name_a_reason_the_kernel_abi_supports(clean_copy):
-    tap = clean_copy / "run" / "7.3" / "suite.tap"
+    tap = clean_copy / "clean" / "7.3" / "suite.tap"
     edit(tap, "ok 2 processes.P2_signal_harness_denied",
          "ok 2 processes.P2_signal_harness_denied # SKIP ABI 5 < 6: signal scoping unavailable")
     edit(tap, "ok 1 protected_dir.R1_read_denied", "ok 1 protected_dir.R1_read_denied # SKIP")
@@ -147,8 +146,8 @@ def test_skips_must_name_a_reason_the_kernel_abi_supports(clean_copy):
 
 
 def test_a_crashed_binary_and_missing_files(clean_copy):
-    edit(clean_copy / "run" / "6.12" / "suite.tap", "# selftest-exit: escapes_test 0\n", "")
-    (clean_copy / "run" / "7.3" / "console.log").unlink()
+    edit(clean_copy / "clean" / "6.12" / "suite.tap", "# selftest-exit: escapes_test 0\n", "")
+    (clean_copy / "clean" / "7.3" / "console.log").unlink()
     found = texts(decide(clean_copy))
     assert any(f.startswith("6.12: escapes_test.<exit> errored: no exit status") for f in found)
     assert "7.3: result files: console.log missing" in found
@@ -156,7 +155,7 @@ def test_a_crashed_binary_and_missing_files(clean_copy):
 
 def test_gate_command_writes_the_release_folder(clean_copy, capsys):
     out = clean_copy / "release" / "0.1.0"
-    argv = ["gate", str(clean_copy / "run"), "--matrix", *KERNELS, "6.2=no tarball here",
+    argv = ["gate", str(clean_copy / "clean"), "--matrix", *KERNELS, "6.2=no tarball here",
             "--bin-dir", str(clean_copy / "bin"), "--require", *REQUIRED,
             "--out", str(out), "--version", "0.1.0"]
     assert cli.main(argv) == 0

@@ -58,8 +58,8 @@ def test_statuses_follow_the_results(faults):
 
 
 def test_a_kernel_without_tap_is_missed(clean_copy):
-    (clean_copy / "run" / "6.12" / "suite.tap").unlink()
-    data = kcidb.build(run.load(clean_copy / "run"))
+    (clean_copy / "clean" / "6.12" / "suite.tap").unlink()
+    data = kcidb.build(run.load(clean_copy / "clean"))
     assert kcidb_schema.validate(data) == []
     root = next(t for t in data["tests"] if t["id"] == "jr2:clean:6.12")
     assert root["status"] == "ERROR"  # vm.health: suite.tap missing outranks MISS

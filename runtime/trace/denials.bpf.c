@@ -122,6 +122,15 @@ int on_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
+/* From 7.0 the subject's domain is a struct landlock_domain. */
+struct landlock_domain___jr2 {
+	struct landlock_hierarchy *hierarchy;
+} __attribute__((preserve_access_index));
+
+struct landlock_cred_security___jr2 {
+	struct landlock_domain___jr2 *domain;
+} __attribute__((preserve_access_index));
+
 SEC("fentry/landlock_log_denial")
 int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
 	     const struct landlock_request *request)
@@ -132,7 +141,11 @@ int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
 	r.type = BPF_CORE_READ(request, type);
 	r.layer = BPF_CORE_READ(request, layer_plus_one);
 	r.access = BPF_CORE_READ(request, access);
-	if (bpf_core_field_exists(struct landlock_hierarchy, id))
+	if (bpf_core_type_exists(struct landlock_domain___jr2))
+		r.domain = BPF_CORE_READ(
+			(const struct landlock_cred_security___jr2 *)subject,
+			domain, hierarchy, id);
+	else if (bpf_core_field_exists(struct landlock_hierarchy, id))
 		r.domain = BPF_CORE_READ(subject, domain, hierarchy, id);
 	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
 	return 0;
@@ -245,6 +258,21 @@ static __always_inline void read_unix_name(struct jr2_denial *e,
 	e->sun_len = len;
 }
 
+static __always_inline void read_sockaddr(struct jr2_denial *e,
+					  struct sockaddr *sa)
+{
+	__u16 port = 0;
+
+	if (!sa)
+		return; /* sendmsg() on a connected socket */
+	e->family = BPF_CORE_READ(sa, sa_family);
+	/* sin_port and sin6_port sit right after the family. */
+	if (e->family == AF_INET || e->family == AF_INET6)
+		bpf_probe_read_kernel(&port, sizeof(port),
+				      (void *)sa + sizeof(__u16));
+	e->port = bpf_ntohs(port);
+}
+
 static __always_inline void read_target(struct jr2_denial *e, int kind,
 					__u64 a0, __u64 a1, __u64 a2)
 {
@@ -287,18 +315,12 @@ static __always_inline void read_target(struct jr2_denial *e, int kind,
 	case JR2_TARGET_TASK:
 		e->target_pid = BPF_CORE_READ((struct task_struct *)a0, tgid);
 		break;
-	case JR2_TARGET_SOCKADDR: {
-		struct sockaddr *sa = (void *)a1;
-		__u16 port = 0;
-
-		e->family = BPF_CORE_READ(sa, sa_family);
-		/* sin_port and sin6_port sit right after the family. */
-		if (e->family == AF_INET || e->family == AF_INET6)
-			bpf_probe_read_kernel(&port, sizeof(port),
-					      (void *)sa + sizeof(__u16));
-		e->port = bpf_ntohs(port);
+	case JR2_TARGET_SOCKADDR:
+		read_sockaddr(e, (struct sockaddr *)a1);
 		break;
-	}
+	case JR2_TARGET_MSGHDR:
+		read_sockaddr(e, BPF_CORE_READ((struct msghdr *)a1, msg_name));
+		break;
 	case JR2_TARGET_UNIX_SOCK:
 		read_unix_name(e, (struct sock *)a1);
 		break;

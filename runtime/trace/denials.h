@@ -22,6 +22,7 @@ enum jr2_target_kind {
 	JR2_TARGET_VFSMOUNT,   /* arg0: struct vfsmount * */
 	JR2_TARGET_TASK,       /* arg0: struct task_struct * */
 	JR2_TARGET_SOCKADDR,   /* arg1: struct sockaddr * */
+	JR2_TARGET_MSGHDR,     /* arg1: struct msghdr *, its msg_name */
 	JR2_TARGET_UNIX_SOCK,  /* arg1: struct sock * of the peer */
 	JR2_TARGET_UNIX_SOCKET, /* arg1: struct socket * of the peer */
 };
@@ -74,11 +75,15 @@ enum jr2_target_kind {
 	  JR2_TARGET_SOCKADDR, 3)                                              \
 	X(socket_connect, hook_socket_connect, security_socket_connect,       \
 	  "connect", JR2_TARGET_SOCKADDR, 3)                                   \
+	X(socket_sendmsg, hook_socket_sendmsg, security_socket_sendmsg,       \
+	  "sendmsg", JR2_TARGET_MSGHDR, 3)                                     \
 	X(unix_stream_connect, hook_unix_stream_connect,                       \
 	  security_unix_stream_connect, "unix_connect",                        \
 	  JR2_TARGET_UNIX_SOCK, 3)                                             \
 	X(unix_may_send, hook_unix_may_send, security_unix_may_send,          \
 	  "unix_send", JR2_TARGET_UNIX_SOCKET, 2)                              \
+	X(unix_find, hook_unix_find, security_unix_find, "unix_resolve",      \
+	  JR2_TARGET_PATH0, 3)                                                 \
 	X(task_kill, hook_task_kill, security_task_kill, "signal",            \
 	  JR2_TARGET_TASK, 4)                                                  \
 	X(file_send_sigiotask, hook_file_send_sigiotask,                       \

@@ -175,6 +175,9 @@ static void put_target(struct json_out *o, const struct jr2_denial *e)
 		put(o, ",\"target_pid\":%u", e->target_pid);
 		break;
 	case JR2_TARGET_SOCKADDR:
+	case JR2_TARGET_MSGHDR:
+		if (e->family == 0)
+			break; /* sendmsg() without an address */
 		put(o, ",\"family\":%u", e->family);
 		if (e->family == 2 || e->family == 10)
 			put(o, ",\"port\":%u", e->port);

@@ -1,13 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # results/: JUnit, KCIDB and the matrix report of a run; make compare.
-#   make report [RUN=<run-id>]        write results/<run>/{junit.xml,kcidb.json,matrix.md,matrix.html}
+#   make report [RUN=<run-id>]        junit.xml, kcidb.json, matrix.md, matrix.html of a run
+#                                     (default: the newest), in its folder
 #   make compare A=<run> B=<run>      what changed (a run id, or results/<run>/<kernel>)
 #   make test-report-browser          the HTML page in headless Chromium (installs chromium)
 
 JR2_RESULTS := results/jr2-results
-# The newest run folder (run ids start with the date), when RUN= is not given.
-LATEST_RUN = $(lastword $(sort $(filter-out results/release/ results/formats/ \
-	results/jr2results/ results/tests/,$(wildcard results/*/))))
 run_dir = $(if $(wildcard $(1)/.),$(1),results/$(1))
 
 TEST_STEPS += results
@@ -15,9 +13,7 @@ TEST_STEPS += results
 .PHONY: report compare test-results test-report-browser
 
 report:
-	@run=$(if $(RUN),results/$(RUN),$(LATEST_RUN)); \
-	if [ -z "$$run" ]; then echo "report: no run under results/: run \`make matrix\` first, or name one with RUN=<run-id>" >&2; exit 2; fi; \
-	$(PYTHON) $(JR2_RESULTS) write $${run%/} --version $(VERSION) --print
+	@$(PYTHON) $(JR2_RESULTS) write $(if $(RUN),$(call run_dir,$(RUN))) --version $(VERSION) --print
 
 compare:
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then \

@@ -66,9 +66,18 @@ def load_run(path):
         raise UsageError(f"{e}: name a folder under results/ that `make matrix` wrote")
 
 
+def newest_run(results):
+    """The run folder under `results` whose run.json changed last."""
+    runs = sorted(results.glob("*/run.json"), key=lambda p: p.stat().st_mtime)
+    if not runs:
+        raise UsageError(f"no run under {results}/: run `make matrix` first, or name one")
+    return runs[-1].parent
+
+
 def cmd_write(args):
-    run = load_run(args.run)
-    out = pathlib.Path(args.out or args.run)
+    path = pathlib.Path(args.run) if args.run else newest_run(REPO / "results")
+    run = load_run(path)
+    out = pathlib.Path(args.out or path)
     write_outputs(run, out, args.version, args.promises)
     print(f"{PROG}: wrote junit.xml, kcidb.json, matrix.md, matrix.html in {out} "
           f"({len(run.kernels)} kernel(s))")
@@ -147,7 +156,8 @@ def parser():
     p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     w = sub.add_parser("write", help="write junit.xml, kcidb.json, matrix.md, matrix.html")
-    w.add_argument("run", help="run folder, e.g. results/20261130-120000-1af3418")
+    w.add_argument("run", nargs="?",
+                   help="run folder, e.g. results/20261130-120000-1af3418 (default: the newest)")
     w.add_argument("--out", help="where to write (default: the run folder)")
     w.add_argument("--version", default="", help="version named in the KCIDB checkout")
     w.add_argument("--promises", help="PROMISES.md (default: docs/ or ../shared/spec/)")

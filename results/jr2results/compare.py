@@ -29,8 +29,8 @@ def _outcome(result):
 
 def kernel_changes(a, b, label):
     changes = []
-    for key, name in (("verdict", "verdict"), ("abi", "ABI"), ("outcome", "outcome"),
-                      ("release", "release")):
+    for key, name in (("verdict", "verdict"), ("verdict_code", "verdict code"), ("abi", "ABI"),
+                      ("outcome", "outcome"), ("release", "release")):
         before, after = a.summary.get(key), b.summary.get(key)
         if before != after:
             changes.append(Change(label, name, str(before), str(after)))

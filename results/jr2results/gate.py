@@ -59,9 +59,10 @@ def verdict_findings(kernel):
     found = []
     if not s.get("verdict"):
         found.append("no verdict from `jr2-confine check` in the guest")
-    elif s.get("verdict") != s.get("expected_verdict"):
-        found.append(f"verdict '{s.get('verdict')}' where the entry's ABI predicts "
-                     f"'{s.get('expected_verdict')}'")
+    elif (s.get("verdict"), s.get("verdict_code")) != (s.get("expected_verdict"),
+                                                        s.get("expected_verdict_code")):
+        found.append(f"verdict '{kernel.verdict_text}' where the entry's ABI predicts "
+                     f"'{kernel.expected_verdict_text}'")
     entry = s.get("entry_abi")
     # An entry's ABI is a number, or the errno of a kernel without it (ENOSYS, EOPNOTSUPP).
     got = s.get("landlock") if isinstance(entry, str) else s.get("abi")
@@ -131,8 +132,9 @@ def decide(run, matrix, built, built_before=None, required=()):
     findings, notes = [], []
     for defect in run.defects:
         findings.append(Finding("", f"run: {defect}"))
+    tested = set(required).union(*(k.binaries for k in run.kernels))
     if built_before is not None:
-        for name in sorted(set(built_before) | set(built)):
+        for name in sorted(tested & (set(built_before) | set(built))):
             if built_before.get(name) != built.get(name):
                 findings.append(Finding("", f"binary '{name}' was rebuilt during the run: "
                                             "the matrix did not test one build"))

@@ -29,8 +29,9 @@ def _case(suite, classname, name, status, reason, seconds=None):
 def _properties(suite, kernel):
     props = ET.SubElement(suite, "properties")
     for key in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
-                "expected_verdict", "verdict", "outcome"):
-        if key in kernel.summary:
+                "expected_verdict", "expected_verdict_code", "verdict", "verdict_code",
+                "outcome"):
+        if kernel.summary.get(key) is not None:
             ET.SubElement(props, "property", name=key, value=str(kernel.summary[key]))
     for name, digest in sorted(kernel.binaries.items()):
         ET.SubElement(props, "property", name=f"sha256:{name}", value=digest)

@@ -42,7 +42,8 @@ def _environment(kernel):
     landlock = s.get("landlock", "")
     desc = f"ABI {abi}" if landlock in ("", "ok") else f"Landlock {landlock}"
     misc = {k: s[k] for k in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
-                              "expected_verdict", "verdict") if s.get(k) is not None}
+                              "expected_verdict", "expected_verdict_code", "verdict",
+                              "verdict_code") if s.get(k) is not None}
     misc.setdefault("kernel", kernel.name)
     return {"comment": f"Linux {s.get('release') or '?'} (matrix entry {kernel.name}), "
                        f"{desc}, under QEMU",

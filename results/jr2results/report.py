@@ -83,7 +83,7 @@ def promise_cell(kernel, promise_id, results):
     if bad:
         return Cell("fail", f"{len(bad)} of {len(tests)} failed", detail)
     if kernel.refused_by_design and not passed:
-        return Cell("refused", kernel.verdict, detail)
+        return Cell("refused", kernel.verdict_text, detail)
     if passed:
         skipped = len(tests) - len(passed)
         return Cell("pass", f"{len(passed)}/{len(tests)}" + (f", {skipped} skipped"
@@ -98,7 +98,8 @@ def _vm_rows(kernels):
     for k in kernels:
         found = gate.verdict_findings(k)
         verdict[k.name] = (Cell("fail", "; ".join(found), found) if found else
-                           Cell("pass", k.verdict, [f"verdict {k.verdict}, as predicted"]))
+                           Cell("pass", k.verdict_text,
+                                [f"verdict {k.verdict_text}, as predicted"]))
         found = gate.health_findings(k)
         health[k.name] = (Cell("fail", f"{len(found)} problem(s)", found) if found else
                           Cell("pass", "clean", ["no oops, WARNING, panic or timeout"]))
@@ -184,7 +185,7 @@ def markdown(matrix):
                     cells.append("skip " + "".join(note(r) for r in c.reasons))
                 else:
                     cells.append("**FAIL** " + note(f"{k.name} {row.key}: " + "; ".join(
-                        d for d in c.detail if not d.startswith("pass "))))
+                        d for d in c.detail if not d.startswith(("pass ", "skip ")))))
             label = row.key if row.key.startswith("vm.") else f"{row.key} {_short(row.label)}"
             out.append(f"| {_md(label)} | " + " | ".join(cells) + " |")
     out.append("")

@@ -39,7 +39,7 @@ class Kernel:
 
     @property
     def verdict(self):
-        return self.summary.get("verdict", "")
+        return self.summary.get("verdict") or ""
 
     @property
     def refused(self):
@@ -47,9 +47,21 @@ class Kernel:
         return bool(self.verdict) and self.verdict not in ACCEPTED
 
     @property
+    def verdict_text(self):
+        """`refused (abi_too_old)`: the verdict and, when vmtest gave it, its code."""
+        code = self.summary.get("verdict_code")
+        return f"{self.verdict} ({code})" if code and code != self.verdict else self.verdict
+
+    @property
+    def expected_verdict_text(self):
+        s = self.summary
+        code, verdict = s.get("expected_verdict_code"), s.get("expected_verdict") or ""
+        return f"{verdict} ({code})" if code and code != verdict else verdict
+
+    @property
     def refused_by_design(self):
-        """Refused, and the entry's ABI says it must be."""
-        return self.refused and self.verdict == self.summary.get("expected_verdict")
+        """Refused, and the entry's ABI says it must be, for the same reason."""
+        return self.refused and self.verdict_text == self.expected_verdict_text
 
     @property
     def problems(self):

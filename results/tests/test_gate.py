@@ -127,10 +127,10 @@ def test_a_kernel_missing(clean_copy):
 def test_a_verdict_or_abi_other_than_predicted(clean_copy):
     summary = clean_copy / "clean" / "6.1" / "summary.json"
     data = json.loads(summary.read_text())
-    data["verdict"], data["abi"] = "accepted", 3
+    data["verdict"], data["verdict_code"], data["abi"] = "accepted", "accepted", 3
     summary.write_text(json.dumps(data))
     found = texts(decide(clean_copy))
-    assert "6.1: verdict 'accepted' where the entry's ABI predicts 'abi_too_old'" in found
+    assert "6.1: verdict 'accepted' where the entry's ABI predicts 'refused (abi_too_old)'" in found
     assert "6.1: kernel reports ABI 3, its matrix entry says 2" in found
 
 

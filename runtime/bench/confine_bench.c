@@ -6,7 +6,8 @@
  *            private mount namespace; the host is not changed)
  *   open     an open+close loop on a file at depth 1 and at depth 12 of a
  *            tree laid out as jr2's (a tmpfs root in a private mount
- *            namespace), unconfined vs. confined under jr2's defaults
+ *            namespace), unconfined vs. confined under jr2's defaults,
+ *            and vs. Landlock's floor (one rule granting all on "/")
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "policy.h"
+#include "ruleset.h"
 
 #define PROG "confine-bench"
 
@@ -151,27 +155,19 @@ static int bench_compile(int iterations)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* ns per open+close of `path`, the median of `rounds` loops. */
-static double open_loop(const char *path, int iterations, int rounds)
+/* ns per open+close of `path`, one loop. */
+static double open_loop(const char *path, int iterations)
 {
-	double *t = calloc((size_t)rounds, sizeof(double));
-	double result;
+	double start = now_ns();
 
-	for (int r = 0; r < rounds; r++) {
-		double start = now_ns();
+	for (int i = 0; i < iterations; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-		for (int i = 0; i < iterations; i++) {
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-			if (fd < 0)
-				die("open", path);
-			close(fd);
-		}
-		t[r] = (now_ns() - start) / iterations;
+		if (fd < 0)
+			die("open", path);
+		close(fd);
 	}
-	result = median(t, (size_t)rounds);
-	free(t);
-	return result;
+	return (now_ns() - start) / iterations;
 }
 
 /*
@@ -217,65 +213,125 @@ static void make_tree(void)
 	close(fd);
 }
 
-static int bench_open(int iterations, int rounds)
+/* The cost of any Landlock domain: every right handled, all granted. */
+static void confine_floor(void)
+{
+	struct jr2_abi abi;
+	int ruleset, root;
+
+	jr2_abi_probe(&abi, 0);
+	ruleset = jr2_ruleset_create(jr2_abi_fs_rights(abi.in_force),
+				     jr2_abi_scopes(abi.in_force));
+	root = open("/", O_PATH | O_CLOEXEC);
+	if (ruleset < 0 || root < 0 ||
+	    jr2_ruleset_add_path(ruleset, root,
+				 jr2_abi_fs_rights(abi.in_force)) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    jr2_ruleset_restrict(ruleset, 0))
+		die("confine", "floor ruleset");
+	close(root);
+	close(ruleset);
+}
+
+enum variant { UNCONFINED, JR2_POLICY, FLOOR, VARIANTS };
+
+/* A child per variant: sets up, then runs one loop per request. */
+static void variant_child(enum variant v, int requests, int results,
+			  int iterations)
 {
 	static const char *const files[2] = {
 		"/f1", "/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/f12"};
-	static const int depths[2] = {1, 12};
-	int pipes[2][2];
-	double plain[2], confined[2];
-	pid_t pid;
+	char depth;
 
-	for (int c = 0; c < 2; c++) {
-		if (pipe(pipes[c]))
-			die("pipe", "results");
-		pid = fork();
-		if (pid < 0)
-			die("fork", "open loop");
-		if (pid == 0) {
-			double r[2];
+	make_tree();
+	if (v == FLOOR)
+		confine_floor();
+	if (v == JR2_POLICY) {
+		struct jr2_policy policy;
+		struct jr2_abi abi;
+		struct jr2_err err;
 
-			make_tree();
-			if (c == 1) {
-				struct jr2_policy policy;
-				struct jr2_abi abi;
-				struct jr2_err err;
-
-				jr2_abi_probe(&abi, 0);
-				jr2_policy_init(&policy);
-				jr2_policy_set_defaults(&policy);
-				if (jr2_confine_self(&policy, &abi, 0, &err)) {
-					fprintf(stderr, PROG ": %s\n", err.msg);
-					exit(1);
-				}
-			}
-			for (int d = 0; d < 2; d++)
-				r[d] = open_loop(files[d], iterations, rounds);
-			if (write(pipes[c][1], r, sizeof(r)) != sizeof(r))
-				exit(1);
-			exit(0);
-		}
-		close(pipes[c][1]);
-		if (waitpid(pid, NULL, 0) < 0)
-			die("waitpid", "open loop");
-		{
-			double r[2];
-
-			if (read(pipes[c][0], r, sizeof(r)) != sizeof(r)) {
-				fprintf(stderr, PROG ": the %s loop failed\n",
-					c ? "confined" : "unconfined");
-				return 1;
-			}
-			for (int d = 0; d < 2; d++)
-				(c ? confined : plain)[d] = r[d];
+		jr2_abi_probe(&abi, 0);
+		jr2_policy_init(&policy);
+		jr2_policy_set_defaults(&policy);
+		if (jr2_confine_self(&policy, &abi, 0, &err)) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			exit(1);
 		}
 	}
-	for (int d = 0; d < 2; d++)
-		printf("open+close depth %-2d: unconfined %.0f ns, confined "
-		       "%.0f ns, ratio %.3f (goal <= 1.15: %s)\n",
-		       depths[d], plain[d], confined[d],
-		       confined[d] / plain[d],
-		       confined[d] / plain[d] <= 1.15 ? "met" : "missed");
+	while (read(requests, &depth, 1) == 1) {
+		double ns = open_loop(files[(int)depth], iterations);
+
+		if (write(results, &ns, sizeof(ns)) != sizeof(ns))
+			exit(1);
+	}
+	exit(0);
+}
+
+/*
+ * The variants take turns, round after round, so that the machine's noise
+ * falls on all of them alike; each figure is the median of its rounds.
+ */
+static int bench_open(int iterations, int rounds)
+{
+	static const char *const names[VARIANTS] = {"unconfined", "jr2 policy",
+						    "Landlock floor"};
+	static const int depths[2] = {1, 12};
+	int requests[VARIANTS], results[VARIANTS];
+	double *t[VARIANTS][2], med[VARIANTS][2];
+
+	for (int v = 0; v < VARIANTS; v++) {
+		int req[2], res[2];
+		pid_t pid;
+
+		if (pipe(req) || pipe(res))
+			die("pipe", names[v]);
+		pid = fork();
+		if (pid < 0)
+			die("fork", names[v]);
+		if (pid == 0) {
+			close(req[1]);
+			close(res[0]);
+			variant_child(v, req[0], res[1], iterations);
+		}
+		close(req[0]);
+		close(res[1]);
+		requests[v] = req[1];
+		results[v] = res[0];
+		for (int d = 0; d < 2; d++)
+			t[v][d] = calloc((size_t)rounds, sizeof(double));
+	}
+	for (int r = 0; r < rounds; r++)
+		for (int d = 0; d < 2; d++)
+			for (int v = 0; v < VARIANTS; v++) {
+				char depth = (char)d;
+
+				if (write(requests[v], &depth, 1) != 1 ||
+				    read(results[v], &t[v][d][r],
+					 sizeof(double)) != sizeof(double)) {
+					fprintf(stderr,
+						PROG ": the %s loop failed\n",
+						names[v]);
+					return 1;
+				}
+			}
+	for (int v = 0; v < VARIANTS; v++) {
+		close(requests[v]);
+		for (int d = 0; d < 2; d++)
+			med[v][d] = median(t[v][d], (size_t)rounds);
+	}
+	while (wait(NULL) > 0)
+		;
+	for (int d = 0; d < 2; d++) {
+		double ratio = med[JR2_POLICY][d] / med[UNCONFINED][d];
+
+		printf("open+close depth %-2d: unconfined %.0f ns, jr2 policy "
+		       "%.0f ns, ratio %.3f (goal <= 1.15: %s); Landlock floor "
+		       "(1 rule) %.0f ns, ratio %.3f\n",
+		       depths[d], med[UNCONFINED][d], med[JR2_POLICY][d], ratio,
+		       ratio <= 1.15 ? "met" : "missed", med[FLOOR][d],
+		       med[FLOOR][d] / med[UNCONFINED][d]);
+	}
 	return 0;
 }
 
@@ -284,7 +340,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "compile"))
 		return bench_compile(200);
 	if (argc == 2 && !strcmp(argv[1], "open"))
-		return bench_open(200000, 7);
+		return bench_open(20000, 31);
 	fprintf(stderr, "usage: " PROG " compile|open\n"
 			"  compile: compile time and rule count of jr2's "
 			"defaults on this host\n"

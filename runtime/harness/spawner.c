@@ -19,36 +19,52 @@
 
 /*
  * P1, the runtime's own measure.  Landlock alone lets a confined process read
- * /proc/<harness>/environ and maps on 6.16+ (KERNELS.md): there it is the
- * ptrace_may_access() "same domain or less restricted" check that is no
- * longer applied to those files.  So two classic barriers are added:
- *  - the harness is not dumpable (PR_SET_DUMPABLE 0, in harness.c): its
- *    /proc files then need CAP_SYS_PTRACE, whatever the uid;
- *  - the spawner drops CAP_SYS_PTRACE from its bounding, ambient, effective,
+ * /proc/<harness>/environ and maps on 6.16+ (KERNELS.md).  Measured on 6.18:
+ * those reads pass ptrace_may_access(PTRACE_MODE_READ) for a caller of the
+ * same uid and gid that holds CAP_SYS_PTRACE, CAP_SYS_ADMIN or CAP_PERFMON
+ * (perfmon_capable()), even when the target is not dumpable.  So:
+ *  - the harness is not dumpable (PR_SET_DUMPABLE 0, in serve.c): its /proc
+ *    files and ptrace then need one of those capabilities, whatever the uid;
+ *  - the spawner drops all three from its bounding, ambient, effective,
  *    permitted and inheritable sets before it confines itself, so no program
- *    of its domain (root included, setuid files included) can regain it.
+ *    of its domain (root included, setuid files included) can regain them.
  * Programs of one domain keep tracing each other (P3): same uid, dumpable
- * after execve, and equal capability sets.
+ * after execve, equal capability sets.  Mounting needs no CAP_SYS_ADMIN to
+ * be refused: Landlock refuses it to the domain anyway (P5).
  */
-int jr2_drop_ptrace_capability(void)
+static const int dropped_capabilities[] = {CAP_SYS_PTRACE, CAP_SYS_ADMIN,
+					   CAP_PERFMON};
+
+int jr2_drop_ptrace_capabilities(void)
 {
 	struct __user_cap_header_struct head = {
 	    .version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
-	const unsigned int word = CAP_SYS_PTRACE / 32;
-	const __u32 bit = 1U << (CAP_SYS_PTRACE % 32);
 
-	if (prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE, 0, 0, 0) && errno != EINVAL)
-		return -errno;
-	/* EINVAL: no ambient capabilities on this kernel; nothing to lower. */
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE, 0, 0) &&
-	    errno != EINVAL)
-		return -errno;
+	for (size_t i = 0;
+	     i < sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
+	     i++) {
+		int cap = dropped_capabilities[i];
+
+		/* EINVAL: a capability this kernel does not know. */
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+			return -errno;
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0) &&
+		    errno != EINVAL)
+			return -errno;
+	}
 	if (syscall(SYS_capget, &head, data))
 		return -errno;
-	data[word].effective &= ~bit;
-	data[word].permitted &= ~bit;
-	data[word].inheritable &= ~bit;
+	for (size_t i = 0;
+	     i < sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
+	     i++) {
+		int cap = dropped_capabilities[i];
+		__u32 bit = 1U << (cap % 32);
+
+		data[cap / 32].effective &= ~bit;
+		data[cap / 32].permitted &= ~bit;
+		data[cap / 32].inheritable &= ~bit;
+	}
 	if (syscall(SYS_capset, &head, data))
 		return -errno;
 	return 0;
@@ -223,9 +239,11 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	}
 	syscall(SYS_close_range, JR2_SPAWNER_FD + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	ret = jr2_drop_ptrace_capability();
+	ret = jr2_drop_ptrace_capabilities();
 	if (ret) {
-		reply(sock, "fail cannot drop CAP_SYS_PTRACE: %s",
+		reply(sock,
+		      "fail cannot drop CAP_SYS_PTRACE, CAP_SYS_ADMIN and "
+		      "CAP_PERFMON: %s",
 		      strerror(-ret));
 		_exit(125);
 	}

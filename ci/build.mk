@@ -9,8 +9,9 @@ TEST_STEPS += ci
 
 .PHONY: release-gate ci-kernel ci-report test-ci
 
+# Every shipped program must be among the binaries the VMs ran.
 release-gate:
-	ci/release-gate --version $(VERSION)
+	ci/release-gate --version $(VERSION) $(foreach b,$(notdir $(BINS)),--require $(b))
 
 ci-kernel:
 	ci/kernel-job "$(KERNEL)" "$(RUN)"

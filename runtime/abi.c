@@ -12,39 +12,39 @@
 #include "landlock_uapi.h"
 
 const struct jr2_feature_info jr2_features[JR2_FEAT_COUNT] = {
-	[JR2_FEAT_TRUNCATE] = {"truncate", 3,
-			       "truncate(2) and O_TRUNC of protected and "
-			       "read-only files are denied (R6, O2)"},
-	[JR2_FEAT_IOCTL_DEV] = {"ioctl_dev", 5,
-				"ioctl(2) on device files is handled"},
-	[JR2_FEAT_SCOPE_SIGNAL] = {"scope_signal", 6,
-				   "confined programs cannot signal the "
-				   "Harness or the Custodian (P2)"},
-	[JR2_FEAT_SCOPE_ABSTRACT_UNIX] = {"scope_abstract_unix", 6,
-					  "confined programs cannot connect to "
-					  "abstract unix sockets made outside "
-					  "their domain (P2)"},
-	[JR2_FEAT_AUDIT_LOG_FLAGS] = {"audit_log_flags", 7,
-				      "denials are logged to the audit log, "
-				      "tunable per domain"},
-	[JR2_FEAT_TSYNC] = {"tsync", 8,
-			    "the domain is applied to every thread of the "
-			    "confining process at once"},
-	[JR2_FEAT_RESOLVE_UNIX] = {"resolve_unix", 9,
-				   "connects to pathname unix sockets are "
-				   "handled (jr2 grants them everywhere, R8)"},
-	[JR2_FEAT_NO_NEW_PRIVS_FLAG] = {"no_new_privs_flag", 11,
-					"no_new_privs is set by the restrict "
-					"call itself"},
+    [JR2_FEAT_TRUNCATE] = {"truncate", 3,
+			   "truncate(2) and O_TRUNC of protected and "
+			   "read-only files are denied (R6, O2)"},
+    [JR2_FEAT_IOCTL_DEV] = {"ioctl_dev", 5,
+			    "ioctl(2) on device files is handled"},
+    [JR2_FEAT_SCOPE_SIGNAL] = {"scope_signal", 6,
+			       "confined programs cannot signal the "
+			       "Harness or the Custodian (P2)"},
+    [JR2_FEAT_SCOPE_ABSTRACT_UNIX] = {"scope_abstract_unix", 6,
+				      "confined programs cannot connect to "
+				      "abstract unix sockets made outside "
+				      "their domain (P2)"},
+    [JR2_FEAT_AUDIT_LOG_FLAGS] = {"audit_log_flags", 7,
+				  "denials are logged to the audit log, "
+				  "tunable per domain"},
+    [JR2_FEAT_TSYNC] = {"tsync", 8,
+			"the domain is applied to every thread of the "
+			"confining process at once"},
+    [JR2_FEAT_RESOLVE_UNIX] = {"resolve_unix", 9,
+			       "connects to pathname unix sockets are "
+			       "handled (jr2 grants them everywhere, R8)"},
+    [JR2_FEAT_NO_NEW_PRIVS_FLAG] = {"no_new_privs_flag", 11,
+				    "no_new_privs is set by the restrict "
+				    "call itself"},
 };
 
 /* Each ABI's additions; the rights of ABI n are those of 1..n. */
 static const uint64_t fs_rights_added[JR2_ABI_NEWEST + 1] = {
-	[1] = (JR2_ACCESS_FS_MAKE_SYM << 1) - 1,
-	[2] = JR2_ACCESS_FS_REFER,
-	[3] = JR2_ACCESS_FS_TRUNCATE,
-	[5] = JR2_ACCESS_FS_IOCTL_DEV,
-	[9] = JR2_ACCESS_FS_RESOLVE_UNIX,
+    [1] = (JR2_ACCESS_FS_MAKE_SYM << 1) - 1,
+    [2] = JR2_ACCESS_FS_REFER,
+    [3] = JR2_ACCESS_FS_TRUNCATE,
+    [5] = JR2_ACCESS_FS_IOCTL_DEV,
+    [9] = JR2_ACCESS_FS_RESOLVE_UNIX,
 };
 
 uint64_t jr2_abi_fs_rights(int abi)
@@ -109,8 +109,8 @@ const char *jr2_bit_name(enum jr2_bit_kind kind, unsigned int bit)
 			return scope_names[bit];
 		break;
 	case JR2_BITS_RESTRICT:
-		if (bit < sizeof(restrict_flag_names) /
-				  sizeof(*restrict_flag_names))
+		if (bit <
+		    sizeof(restrict_flag_names) / sizeof(*restrict_flag_names))
 			return restrict_flag_names[bit];
 		break;
 	}

@@ -13,12 +13,12 @@
 #include <stdint.h>
 
 #define JR2_ABI_REQUIRED 3 /* LANDLOCK_ACCESS_FS_TRUNCATE */
-#define JR2_ABI_NEWEST 11  /* the newest ABI this runtime knows */
+#define JR2_ABI_NEWEST	 11 /* the newest ABI this runtime knows */
 
 struct jr2_abi {
-	int kernel;	 /* ABI the kernel reports; 0 when probe_errno != 0 */
-	int cap;	 /* --max-abi / JR2_MAX_ABI; 0 when none */
-	int in_force;	 /* min(kernel, cap, JR2_ABI_NEWEST) */
+	int kernel; /* ABI the kernel reports; 0 when probe_errno != 0 */
+	int cap; /* --max-abi / JR2_MAX_ABI; 0 when none */
+	int in_force; /* min(kernel, cap, JR2_ABI_NEWEST) */
 	int probe_errno; /* 0, ENOSYS (no Landlock), EOPNOTSUPP (not enabled) */
 	uint32_t errata; /* errata bitmask; 0 when the kernel has no query */
 	bool errata_known;
@@ -46,9 +46,9 @@ extern const struct jr2_feature_info jr2_features[JR2_FEAT_COUNT];
 
 enum jr2_verdict {
 	JR2_VERDICT_ACCEPT,
-	JR2_VERDICT_NO_LANDLOCK,  /* ENOSYS: G1 */
-	JR2_VERDICT_NOT_ENABLED,  /* EOPNOTSUPP: G2 */
-	JR2_VERDICT_ABI_TOO_OLD,  /* ABI 1 or 2: G3 */
+	JR2_VERDICT_NO_LANDLOCK, /* ENOSYS: G1 */
+	JR2_VERDICT_NOT_ENABLED, /* EOPNOTSUPP: G2 */
+	JR2_VERDICT_ABI_TOO_OLD, /* ABI 1 or 2: G3 */
 	JR2_VERDICT_PROBE_FAILED, /* any other errno */
 };
 
@@ -66,7 +66,8 @@ const char *jr2_verdict_name(enum jr2_verdict verdict);
 uint64_t jr2_abi_fs_rights(int abi);
 uint64_t jr2_abi_scopes(int abi);
 uint32_t jr2_abi_log_flags(int abi);
-/* Every restrict_self flag of `abi`: log flags, TSYNC (8), NO_NEW_PRIVS (11). */
+/* Every restrict_self flag of `abi`: log flags, TSYNC (8), NO_NEW_PRIVS (11).
+ */
 uint32_t jr2_abi_restrict_flags(int abi);
 
 /*

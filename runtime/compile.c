@@ -33,8 +33,8 @@ static void add_target(struct jr2_fsview *view, const char *path,
 {
 	struct jr2_target *t;
 
-	view->targets = jr2_xrealloc(view->targets, (view->n_targets + 1) *
-							    sizeof(*t));
+	view->targets =
+	    jr2_xrealloc(view->targets, (view->n_targets + 1) * sizeof(*t));
 	t = &view->targets[view->n_targets++];
 	t->path = jr2_xstrdup(path);
 	t->kind = kind;
@@ -166,8 +166,9 @@ static bool covered(const struct jr2_fsview *view, const char *path)
  * bind to inodes, but the walk up from a file crosses the other mount's
  * ancestors, which are granted in full.  Each such place is protected too.
  */
-static int add_mount_aliases(struct jr2_fsview *view, const struct mount *mounts,
-			     size_t n, struct jr2_paths *notes)
+static int add_mount_aliases(struct jr2_fsview *view,
+			     const struct mount *mounts, size_t n,
+			     struct jr2_paths *notes)
 {
 	size_t n_targets = view->n_targets;
 	int ret = 0;
@@ -183,8 +184,8 @@ static int add_mount_aliases(struct jr2_fsview *view, const struct mount *mounts
 		}
 		for (size_t i = 0; i < n; i++)
 			if (jr2_path_within(path, mounts[i].point) &&
-			    (!home || strlen(mounts[i].point) >=
-					      strlen(home->point)))
+			    (!home ||
+			     strlen(mounts[i].point) >= strlen(home->point)))
 				home = &mounts[i];
 		if (!home) {
 			free(path);
@@ -288,8 +289,8 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 				"must be able to read it",
 				path, strerror(saved));
 	}
-	view->dirs = jr2_xrealloc(view->dirs,
-				  (view->n_dirs + 1) * sizeof(*view->dirs));
+	view->dirs =
+	    jr2_xrealloc(view->dirs, (view->n_dirs + 1) * sizeof(*view->dirs));
 	dir = &view->dirs[view->n_dirs++];
 	memset(dir, 0, sizeof(*dir));
 	dir->path = jr2_xstrdup(path);
@@ -316,8 +317,8 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 			      : de->d_type == DT_LNK ? S_IFLNK
 						     : S_IFREG;
 		/* Gone since readdir: nothing to grant. */
-		if (need_stat && fstatat(dirfd(d), de->d_name, &est,
-					 AT_SYMLINK_NOFOLLOW))
+		if (need_stat &&
+		    fstatat(dirfd(d), de->d_name, &est, AT_SYMLINK_NOFOLLOW))
 			continue;
 		dir->entries = jr2_xrealloc(dir->entries,
 					    (dir->n_entries + 1) * sizeof(*e));
@@ -337,10 +338,10 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 {
 	struct jr2_fsview view = {0};
 	struct jr2_paths notes = {0}, ancestors = {0};
-	const char *pro = policy->defaults ? "default protected dir"
-					   : "protected dir";
-	const char *ro = policy->defaults ? "default read-only tree"
-					  : "read-only tree";
+	const char *pro =
+	    policy->defaults ? "default protected dir" : "protected dir";
+	const char *ro =
+	    policy->defaults ? "default read-only tree" : "read-only tree";
 	struct mount *mounts = NULL;
 	size_t n_mounts = read_mounts(&mounts);
 	int ret = 0;

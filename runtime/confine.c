@@ -30,10 +30,10 @@ static int add_planned_rule(int ruleset_fd, const struct jr2_rule *rule,
 				"rule '%s': %s: it changed while confining; "
 				"run again",
 				rule->path, strerror(-fd));
-	/* dev and ino 0: the compiler did not stat it; the type still counts. */
-	if (((rule->dev || rule->ino) &&
-	     ((uint64_t)st.st_dev != rule->dev ||
-	      (uint64_t)st.st_ino != rule->ino)) ||
+	/* dev and ino 0: the compiler did not stat it; the type still counts.
+	 */
+	if (((rule->dev || rule->ino) && ((uint64_t)st.st_dev != rule->dev ||
+					  (uint64_t)st.st_ino != rule->ino)) ||
 	    S_ISDIR(st.st_mode) != rule->is_dir) {
 		close(fd);
 		return jr2_fail(err, ESTALE, false,
@@ -84,9 +84,8 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 	return ret;
 }
 
-int jr2_confine_self(const struct jr2_policy *policy,
-		     const struct jr2_abi *abi, uint32_t extra_flags,
-		     struct jr2_err *err)
+int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
+		     uint32_t extra_flags, struct jr2_err *err)
 {
 	struct jr2_ruleset_plan plan;
 	enum jr2_verdict verdict = jr2_abi_verdict(abi);
@@ -95,11 +94,10 @@ int jr2_confine_self(const struct jr2_policy *policy,
 	if (verdict != JR2_VERDICT_ACCEPT) {
 		char reason[400];
 
-		return jr2_fail(err,
-				abi->probe_errno ? abi->probe_errno : ENOTSUP,
-				false, "refusing to confine: %s",
-				jr2_verdict_reason(abi, reason,
-						   sizeof(reason)));
+		return jr2_fail(
+		    err, abi->probe_errno ? abi->probe_errno : ENOTSUP, false,
+		    "refusing to confine: %s",
+		    jr2_verdict_reason(abi, reason, sizeof(reason)));
 	}
 	if (jr2_policy_compile(policy, abi->in_force, &plan, err))
 		return -1;

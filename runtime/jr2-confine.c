@@ -14,46 +14,46 @@
 #include "abi.h"
 #include "policy.h"
 
-#define PROG "jr2-confine"
-#define EXIT_USAGE 2
+#define PROG		    "jr2-confine"
+#define EXIT_USAGE	    2
 #define EXIT_CANNOT_CONFINE 125
-#define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
+#define EXIT_CANNOT_EXEC    126
+#define EXIT_NOT_FOUND	    127
 
 static const char usage_text[] =
-	"Usage: " PROG " COMMAND [OPTIONS]\n"
-	"Confine programs with Landlock under jr2's policy: protected dirs\n"
-	"(nothing but list), read-only trees (read, execute, list), the rest\n"
-	"full.\n"
-	"\n"
-	"Commands:\n"
-	"  check [--json] [--max-abi N]\n"
-	"      Preflight: kernel release, Landlock ABI, errata, each feature\n"
-	"      enforced or unavailable, the verdict and a hint.\n"
-	"      Exit 0 accepted, 1 refused, 2 usage error.\n"
-	"  run [POLICY] [--max-abi N] [--quiet] -- CMD [ARG]...\n"
-	"      Confine this process, then exec CMD.  Exit 125 when confinement\n"
-	"      cannot be done (CMD never runs), 126 when CMD cannot be run,\n"
-	"      127 when it is not found, 2 on bad input, else CMD's status.\n"
-	"  rules [POLICY] [--max-abi N] [--json]\n"
-	"      Print the compiled rules (path, rights, why) and notes.\n"
-	"  abi-table [--json]\n"
-	"      The table of rights, scopes, flags and features per ABI.\n"
-	"\n"
-	"POLICY (with none of these, jr2's defaults apply: protect /run/jr2;\n"
-	"read-only /repos, /opt/jr2 and the CA bundle dirs, where they exist):\n"
-	"  --protect DIR      a protected dir (repeatable)\n"
-	"  --read-only DIR    a read-only tree (repeatable)\n"
-	"  --config FILE      directives 'protect PATH', 'read-only PATH'\n"
-	"\n"
-	"  --max-abi N        behave as on a kernel of Landlock ABI N (1-11);\n"
-	"                     else the environment's JR2_MAX_ABI; the flag wins\n"
-	"  --help, --version\n"
-	"\n"
-	"See jr2-confine(1).\n";
+    "Usage: " PROG " COMMAND [OPTIONS]\n"
+    "Confine programs with Landlock under jr2's policy: protected dirs\n"
+    "(nothing but list), read-only trees (read, execute, list), the rest\n"
+    "full.\n"
+    "\n"
+    "Commands:\n"
+    "  check [--json] [--max-abi N]\n"
+    "      Preflight: kernel release, Landlock ABI, errata, each feature\n"
+    "      enforced or unavailable, the verdict and a hint.\n"
+    "      Exit 0 accepted, 1 refused, 2 usage error.\n"
+    "  run [POLICY] [--max-abi N] [--quiet] -- CMD [ARG]...\n"
+    "      Confine this process, then exec CMD.  Exit 125 when confinement\n"
+    "      cannot be done (CMD never runs), 126 when CMD cannot be run,\n"
+    "      127 when it is not found, 2 on bad input, else CMD's status.\n"
+    "  rules [POLICY] [--max-abi N] [--json]\n"
+    "      Print the compiled rules (path, rights, why) and notes.\n"
+    "  abi-table [--json]\n"
+    "      The table of rights, scopes, flags and features per ABI.\n"
+    "\n"
+    "POLICY (with none of these, jr2's defaults apply: protect /run/jr2;\n"
+    "read-only /repos, /opt/jr2 and the CA bundle dirs, where they exist):\n"
+    "  --protect DIR      a protected dir (repeatable)\n"
+    "  --read-only DIR    a read-only tree (repeatable)\n"
+    "  --config FILE      directives 'protect PATH', 'read-only PATH'\n"
+    "\n"
+    "  --max-abi N        behave as on a kernel of Landlock ABI N (1-11);\n"
+    "                     else the environment's JR2_MAX_ABI; the flag wins\n"
+    "  --help, --version\n"
+    "\n"
+    "See jr2-confine(1).\n";
 
 static void die_usage(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
+    __attribute__((format(printf, 1, 2), noreturn));
 static void die_usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -108,8 +108,8 @@ static const char *flag_value(char **argv, int argc, int *i, const char *flag)
 
 static void parse(int argc, char **argv, struct options *o)
 {
-	const bool takes_policy = !strcmp(o->command, "run") ||
-				  !strcmp(o->command, "rules");
+	const bool takes_policy =
+	    !strcmp(o->command, "run") || !strcmp(o->command, "rules");
 	const bool takes_json = strcmp(o->command, "run");
 	const bool takes_abi = strcmp(o->command, "abi-table");
 	struct jr2_err err;
@@ -129,23 +129,23 @@ static void parse(int argc, char **argv, struct options *o)
 			o->cmd = &argv[i + 1];
 			return;
 		}
-		if (takes_policy && (v = flag_value(argv, argc, &i,
-						    "--protect"))) {
+		if (takes_policy &&
+		    (v = flag_value(argv, argc, &i, "--protect"))) {
 			o->policy_given = true;
 			if (jr2_policy_add_protected(&o->policy, v, &err))
 				die_err(&err);
-		} else if (takes_policy && (v = flag_value(argv, argc, &i,
-							   "--read-only"))) {
+		} else if (takes_policy &&
+			   (v = flag_value(argv, argc, &i, "--read-only"))) {
 			o->policy_given = true;
 			if (jr2_policy_add_read_only(&o->policy, v, &err))
 				die_err(&err);
-		} else if (takes_policy && (v = flag_value(argv, argc, &i,
-							   "--config"))) {
+		} else if (takes_policy &&
+			   (v = flag_value(argv, argc, &i, "--config"))) {
 			o->policy_given = true;
 			if (jr2_policy_load_config(&o->policy, v, &err))
 				die_err(&err);
-		} else if (takes_abi && (v = flag_value(argv, argc, &i,
-							"--max-abi"))) {
+		} else if (takes_abi &&
+			   (v = flag_value(argv, argc, &i, "--max-abi"))) {
 			o->max_abi = v;
 		} else if (takes_json && !strcmp(arg, "--json")) {
 			o->json = true;
@@ -221,9 +221,9 @@ static const char *landlock_state(const struct jr2_abi *abi)
 		return "ENOSYS";
 	if (abi->probe_errno == EOPNOTSUPP)
 		return "EOPNOTSUPP";
-	return strerrorname_np(abi->probe_errno) ? strerrorname_np(
-							   abi->probe_errno)
-						 : "unknown";
+	return strerrorname_np(abi->probe_errno)
+		   ? strerrorname_np(abi->probe_errno)
+		   : "unknown";
 }
 
 static const char *hint(const struct jr2_abi *abi)
@@ -232,21 +232,22 @@ static const char *hint(const struct jr2_abi *abi)
 	case JR2_VERDICT_ACCEPT:
 		if (abi->in_force < JR2_ABI_NEWEST)
 			return abi->cap && abi->cap < abi->kernel
-				       ? "the ABI is capped: drop --max-abi "
-					 "and JR2_MAX_ABI to use every "
-					 "feature of the kernel"
-				       : "a newer kernel enforces the features "
-					 "listed as unavailable";
+				   ? "the ABI is capped: drop --max-abi "
+				     "and JR2_MAX_ABI to use every "
+				     "feature of the kernel"
+				   : "a newer kernel enforces the features "
+				     "listed as unavailable";
 		return "none: every feature this runtime knows is enforced";
 	case JR2_VERDICT_NO_LANDLOCK:
-		return "boot Linux 6.2 or newer with CONFIG_SECURITY_LANDLOCK=y";
+		return "boot Linux 6.2 or newer with "
+		       "CONFIG_SECURITY_LANDLOCK=y";
 	case JR2_VERDICT_NOT_ENABLED:
 		return "add 'landlock' to the lsm= kernel boot parameter";
 	case JR2_VERDICT_ABI_TOO_OLD:
 		return abi->cap && abi->cap < abi->kernel
-			       ? "raise or drop the ABI cap (--max-abi, "
-				 "JR2_MAX_ABI) to 3 or more"
-			       : "boot Linux 6.2 or newer (Landlock ABI 3)";
+			   ? "raise or drop the ABI cap (--max-abi, "
+			     "JR2_MAX_ABI) to 3 or more"
+			   : "boot Linux 6.2 or newer (Landlock ABI 3)";
 	case JR2_VERDICT_PROBE_FAILED:
 		break;
 	}
@@ -318,12 +319,11 @@ static int cmd_check(const struct options *o)
 			printf("errata: unknown (the kernel has no errata "
 			       "query)\n");
 		for (int f = 0; f < JR2_FEAT_COUNT; f++)
-			printf("feature %-20s %-11s (ABI %d+): %s\n",
-			       jr2_features[f].name,
-			       jr2_abi_has(&abi, f) ? "enforced"
-						    : "unavailable",
-			       jr2_features[f].min_abi,
-			       jr2_features[f].protects);
+			printf(
+			    "feature %-20s %-11s (ABI %d+): %s\n",
+			    jr2_features[f].name,
+			    jr2_abi_has(&abi, f) ? "enforced" : "unavailable",
+			    jr2_features[f].min_abi, jr2_features[f].protects);
 		printf("verdict: %s: %s\n",
 		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
 		       reason);
@@ -346,9 +346,10 @@ static int cmd_abi_table(void)
 	}
 	printf("], \"abis\": [");
 	for (int abi = 1; abi <= JR2_ABI_NEWEST; abi++) {
-		printf("%s\n {\"abi\": %d, \"verdict\": \"%s\", \"fs_rights\": ",
-		       abi > 1 ? "," : "", abi,
-		       abi >= JR2_ABI_REQUIRED ? "accepted" : "refused");
+		printf(
+		    "%s\n {\"abi\": %d, \"verdict\": \"%s\", \"fs_rights\": ",
+		    abi > 1 ? "," : "", abi,
+		    abi >= JR2_ABI_REQUIRED ? "accepted" : "refused");
 		json_bits(JR2_BITS_FS, jr2_abi_fs_rights(abi));
 		printf(", \"fs_rights_mask\": %llu, \"scopes\": ",
 		       (unsigned long long)jr2_abi_fs_rights(abi));
@@ -362,8 +363,8 @@ static int cmd_abi_table(void)
 			printf("%s", f ? ", " : "");
 			json_str(jr2_features[f].name);
 			printf(": %s", abi >= jr2_features[f].min_abi
-					       ? "true"
-					       : "false");
+					   ? "true"
+					   : "false");
 		}
 		printf("}}");
 	}
@@ -415,8 +416,8 @@ static int cmd_rules(const struct options *o)
 	} else {
 		printf("# ABI %d (%s)\n", plan.abi,
 		       jr2_abi_verdict(&abi) == JR2_VERDICT_ACCEPT
-			       ? "in force"
-			       : "required; this kernel is refused");
+			   ? "in force"
+			   : "required; this kernel is refused");
 		printf("# handled: %s\n",
 		       jr2_format_bits(JR2_BITS_FS, plan.handled_fs, ",", buf,
 				       sizeof(buf)));
@@ -444,10 +445,10 @@ static int cmd_rules(const struct options *o)
 static void warn_unavailable(const struct jr2_abi *abi)
 {
 	static const enum jr2_feature protections[] = {
-		JR2_FEAT_TRUNCATE,
-		JR2_FEAT_IOCTL_DEV,
-		JR2_FEAT_SCOPE_SIGNAL,
-		JR2_FEAT_SCOPE_ABSTRACT_UNIX,
+	    JR2_FEAT_TRUNCATE,
+	    JR2_FEAT_IOCTL_DEV,
+	    JR2_FEAT_SCOPE_SIGNAL,
+	    JR2_FEAT_SCOPE_ABSTRACT_UNIX,
 	};
 	const char *sep = "";
 

@@ -14,8 +14,8 @@
 
 #ifndef __NR_landlock_create_ruleset
 #define __NR_landlock_create_ruleset 444
-#define __NR_landlock_add_rule 445
-#define __NR_landlock_restrict_self 446
+#define __NR_landlock_add_rule	     445
+#define __NR_landlock_restrict_self  446
 #endif
 
 /*

@@ -18,9 +18,9 @@
 #include "policy_internal.h"
 
 /* Rights the kernel accepts on a rule for a non-directory. */
-#define FILE_RIGHTS                                                            \
-	(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_WRITE_FILE |                    \
-	 JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_TRUNCATE |                    \
+#define FILE_RIGHTS                                         \
+	(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_WRITE_FILE | \
+	 JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_TRUNCATE | \
 	 JR2_ACCESS_FS_IOCTL_DEV)
 
 /*
@@ -51,7 +51,8 @@ bool jr2_path_within(const char *path, const char *dir)
 
 	if (!strcmp(dir, "/"))
 		return true;
-	return !strncmp(path, dir, len) && (path[len] == '\0' || path[len] == '/');
+	return !strncmp(path, dir, len) &&
+	       (path[len] == '\0' || path[len] == '/');
 }
 
 static bool strictly_within(const char *path, const char *dir)
@@ -68,8 +69,7 @@ static void drop_target(struct jr2_target *targets, size_t *n, size_t i)
 {
 	free(targets[i].path);
 	free(targets[i].origin);
-	memmove(&targets[i], &targets[i + 1],
-		(*n - i - 1) * sizeof(*targets));
+	memmove(&targets[i], &targets[i + 1], (*n - i - 1) * sizeof(*targets));
 	(*n)--;
 }
 
@@ -100,11 +100,11 @@ int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 			if (out->kind == JR2_KIND_PROTECT &&
 			    in->kind == JR2_KIND_READ_ONLY)
 				return jr2_fail(
-					err, EINVAL, true,
-					"%s '%s' is inside protected dir "
-					"'%s': nothing in a protected dir "
-					"can be read; drop one of them",
-					in->origin, in->path, out->path);
+				    err, EINVAL, true,
+				    "%s '%s' is inside protected dir "
+				    "'%s': nothing in a protected dir "
+				    "can be read; drop one of them",
+				    in->origin, in->path, out->path);
 			if (out->kind != in->kind &&
 			    out->kind == JR2_KIND_READ_ONLY)
 				continue; /* protected in read-only: kept */
@@ -204,8 +204,8 @@ struct plan_ctx {
 	const struct jr2_fsview *view;
 	uint64_t handled;
 	struct jr2_paths ancestors; /* sorted by depth */
-	uint64_t *granted;	    /* per ancestor: what it and its own
-				       ancestors grant */
+	uint64_t *granted; /* per ancestor: what it and its own
+			      ancestors grant */
 };
 
 static bool in_read_only(const struct plan_ctx *ctx, const char *path)
@@ -328,7 +328,8 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 			continue;
 		}
 		for (size_t t = 0; t < ctx->view->n_targets; t++) {
-			const struct jr2_target *target = &ctx->view->targets[t];
+			const struct jr2_target *target =
+			    &ctx->view->targets[t];
 
 			if (target->kind == JR2_KIND_PROTECT &&
 			    target->type == JR2_FT_DIR &&
@@ -349,12 +350,12 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 			if (entry->nlink > 1) {
 				/* Rules bind to inodes: a rule here would
 				   also open its other names. */
-				jr2_paths_addf(&plan->notes,
-					       "'%s' has %llu hard links: it "
-					       "gets no rule, since a link may "
-					       "lie in a protected dir",
-					       child,
-					       (unsigned long long)entry->nlink);
+				jr2_paths_addf(
+				    &plan->notes,
+				    "'%s' has %llu hard links: it "
+				    "gets no rule, since a link may "
+				    "lie in a protected dir",
+				    child, (unsigned long long)entry->nlink);
 				free(child);
 				continue;
 			}
@@ -384,8 +385,8 @@ static void plan_leaf(struct plan_ctx *ctx, const struct jr2_target *t,
 			       "only what its ancestors grant (%s)",
 			       t->path, t->origin,
 			       ctx->handled & JR2_ACCESS_FS_RESOLVE_UNIX
-				       ? "list, connect to unix sockets"
-				       : "list");
+				   ? "list, connect to unix sockets"
+				   : "list");
 		return;
 	}
 	if (t->type != JR2_FT_DIR)
@@ -409,15 +410,15 @@ int jr2_plan_build(const struct jr2_fsview *view, int abi,
 	plan->handled_fs = ctx.handled = jr2_abi_fs_rights(abi);
 	plan->scoped = jr2_abi_scopes(abi);
 	/* TSYNC: every thread of the caller, not only the calling one. */
-	plan->restrict_flags = jr2_abi_restrict_flags(abi) &
-			       (JR2_RESTRICT_SELF_TSYNC |
-				JR2_RESTRICT_SELF_NO_NEW_PRIVS);
+	plan->restrict_flags =
+	    jr2_abi_restrict_flags(abi) &
+	    (JR2_RESTRICT_SELF_TSYNC | JR2_RESTRICT_SELF_NO_NEW_PRIVS);
 
 	jr2_plan_ancestors(view->targets, view->n_targets, &ctx.ancestors);
 	qsort(ctx.ancestors.v, ctx.ancestors.n, sizeof(*ctx.ancestors.v),
 	      by_depth);
-	ctx.granted = jr2_xrealloc(NULL, (ctx.ancestors.n + 1) *
-						 sizeof(*ctx.granted));
+	ctx.granted =
+	    jr2_xrealloc(NULL, (ctx.ancestors.n + 1) * sizeof(*ctx.granted));
 	for (size_t i = 0; i < ctx.ancestors.n; i++)
 		plan_ancestor(&ctx, i, plan);
 	for (size_t i = 0; i < ctx.ancestors.n && !ret; i++)

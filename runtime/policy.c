@@ -10,12 +10,12 @@
 #include "policy_internal.h"
 
 static const char *const default_read_only[] = {
-	"/repos",
-	"/opt/jr2",
-	"/etc/ssl/certs",
-	"/usr/share/ca-certificates",
-	"/usr/local/share/ca-certificates",
-	"/etc/pki",
+    "/repos",
+    "/opt/jr2",
+    "/etc/ssl/certs",
+    "/usr/share/ca-certificates",
+    "/usr/local/share/ca-certificates",
+    "/etc/pki",
 };
 
 int jr2_fail(struct jr2_err *err, int code, bool bad_input, const char *fmt,
@@ -94,8 +94,7 @@ void jr2_policy_set_defaults(struct jr2_policy *policy)
  * Absolute, no "." or ".." component (the rules name real places), no
  * doubled or trailing slash.  Returns the normal form or NULL.
  */
-static char *normalize(const char *input, const char *path,
-		       struct jr2_err *err)
+static char *normalize(const char *input, const char *path, struct jr2_err *err)
 {
 	char *out, *o;
 
@@ -164,7 +163,8 @@ int jr2_policy_add_protected(struct jr2_policy *policy, const char *path,
 int jr2_policy_add_read_only(struct jr2_policy *policy, const char *path,
 			     struct jr2_err *err)
 {
-	return jr2_paths_add_normal(&policy->read_only, "--read-only", path, err);
+	return jr2_paths_add_normal(&policy->read_only, "--read-only", path,
+				    err);
 }
 
 void jr2_policy_free(struct jr2_policy *policy)

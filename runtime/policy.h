@@ -18,7 +18,7 @@
 
 /* One line for the user: names the input, the value and the fix. */
 struct jr2_err {
-	int code;	/* errno-like */
+	int code; /* errno-like */
 	bool bad_input; /* the user's input is wrong (CLI: exit 2), else the
 			   system refused (CLI: exit 125) */
 	char msg[512];
@@ -30,19 +30,19 @@ struct jr2_paths {
 };
 
 struct jr2_policy {
-	struct jr2_paths protect;   /* nothing in them but list (R1-R8) */
+	struct jr2_paths protect; /* nothing in them but list (R1-R8) */
 	struct jr2_paths read_only; /* read, execute, list (O1-O2) */
-	bool defaults;		    /* jr2's defaults: missing trees skipped */
+	bool defaults; /* jr2's defaults: missing trees skipped */
 };
 
 struct jr2_rule {
 	char *path;
 	uint64_t access;
-	char *why;	 /* "ancestor of /run/jr2", "beside /run/jr2", ... */
-	bool is_dir;	 /* else only file rights are granted */
-	uint64_t dev;	 /* what the compiler saw there: the rule is added */
-	uint64_t ino;	 /* only when the path still names that inode (both
-			    0: not looked at, only the type is checked) */
+	char *why; /* "ancestor of /run/jr2", "beside /run/jr2", ... */
+	bool is_dir; /* else only file rights are granted */
+	uint64_t dev; /* what the compiler saw there: the rule is added */
+	uint64_t ino; /* only when the path still names that inode (both
+			 0: not looked at, only the type is checked) */
 };
 
 struct jr2_ruleset_plan {
@@ -79,9 +79,8 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan);
  * caller must then not run anything.  extra_flags are ORed into the
  * restrict flags the ABI allows (for example LOG_NEW_EXEC_ON when tracing).
  */
-int jr2_confine_self(const struct jr2_policy *policy,
-		     const struct jr2_abi *abi, uint32_t extra_flags,
-		     struct jr2_err *err);
+int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
+		     uint32_t extra_flags, struct jr2_err *err);
 
 /* The second half of jr2_confine_self(), for a plan already compiled. */
 int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,

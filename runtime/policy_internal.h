@@ -15,7 +15,7 @@ void *jr2_xrealloc(void *ptr, size_t size);
 char *jr2_xstrdup(const char *s);
 void jr2_paths_add(struct jr2_paths *paths, const char *path);
 void jr2_paths_addf(struct jr2_paths *paths, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void jr2_paths_free(struct jr2_paths *paths);
 /* Adds `path` in normal form (absolute, no ".", "..", "//"); `input` names
    where it came from in messages ("--protect", "config 'f' line 3"). */

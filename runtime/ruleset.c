@@ -7,10 +7,11 @@
 int jr2_ruleset_create(uint64_t handled_fs, uint64_t scoped)
 {
 	const struct jr2_ruleset_attr attr = {
-		.handled_access_fs = handled_fs,
-		.scoped = scoped,
+	    .handled_access_fs = handled_fs,
+	    .scoped = scoped,
 	};
-	/* Older kernels accept the larger struct while its extra fields are 0. */
+	/* Older kernels accept the larger struct while its extra fields are 0.
+	 */
 	long fd = jr2_sys_create_ruleset(&attr, sizeof(attr), 0);
 
 	return fd < 0 ? -errno : (int)fd;
@@ -19,8 +20,8 @@ int jr2_ruleset_create(uint64_t handled_fs, uint64_t scoped)
 int jr2_ruleset_add_path(int ruleset_fd, int path_fd, uint64_t access)
 {
 	const struct jr2_path_beneath_attr rule = {
-		.allowed_access = access,
-		.parent_fd = path_fd,
+	    .allowed_access = access,
+	    .parent_fd = path_fd,
 	};
 
 	if (jr2_sys_add_rule(ruleset_fd, JR2_RULE_PATH_BENEATH, &rule, 0) < 0)

@@ -178,10 +178,15 @@ static double open_loop(const char *path, int iterations)
 static void make_tree(void)
 {
 	static const char *const dirs[] = {
-		"/t/run/jr2",	   "/t/repos/r",     "/t/opt/jr2/bin",
-		"/t/etc/ssl/certs", "/t/usr/bin",     "/t/home/u",
-		"/t/tmp",	   "/t/proc",
-		"/t/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12",
+	    "/t/run/jr2",
+	    "/t/repos/r",
+	    "/t/opt/jr2/bin",
+	    "/t/etc/ssl/certs",
+	    "/t/usr/bin",
+	    "/t/home/u",
+	    "/t/tmp",
+	    "/t/proc",
+	    "/t/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12",
 	};
 	int fd;
 
@@ -240,7 +245,7 @@ static void variant_child(enum variant v, int requests, int results,
 			  int iterations)
 {
 	static const char *const files[2] = {
-		"/f1", "/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/f12"};
+	    "/f1", "/d2/d3/d4/d5/d6/d7/d8/d9/d10/d11/d12/f12"};
 	char depth;
 
 	make_tree();

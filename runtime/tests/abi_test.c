@@ -9,8 +9,7 @@ JR2T_GROUP(abi_table);
 JR2T_GROUP(abi_cap);
 JR2T_GROUP(abi_probe);
 
-TEST_F(abi_table, G4_fs_rights_per_abi)
-{
+TEST_F (abi_table, G4_fs_rights_per_abi) {
 	const uint64_t v1 = (1ULL << 13) - 1; /* the 13 first rights */
 
 	EXPECT_EQ(0, jr2_abi_fs_rights(0));
@@ -30,10 +29,9 @@ TEST_F(abi_table, G4_fs_rights_per_abi)
 	EXPECT_EQ(jr2_abi_fs_rights(11), jr2_abi_fs_rights(42));
 }
 
-TEST_F(abi_table, G4_scopes_and_flags_per_abi)
-{
+TEST_F (abi_table, G4_scopes_and_flags_per_abi) {
 	const uint64_t scopes =
-		JR2_SCOPE_SIGNAL | JR2_SCOPE_ABSTRACT_UNIX_SOCKET;
+	    JR2_SCOPE_SIGNAL | JR2_SCOPE_ABSTRACT_UNIX_SOCKET;
 	const uint32_t log = JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
 			     JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON |
 			     JR2_RESTRICT_SELF_LOG_SUBDOMAINS_OFF;
@@ -46,20 +44,19 @@ TEST_F(abi_table, G4_scopes_and_flags_per_abi)
 	EXPECT_EQ(log, jr2_abi_restrict_flags(7));
 	EXPECT_EQ(log | JR2_RESTRICT_SELF_TSYNC, jr2_abi_restrict_flags(8));
 	EXPECT_EQ(log | JR2_RESTRICT_SELF_TSYNC |
-			  JR2_RESTRICT_SELF_NO_NEW_PRIVS,
+		      JR2_RESTRICT_SELF_NO_NEW_PRIVS,
 		  jr2_abi_restrict_flags(11));
 }
 
-TEST_F(abi_table, G5_features_min_abi)
-{
+TEST_F (abi_table, G5_features_min_abi) {
 	static const struct {
 		const char *name;
 		int min_abi;
 	} want[JR2_FEAT_COUNT] = {
-		{"truncate", 3},	     {"ioctl_dev", 5},
-		{"scope_signal", 6},	     {"scope_abstract_unix", 6},
-		{"audit_log_flags", 7},	     {"tsync", 8},
-		{"resolve_unix", 9},	     {"no_new_privs_flag", 11},
+	    {"truncate", 3},	    {"ioctl_dev", 5},
+	    {"scope_signal", 6},    {"scope_abstract_unix", 6},
+	    {"audit_log_flags", 7}, {"tsync", 8},
+	    {"resolve_unix", 9},    {"no_new_privs_flag", 11},
 	};
 	struct jr2_abi abi = {.kernel = 7};
 
@@ -73,8 +70,7 @@ TEST_F(abi_table, G5_features_min_abi)
 	}
 }
 
-TEST_F(abi_table, G1_G2_G3_verdicts_and_reasons)
-{
+TEST_F (abi_table, G1_G2_G3_verdicts_and_reasons) {
 	struct jr2_abi abi = {0};
 	char buf[400];
 
@@ -101,8 +97,7 @@ TEST_F(abi_table, G1_G2_G3_verdicts_and_reasons)
 	EXPECT_EQ(JR2_VERDICT_PROBE_FAILED, jr2_abi_verdict(&abi));
 }
 
-TEST_F(abi_cap, G7_flag_env_and_range)
-{
+TEST_F (abi_cap, G7_flag_env_and_range) {
 	char msg[300];
 
 	unsetenv("JR2_MAX_ABI");
@@ -126,14 +121,13 @@ TEST_F(abi_cap, G7_flag_env_and_range)
 }
 
 /* On this machine: the probe's ABI, and the cap applied to it. */
-TEST_F(abi_probe, G7_cap_lowers_in_force)
-{
+TEST_F (abi_probe, G7_cap_lowers_in_force) {
 	struct jr2_abi abi;
 
 	jr2_abi_probe(&abi, 0);
 	if (abi.probe_errno)
 		SKIP(return, "no Landlock here (%s): nothing to probe",
-		     strerror(abi.probe_errno));
+			   strerror(abi.probe_errno));
 	ASSERT_LE(1, abi.kernel);
 	EXPECT_EQ(abi.kernel < JR2_ABI_NEWEST ? abi.kernel : JR2_ABI_NEWEST,
 		  abi.in_force);
@@ -146,14 +140,14 @@ TEST_F(abi_probe, G7_cap_lowers_in_force)
 }
 
 /* The errata query is trusted only when an undefined flag gets EINVAL. */
-TEST_F(abi_probe, G5_errata_control)
-{
+TEST_F (abi_probe, G5_errata_control) {
 	struct jr2_abi abi;
 	long control;
 
 	jr2_abi_probe(&abi, 0);
 	if (abi.probe_errno)
-		SKIP(return, "no Landlock here (%s)", strerror(abi.probe_errno));
+		SKIP(return, "no Landlock here (%s)",
+			   strerror(abi.probe_errno));
 	control = jr2_sys_create_ruleset(NULL, 0, 1U << 31);
 	ASSERT_EQ(-1, control);
 	EXPECT_EQ(EINVAL, errno);

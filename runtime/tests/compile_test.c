@@ -14,15 +14,13 @@
 
 #define LIST JR2_ACCESS_FS_READ_DIR
 
-FIXTURE(compile)
-{
+FIXTURE (compile) {
 	struct jr2_abi abi;
 	struct jr2_policy policy;
 };
 
 /* A tmpfs as "/" (its own mount, so mountinfo shows it) with /proc. */
-FIXTURE_SETUP(compile)
-{
+FIXTURE_SETUP (compile) {
 	char msg[300];
 	int cap = jr2_abi_cap(NULL, msg, sizeof(msg)); /* make test ABI=N */
 
@@ -38,8 +36,7 @@ FIXTURE_SETUP(compile)
 	ASSERT_EQ(0, chdir("/"));
 }
 
-FIXTURE_TEARDOWN(compile)
-{
+FIXTURE_TEARDOWN (compile) {
 	/* The mount namespace, and with it the tmpfs, ends with the child. */
 	jr2_policy_free(&self->policy);
 }
@@ -71,14 +68,14 @@ static int test_open(const char *path, int flags)
 	return 0;
 }
 
-#define NEED_LANDLOCK()                                                        \
-	do {                                                                   \
-		char _why[400];                                                \
-                                                                               \
-		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)         \
-			SKIP(return, "cannot confine here: %s",                \
-			     jr2_verdict_reason(&self->abi, _why,              \
-						sizeof(_why)));                \
+#define NEED_LANDLOCK()                                                 \
+	do {                                                            \
+		char _why[400];                                         \
+                                                                        \
+		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)  \
+			SKIP(return, "cannot confine here: %s",         \
+				   jr2_verdict_reason(&self->abi, _why, \
+						      sizeof(_why)));   \
 	} while (0)
 
 static int confine(struct __test_metadata *_metadata,
@@ -102,8 +99,7 @@ static int confine(struct __test_metadata *_metadata,
  * ├── link@ -> prot   no rule
  * └── proc/      full
  */
-TEST_F(compile, R1_R7_protected_dir_at_depth_1)
-{
+TEST_F (compile, R1_R7_protected_dir_at_depth_1) {
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -139,8 +135,7 @@ TEST_F(compile, R1_R7_protected_dir_at_depth_1)
 }
 
 /* /d1/d2/.../d11/prot: depth 12, a dir and a file beside each level. */
-TEST_F(compile, R1_A1_protected_dir_at_depth_12)
-{
+TEST_F (compile, R1_A1_protected_dir_at_depth_12) {
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -192,8 +187,7 @@ TEST_F(compile, R1_A1_protected_dir_at_depth_12)
  * /b/alias        bind mount of /a/prot/sub: protected too
  * /c              bind mount of /a: /c/prot protected too
  */
-TEST_F(compile, R9_bind_mounts_of_protected_dir)
-{
+TEST_F (compile, R9_bind_mounts_of_protected_dir) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -226,8 +220,7 @@ TEST_F(compile, R9_bind_mounts_of_protected_dir)
 }
 
 /* A symlink beside the protected dir gets no rule, and is no way in. */
-TEST_F(compile, R9_symlinks_in_siblings)
-{
+TEST_F (compile, R9_symlinks_in_siblings) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -251,8 +244,7 @@ TEST_F(compile, R9_symlinks_in_siblings)
 }
 
 /* Paths through or at a symlink are bad input, named with the fix. */
-TEST_F(compile, R9_symlink_paths_refused)
-{
+TEST_F (compile, R9_symlink_paths_refused) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -268,8 +260,8 @@ TEST_F(compile, R9_symlink_paths_refused)
 		     err.msg);
 	jr2_policy_free(&self->policy);
 
-	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/via/prot",
-					      &err));
+	ASSERT_EQ(0,
+		  jr2_policy_add_protected(&self->policy, "/via/prot", &err));
 	ASSERT_EQ(-1, jr2_policy_compile(&self->policy, 7, &plan, &err));
 	EXPECT_TRUE(err.bad_input);
 	EXPECT_EQ(ELOOP, err.code);
@@ -279,8 +271,7 @@ TEST_F(compile, R9_symlink_paths_refused)
 }
 
 /* /a/file beside the protected dir: its file rights, no more. */
-TEST_F(compile, R3_A1_files_in_ancestors)
-{
+TEST_F (compile, R3_A1_files_in_ancestors) {
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -302,16 +293,15 @@ TEST_F(compile, R3_A1_files_in_ancestors)
 }
 
 /* /a/prot and /a/prot/inner: one protected dir, noted. */
-TEST_F(compile, R1_nested_protected_dirs)
-{
+TEST_F (compile, R1_nested_protected_dirs) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
 	NEED_LANDLOCK();
 	ASSERT_EQ(0, jr2t_mkdirs("/a/prot/inner"));
 	ASSERT_EQ(0, jr2t_write("/a/prot/inner/s", "s\n", 0600));
-	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot/inner",
-					      &err));
+	ASSERT_EQ(
+	    0, jr2_policy_add_protected(&self->policy, "/a/prot/inner", &err));
 	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
 	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
 					&plan, &err));
@@ -326,8 +316,7 @@ TEST_F(compile, R1_nested_protected_dirs)
 }
 
 /* A hard link beside the protected dir to a file in it: no rule. */
-TEST_F(compile, R9_hard_link_beside_protected_dir)
-{
+TEST_F (compile, R9_hard_link_beside_protected_dir) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -348,8 +337,7 @@ TEST_F(compile, R9_hard_link_beside_protected_dir)
 }
 
 /* Explicit paths must exist; jr2's defaults are skipped when missing. */
-TEST_F(compile, G4_missing_paths)
-{
+TEST_F (compile, G4_missing_paths) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 

@@ -33,21 +33,19 @@
  * │   └── b/
  * └── marker           never there unless a command ran
  */
-#define FX "/tmp/fx"
-#define PROT FX "/prot"
-#define RO FX "/ro"
-#define FREE FX "/free"
+#define FX     "/tmp/fx"
+#define PROT   FX "/prot"
+#define RO     FX "/ro"
+#define FREE   FX "/free"
 #define MARKER FX "/free/marker"
 
-FIXTURE(e2e)
-{
+FIXTURE (e2e) {
 	struct jr2_abi abi; /* in force for `run` without --max-abi */
 	char try_bin[PATH_MAX];
 	struct jr2t_out o;
 };
 
-FIXTURE_SETUP(e2e)
-{
+FIXTURE_SETUP (e2e) {
 	char msg[300];
 	int cap = jr2_abi_cap(NULL, msg, sizeof(msg));
 
@@ -64,13 +62,13 @@ FIXTURE_SETUP(e2e)
 	ASSERT_EQ(0, jr2t_write(PROT "/secret", "s3cret\n", 0600));
 	ASSERT_EQ(0, jr2t_write(PROT "/sub/deep", "deep\n", 0600));
 	ASSERT_EQ(0, jr2t_write(RO "/file", "ro-data\n", 0644));
-	ASSERT_EQ(0, jr2t_write(RO "/tool", "#!/bin/sh\necho tool-ran\n", 0755));
+	ASSERT_EQ(0,
+		  jr2t_write(RO "/tool", "#!/bin/sh\necho tool-ran\n", 0755));
 	ASSERT_EQ(0, jr2t_write(FREE "/file", "data\n", 0644));
 	ASSERT_EQ(0, jr2t_write(FREE "/a/x", "x\n", 0644));
 }
 
-FIXTURE_TEARDOWN(e2e)
-{
+FIXTURE_TEARDOWN (e2e) {
 	/* The tmpfs goes with the test child's mount namespace. */
 }
 
@@ -112,35 +110,35 @@ static int try_free(FIXTURE_DATA(e2e) * self, const char *verb, const char *a,
 }
 
 /* jr2-try's report: its status is the errno, its first line the name. */
-#define EXPECT_TRY(expected, call)                                             \
-	do {                                                                   \
-		int _status = (call);                                          \
-		EXPECT_EQ(expected, _status)                                   \
-		{                                                              \
-			TH_LOG("%s: stdout '%s' stderr '%s'", #call,           \
-			       self->o.out, self->o.err);                      \
-		}                                                              \
-		if ((expected) == 0) {                                         \
-			EXPECT_EQ(0, strncmp(self->o.out, "ok\n", 3));         \
-		} else {                                                       \
-			EXPECT_STREQ(strerrorname_np(expected),                \
-				     strtok(self->o.out, "\n"));               \
-		}                                                              \
+#define EXPECT_TRY(expected, call)                                     \
+	do {                                                           \
+		int _status = (call);                                  \
+		EXPECT_EQ(expected, _status)                           \
+		{                                                      \
+			TH_LOG("%s: stdout '%s' stderr '%s'", #call,   \
+			       self->o.out, self->o.err);              \
+		}                                                      \
+		if ((expected) == 0) {                                 \
+			EXPECT_EQ(0, strncmp(self->o.out, "ok\n", 3)); \
+		} else {                                               \
+			EXPECT_STREQ(strerrorname_np(expected),        \
+				     strtok(self->o.out, "\n"));       \
+		}                                                      \
 	} while (0)
 
-#define CONFINED(verb, a, b) try_in(self, NULL, verb, a, b)
+#define CONFINED(verb, a, b)   try_in(self, NULL, verb, a, b)
 #define UNCONFINED(verb, a, b) try_free(self, verb, a, b)
 
-#define NEED_CONFINEMENT()                                                     \
-	do {                                                                   \
-		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)         \
-			SKIP(return, "ABI %d < 3: the runtime refuses this "   \
-				     "kernel (see e2e.G3_*)",                  \
-			     self->abi.in_force);                              \
+#define NEED_CONFINEMENT()                                                 \
+	do {                                                               \
+		if (jr2_abi_verdict(&self->abi) != JR2_VERDICT_ACCEPT)     \
+			SKIP(return,                                       \
+				   "ABI %d < 3: the runtime refuses this " \
+				   "kernel (see e2e.G3_*)",                \
+				   self->abi.in_force);                    \
 	} while (0)
 
-TEST_F(e2e, R1_read_denied)
-{
+TEST_F (e2e, R1_read_denied) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, UNCONFINED("open-read", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
@@ -148,8 +146,7 @@ TEST_F(e2e, R1_read_denied)
 	EXPECT_TRY(0, CONFINED("open-read", FREE "/file", NULL));
 }
 
-TEST_F(e2e, R2_write_and_append_denied)
-{
+TEST_F (e2e, R2_write_and_append_denied) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, UNCONFINED("open-write", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-write", PROT "/secret", NULL));
@@ -157,11 +154,9 @@ TEST_F(e2e, R2_write_and_append_denied)
 	EXPECT_TRY(0, CONFINED("open-append", FREE "/file", NULL));
 }
 
-TEST_F(e2e, R3_nothing_made)
-{
-	static const char *const verbs[] = {"creat",	  "mkdir",
-					    "mknod-fifo", "mknod-char",
-					    "bind-unix"};
+TEST_F (e2e, R3_nothing_made) {
+	static const char *const verbs[] = {"creat", "mkdir", "mknod-fifo",
+					    "mknod-char", "bind-unix"};
 
 	NEED_CONFINEMENT();
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++) {
@@ -178,8 +173,7 @@ TEST_F(e2e, R3_nothing_made)
 	EXPECT_TRY(0, CONFINED("symlink", "/etc", FREE "/new"));
 }
 
-TEST_F(e2e, R4_nothing_removed)
-{
+TEST_F (e2e, R4_nothing_removed) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("unlink", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("rmdir", PROT "/empty", NULL));
@@ -193,8 +187,7 @@ TEST_F(e2e, R4_nothing_removed)
  * REFER missing): moves out of or into the protected dir lack one of them;
  * a link from it into a free folder lacks only REFER at the source.
  */
-TEST_F(e2e, R5_no_move_or_link_in_out_or_within)
-{
+TEST_F (e2e, R5_no_move_or_link_in_out_or_within) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("rename", PROT "/secret", FREE "/stolen"));
 	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/file", PROT "/planted"));
@@ -211,8 +204,7 @@ TEST_F(e2e, R5_no_move_or_link_in_out_or_within)
 	EXPECT_TRY(0, UNCONFINED("rename", PROT "/secret", PROT "/moved"));
 }
 
-TEST_F(e2e, R6_no_truncate)
-{
+TEST_F (e2e, R6_no_truncate) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("truncate", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-trunc", PROT "/secret", NULL));
@@ -223,8 +215,7 @@ TEST_F(e2e, R6_no_truncate)
 	EXPECT_STREQ("ok\ns3cret\n", self->o.out);
 }
 
-TEST_F(e2e, R7_names_listed)
-{
+TEST_F (e2e, R7_names_listed) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("list", PROT, NULL));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "secret"));
@@ -237,8 +228,7 @@ TEST_F(e2e, R7_names_listed)
 }
 
 /* R8: on every ABI the socket in the protected dir stays connectable. */
-TEST_F(e2e, R8_socket_in_protected_dir_connectable)
-{
+TEST_F (e2e, R8_socket_in_protected_dir_connectable) {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -253,8 +243,7 @@ TEST_F(e2e, R8_socket_in_protected_dir_connectable)
 	close(fd);
 }
 
-TEST_F(e2e, O1_read_exec_list)
-{
+TEST_F (e2e, O1_read_exec_list) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("read-file", RO "/file", NULL));
 	EXPECT_STREQ("ok\nro-data\n", self->o.out);
@@ -266,8 +255,7 @@ TEST_F(e2e, O1_read_exec_list)
 	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
 }
 
-TEST_F(e2e, O2_nothing_written_made_removed_moved)
-{
+TEST_F (e2e, O2_nothing_written_made_removed_moved) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
 	EXPECT_TRY(EACCES, CONFINED("truncate", RO "/file", NULL));
@@ -281,8 +269,7 @@ TEST_F(e2e, O2_nothing_written_made_removed_moved)
 	EXPECT_TRY(0, CONFINED("open-read", RO "/file", NULL));
 }
 
-TEST_F(e2e, A1_user_folder_writable)
-{
+TEST_F (e2e, A1_user_folder_writable) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("write-file", FREE "/new", "hello"));
 	EXPECT_TRY(0, CONFINED("read-file", FREE "/new", NULL));
@@ -295,8 +282,7 @@ TEST_F(e2e, A1_user_folder_writable)
 	EXPECT_TRY(EACCES, CONFINED("write-file", PROT "/new", "hello"));
 }
 
-TEST_F(e2e, A2_move_between_folders_and_in_place)
-{
+TEST_F (e2e, A2_move_between_folders_and_in_place) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("rename", FREE "/a/x", FREE "/b/x"));
 	EXPECT_TRUE(jr2t_exists(FREE "/b/x"));
@@ -305,10 +291,10 @@ TEST_F(e2e, A2_move_between_folders_and_in_place)
 	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/a/b/y", PROT "/y"));
 }
 
-TEST_F(e2e, A3_tools_run)
-{
-	char *sh[] = {"jr2-confine", "run",   "--quiet", "--protect", PROT,
-		      "--",	     "/bin/sh", "-c",	 "echo $((6*7))", NULL};
+TEST_F (e2e, A3_tools_run) {
+	char *sh[] = {
+	    "jr2-confine", "run",     "--quiet", "--protect",	  PROT,
+	    "--",	   "/bin/sh", "-c",	 "echo $((6*7))", NULL};
 
 	NEED_CONFINEMENT();
 	EXPECT_EQ(0, jr2t_runv(&self->o, NULL, sh));
@@ -319,8 +305,7 @@ TEST_F(e2e, A3_tools_run)
 	EXPECT_TRY(EACCES, CONFINED("exec", PROT "/secret", NULL));
 }
 
-TEST_F(e2e, A4_network_not_restricted)
-{
+TEST_F (e2e, A4_network_not_restricted) {
 	struct sockaddr_in in = {.sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
@@ -356,8 +341,7 @@ TEST_F(e2e, A4_network_not_restricted)
 	close(unx);
 }
 
-TEST_F(e2e, A5_chdir_stat_list_anywhere)
-{
+TEST_F (e2e, A5_chdir_stat_list_anywhere) {
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("chdir", PROT, NULL));
 	EXPECT_TRY(0, CONFINED("stat", PROT "/secret", NULL));
@@ -369,8 +353,7 @@ TEST_F(e2e, A5_chdir_stat_list_anywhere)
 }
 
 /* P2 through the cap: scopes from ABI 6, none at 5 (G7 behaves as 5). */
-TEST_F(e2e, G7_P2_scopes_follow_the_cap)
-{
+TEST_F (e2e, G7_P2_scopes_follow_the_cap) {
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
 	int unx = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	char pid[16], name[64];
@@ -378,7 +361,7 @@ TEST_F(e2e, G7_P2_scopes_follow_the_cap)
 
 	if (self->abi.kernel < 6)
 		SKIP(return, "kernel ABI %d < 6: no scopes to compare",
-		     self->abi.kernel);
+			   self->abi.kernel);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	snprintf(name, sizeof(name), "jr2-e2e-%d", getpid());
 	memcpy(un.sun_path + 1, name, strlen(name));
@@ -392,13 +375,12 @@ TEST_F(e2e, G7_P2_scopes_follow_the_cap)
 	EXPECT_TRY(0, try_in(self, "5", "kill", pid, "0"));
 	EXPECT_TRY(0, try_in(self, "5", "connect-abstract", name, NULL));
 	/* Control: the cap keeps the rest (ABI 5 still denies reading). */
-	EXPECT_TRY(EACCES, try_in(self, "5", "open-read", PROT "/secret",
-				  NULL));
+	EXPECT_TRY(EACCES,
+		   try_in(self, "5", "open-read", PROT "/secret", NULL));
 	close(unx);
 }
 
-TEST_F(e2e, G3_G7_cap_2_refuses_and_runs_nothing)
-{
+TEST_F (e2e, G3_G7_cap_2_refuses_and_runs_nothing) {
 	EXPECT_EQ(125, try_in(self, "2", "creat", MARKER, NULL));
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
@@ -420,15 +402,12 @@ TEST_F(e2e, G3_G7_cap_2_refuses_and_runs_nothing)
 	}
 }
 
-TEST_F(e2e, G7_env_cap_and_flag_wins)
-{
+TEST_F (e2e, G7_env_cap_and_flag_wins) {
 	char *env_cap2[] = {"JR2_MAX_ABI=2", "PATH=/usr/bin:/bin", NULL};
-	char *argv[] = {"jr2-confine", "run",	self->try_bin, "creat",
-			MARKER,	       NULL,	NULL,	       NULL,
-			NULL,	       NULL};
-	char *with_flag[] = {"jr2-confine", "run",	   "--max-abi", "3",
-			     "--",	    self->try_bin, "creat",	MARKER,
-			     NULL};
+	char *argv[] = {"jr2-confine", "run", self->try_bin, "creat", MARKER,
+			NULL,	       NULL,  NULL,	     NULL,    NULL};
+	char *with_flag[] = {"jr2-confine", "run",   "--max-abi", "3", "--",
+			     self->try_bin, "creat", MARKER,	  NULL};
 
 	argv[2] = "--";
 	argv[3] = self->try_bin;
@@ -438,13 +417,12 @@ TEST_F(e2e, G7_env_cap_and_flag_wins)
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	if (self->abi.kernel < 3)
 		SKIP(return, "kernel ABI %d < 3: no run to compare",
-		     self->abi.kernel);
+			   self->abi.kernel);
 	EXPECT_EQ(0, jr2t_runv(&self->o, env_cap2, with_flag));
 	EXPECT_TRUE(jr2t_exists(MARKER));
 }
 
-TEST_F(e2e, G5_G6_cap_5_reports_scopes_unavailable)
-{
+TEST_F (e2e, G5_G6_cap_5_reports_scopes_unavailable) {
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "check", "--max-abi",
 			      "5", NULL));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "scope_signal         "
@@ -455,8 +433,9 @@ TEST_F(e2e, G5_G6_cap_5_reports_scopes_unavailable)
 						   "enforced"));
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "check", "--json",
 			      "--max-abi", "5", NULL));
-	EXPECT_NE(NULL, strstr(self->o.out, "\"scope_signal\": {\"status\": "
-					    "\"unavailable\", \"min_abi\": 6}"));
+	EXPECT_NE(NULL,
+		  strstr(self->o.out, "\"scope_signal\": {\"status\": "
+				      "\"unavailable\", \"min_abi\": 6}"));
 	EXPECT_NE(NULL, strstr(self->o.out, "\"cap\": 5"));
 	/* run names them on stderr too (G6), and still runs. */
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "run", "--max-abi", "5",
@@ -468,55 +447,52 @@ TEST_F(e2e, G5_G6_cap_5_reports_scopes_unavailable)
 	EXPECT_TRUE(jr2t_exists(MARKER));
 }
 
-TEST_F(e2e, G5_check_on_this_kernel)
-{
+TEST_F (e2e, G5_check_on_this_kernel) {
 	int status = jr2t_run(&self->o, "jr2-confine", "check", "--json", NULL);
 
 	EXPECT_EQ(jr2_abi_verdict(&self->abi) == JR2_VERDICT_ACCEPT ? 0 : 1,
 		  status);
 	EXPECT_NE(NULL, strstr(self->o.out, "\"release\": "));
 	EXPECT_NE(NULL, strstr(self->o.out, "\"errata\": "));
-	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "check", "--frob",
-			      NULL));
+	EXPECT_EQ(2,
+		  jr2t_run(&self->o, "jr2-confine", "check", "--frob", NULL));
 }
 
-TEST_F(e2e, G4_exit_statuses_as_env)
-{
+TEST_F (e2e, G4_exit_statuses_as_env) {
 	NEED_CONFINEMENT();
-	EXPECT_EQ(127, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
-				"--", FX "/no-such-command", NULL));
-	EXPECT_EQ(126, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
-				"--", FREE "/file", NULL));
+	EXPECT_EQ(127, jr2t_run(&self->o, "jr2-confine", "run", "--quiet", "--",
+				FX "/no-such-command", NULL));
+	EXPECT_EQ(126, jr2t_run(&self->o, "jr2-confine", "run", "--quiet", "--",
+				FREE "/file", NULL));
 	/* Else CMD's own status: jr2-try's ENOENT. */
 	EXPECT_EQ(ENOENT, CONFINED("open-read", FREE "/missing", NULL));
 	EXPECT_EQ(0, CONFINED("open-read", FREE "/file", NULL));
 }
 
 /* Each bad input: exit 2, one line naming input and value, nothing run. */
-TEST_F(e2e, G4_bad_input_refused)
-{
+TEST_F (e2e, G4_bad_input_refused) {
 	static const struct {
 		const char *args[8];
 		const char *says;
 	} cases[] = {
-		{{"--frobnicate"}, "unknown flag '--frobnicate' for 'run'"},
-		{{"--protect", "rel/dir"}, "'rel/dir' is a relative path"},
-		{{"--protect", FX "/nope"}, "'" FX "/nope' does not exist"},
-		{{"--protect", FX "/plink"}, "'" FX "/plink' is a symlink"},
-		{{"--protect", PROT, "--read-only", PROT "/sub"},
-		 "'" PROT "/sub' is inside protected dir '" PROT "'"},
-		{{"--max-abi", "0"}, "--max-abi '0' is not an ABI"},
-		{{"--max-abi", "12"}, "--max-abi '12' is not an ABI"},
-		{{"--max-abi", "x"}, "--max-abi 'x' is not an ABI"},
-		{{"--config", FX "/bad.conf"},
-		 "config '" FX "/bad.conf' line 3: unknown directive 'protec'"},
-		{{"--config", FX "/nope.conf"}, "--config '" FX "/nope.conf'"},
+	    {{"--frobnicate"}, "unknown flag '--frobnicate' for 'run'"},
+	    {{"--protect", "rel/dir"}, "'rel/dir' is a relative path"},
+	    {{"--protect", FX "/nope"}, "'" FX "/nope' does not exist"},
+	    {{"--protect", FX "/plink"}, "'" FX "/plink' is a symlink"},
+	    {{"--protect", PROT, "--read-only", PROT "/sub"},
+	     "'" PROT "/sub' is inside protected dir '" PROT "'"},
+	    {{"--max-abi", "0"}, "--max-abi '0' is not an ABI"},
+	    {{"--max-abi", "12"}, "--max-abi '12' is not an ABI"},
+	    {{"--max-abi", "x"}, "--max-abi 'x' is not an ABI"},
+	    {{"--config", FX "/bad.conf"},
+	     "config '" FX "/bad.conf' line 3: unknown directive 'protec'"},
+	    {{"--config", FX "/nope.conf"}, "--config '" FX "/nope.conf'"},
 	};
 
 	ASSERT_EQ(0, symlink("prot", FX "/plink"));
-	ASSERT_EQ(0, jr2t_write(FX "/bad.conf",
-				"# policy\nprotect " PROT "\nprotec /x\n",
-				0644));
+	ASSERT_EQ(0,
+		  jr2t_write(FX "/bad.conf",
+			     "# policy\nprotect " PROT "\nprotec /x\n", 0644));
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		char *argv[20] = {"jr2-confine", "run"};
 		size_t n = 2;

@@ -33,16 +33,19 @@ static inline void jr2t_result_skip(const char *fixture, const char *variant,
 	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
 	       variant[0] ? "." : "", variant, test, reason);
 }
-#define ksft_test_result_skip(fmt, reason)                                     \
+#define ksft_test_result_skip(fmt, reason) \
 	jr2t_result_skip(f->name, variant->name, t->name, reason)
 
 #include "kselftest_harness.h"
 
 /* A test group without state: tests named group.<IDs>_<what>. */
-#define JR2T_GROUP(group)                                                      \
-	FIXTURE(group){int unused;};                                           \
-	FIXTURE_SETUP(group){} FIXTURE_TEARDOWN(group)                         \
-	{                                                                      \
+#define JR2T_GROUP(group)          \
+	FIXTURE (group) {          \
+		int unused;        \
+	};                         \
+	FIXTURE_SETUP (group) {    \
+	}                          \
+	FIXTURE_TEARDOWN (group) { \
 	}
 
 /* A private mount namespace and a fresh tmpfs over /tmp; 0 or -errno. */
@@ -177,8 +180,8 @@ static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
 	close(err[0]);
 	if (waitpid(pid, &wstatus, 0) < 0)
 		return -1;
-	o->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
-				       : 128 + WTERMSIG(wstatus);
+	o->status =
+	    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 	return o->status;
 }
 

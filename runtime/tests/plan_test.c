@@ -10,8 +10,9 @@
 #include "policy.h"
 
 #define LIST JR2_ACCESS_FS_READ_DIR
-#define RO_RIGHTS                                                              \
-	(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_READ_DIR)
+#define RO_RIGHTS                                          \
+	(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_READ_FILE | \
+	 JR2_ACCESS_FS_READ_DIR)
 
 JR2T_GROUP(plan);
 JR2T_GROUP(config);
@@ -43,20 +44,20 @@ static void dir(struct jr2_fsview *v, const char *path, ...)
 
 	v->dirs = realloc(v->dirs, (v->n_dirs + 1) * sizeof(*d));
 	d = &v->dirs[v->n_dirs++];
-	*d = (struct jr2_fsdir){.path = strdup(path), .dev = 1,
-				.ino = next_ino++};
+	*d = (struct jr2_fsdir){
+	    .path = strdup(path), .dev = 1, .ino = next_ino++};
 	va_start(ap, path);
 	while ((name = va_arg(ap, const char *))) {
 		size_t len = strlen(name);
 		struct jr2_fsentry *e;
 		char last = name[len - 1];
 
-		d->entries = realloc(d->entries,
-				     (d->n_entries + 1) * sizeof(*e));
+		d->entries =
+		    realloc(d->entries, (d->n_entries + 1) * sizeof(*e));
 		e = &d->entries[d->n_entries++];
-		*e = (struct jr2_fsentry){.dev = 1, .ino = next_ino++,
-					  .nlink = last == '=' ? 2 : 1};
-		e->type = last == '/' ? JR2_FT_DIR
+		*e = (struct jr2_fsentry){
+		    .dev = 1, .ino = next_ino++, .nlink = last == '=' ? 2 : 1};
+		e->type = last == '/'	? JR2_FT_DIR
 			  : last == '@' ? JR2_FT_SYMLINK
 					: JR2_FT_FILE;
 		e->name = strndup(name, strchr("/@=", last) ? len - 1 : len);
@@ -77,7 +78,7 @@ static void same_inode(struct jr2_fsview *v, const char *dir_path,
 					if (!strcmp(v->targets[t].path,
 						    target_path))
 						v->dirs[i].entries[e].ino =
-							v->targets[t].ino;
+						    v->targets[t].ino;
 	}
 }
 
@@ -108,8 +109,7 @@ static bool has_note(const struct jr2_ruleset_plan *plan, const char *text)
  *     ├── lock/      full
  *     └── jr2/       protected: no rule
  */
-TEST_F(plan, R1_R7_protected_dir_ancestors_list_siblings_full)
-{
+TEST_F (plan, R1_R7_protected_dir_ancestors_list_siblings_full) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -136,8 +136,7 @@ TEST_F(plan, R1_R7_protected_dir_ancestors_list_siblings_full)
 }
 
 /* ABI 9: RESOLVE_UNIX granted above (so in) the protected dir (R8). */
-TEST_F(plan, R8_resolve_unix_granted_at_abi_9)
-{
+TEST_F (plan, R8_resolve_unix_granted_at_abi_9) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -164,8 +163,7 @@ TEST_F(plan, R8_resolve_unix_granted_at_abi_9)
  *     ├── notes     file: full file rights
  *     └── repos/    read-only: nothing more than srv gives
  */
-TEST_F(plan, O1_A1_read_only_and_protected_intersect)
-{
+TEST_F (plan, O1_A1_read_only_and_protected_intersect) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -193,8 +191,7 @@ TEST_F(plan, O1_A1_read_only_and_protected_intersect)
  * ├── bin/           read-only rights (a sibling inside the tree)
  * └── secret/        protected
  */
-TEST_F(plan, O2_R1_protected_inside_read_only)
-{
+TEST_F (plan, O2_R1_protected_inside_read_only) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -204,8 +201,7 @@ TEST_F(plan, O2_R1_protected_inside_read_only)
 	dir(&v, "/", "opt/", NULL);
 	dir(&v, "/opt", "jr2/", "other/", NULL);
 	dir(&v, "/opt/jr2", "bin/", "secret/", "VERSION", NULL);
-	ASSERT_EQ(0, jr2_plan_targets(v.targets, &v.n_targets, &p.notes,
-				      &err));
+	ASSERT_EQ(0, jr2_plan_targets(v.targets, &v.n_targets, &p.notes, &err));
 	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
 	EXPECT_EQ(LIST, rule_of(&p, "/"));
 	EXPECT_EQ(-1, rule_of(&p, "/opt/jr2"));
@@ -218,8 +214,7 @@ TEST_F(plan, O2_R1_protected_inside_read_only)
 	jr2_fsview_free(&v);
 }
 
-TEST_F(plan, R9_hard_linked_sibling_gets_no_rule)
-{
+TEST_F (plan, R9_hard_linked_sibling_gets_no_rule) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -235,8 +230,7 @@ TEST_F(plan, R9_hard_linked_sibling_gets_no_rule)
 }
 
 /* A sibling that is the protected dir's inode (an unseen bind mount). */
-TEST_F(plan, R9_sibling_with_protected_inode_refused)
-{
+TEST_F (plan, R9_sibling_with_protected_inode_refused) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -252,15 +246,14 @@ TEST_F(plan, R9_sibling_with_protected_inode_refused)
 	jr2_fsview_free(&v);
 }
 
-TEST_F(plan, R1_nested_protected_dirs_merged)
-{
+TEST_F (plan, R1_nested_protected_dirs_merged) {
 	struct jr2_target t[3] = {
-		{strdup("/run/jr2/inner"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
-		 strdup("protected dir")},
-		{strdup("/run/jr2"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 2,
-		 strdup("protected dir")},
-		{strdup("/repos/a"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 3,
-		 strdup("read-only tree")},
+	    {strdup("/run/jr2/inner"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
+	     strdup("protected dir")},
+	    {strdup("/run/jr2"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 2,
+	     strdup("protected dir")},
+	    {strdup("/repos/a"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 3,
+	     strdup("read-only tree")},
 	};
 	struct jr2_paths notes = {0};
 	struct jr2_err err;
@@ -283,13 +276,12 @@ TEST_F(plan, R1_nested_protected_dirs_merged)
 	free(notes.v);
 }
 
-TEST_F(plan, R1_bad_targets_refused)
-{
+TEST_F (plan, R1_bad_targets_refused) {
 	struct jr2_target t[2] = {
-		{strdup("/run/jr2"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
-		 strdup("protected dir")},
-		{strdup("/run/jr2/repos"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 2,
-		 strdup("read-only tree")},
+	    {strdup("/run/jr2"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
+	     strdup("protected dir")},
+	    {strdup("/run/jr2/repos"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 2,
+	     strdup("read-only tree")},
 	};
 	struct jr2_paths notes = {0};
 	struct jr2_err err;
@@ -314,11 +306,10 @@ TEST_F(plan, R1_bad_targets_refused)
 	}
 }
 
-TEST_F(plan, G4_ancestors_of_every_target)
-{
+TEST_F (plan, G4_ancestors_of_every_target) {
 	struct jr2_target t[2] = {
-		{(char *)"/a/b/c", JR2_KIND_PROTECT, JR2_FT_DIR, 0, 0, NULL},
-		{(char *)"/a/d", JR2_KIND_READ_ONLY, JR2_FT_DIR, 0, 0, NULL},
+	    {(char *)"/a/b/c", JR2_KIND_PROTECT, JR2_FT_DIR, 0, 0, NULL},
+	    {(char *)"/a/d", JR2_KIND_READ_ONLY, JR2_FT_DIR, 0, 0, NULL},
 	};
 	struct jr2_paths out = {0};
 
@@ -338,14 +329,13 @@ static const char config_text[] = "# jr2 policy\n"
 				  "  read-only   /opt/my tools  \n"
 				  "read-only //repos/\n";
 
-TEST_F(config, R1_O1_directives_parsed)
-{
+TEST_F (config, R1_O1_directives_parsed) {
 	struct jr2_policy policy;
 	struct jr2_err err;
 
 	jr2_policy_init(&policy);
-	ASSERT_EQ(0, jr2_policy_parse_config(&policy, config_text, "t.conf",
-					     &err));
+	ASSERT_EQ(
+	    0, jr2_policy_parse_config(&policy, config_text, "t.conf", &err));
 	ASSERT_EQ(1, policy.protect.n);
 	EXPECT_STREQ("/run/jr2", policy.protect.v[0]);
 	ASSERT_EQ(2, policy.read_only.n);
@@ -355,23 +345,22 @@ TEST_F(config, R1_O1_directives_parsed)
 	jr2_policy_free(&policy);
 }
 
-TEST_F(config, R1_errors_name_file_and_line)
-{
+TEST_F (config, R1_errors_name_file_and_line) {
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
-		{"protect /a\n\nprotekt /b\n",
-		 "config 'p.conf' line 3: unknown directive 'protekt': write "
-		 "'protect PATH' or 'read-only PATH'"},
-		{"# c\nread-only\n",
-		 "config 'p.conf' line 2: 'read-only' needs a path: write "
-		 "'read-only /absolute/path'"},
-		{"protect run/jr2\n",
-		 "config 'p.conf' line 1: 'run/jr2' is a relative path: give an "
-		 "absolute path (starting with /)"},
-		{"\n\n\n\nprotect /run/../etc\n",
-		 "config 'p.conf' line 5: '/run/../etc' has a '..' component: "
-		 "give the path without '.' or '..'"},
+	    {"protect /a\n\nprotekt /b\n",
+	     "config 'p.conf' line 3: unknown directive 'protekt': write "
+	     "'protect PATH' or 'read-only PATH'"},
+	    {"# c\nread-only\n",
+	     "config 'p.conf' line 2: 'read-only' needs a path: write "
+	     "'read-only /absolute/path'"},
+	    {"protect run/jr2\n",
+	     "config 'p.conf' line 1: 'run/jr2' is a relative path: give an "
+	     "absolute path (starting with /)"},
+	    {"\n\n\n\nprotect /run/../etc\n",
+	     "config 'p.conf' line 5: '/run/../etc' has a '..' component: "
+	     "give the path without '.' or '..'"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
@@ -387,8 +376,7 @@ TEST_F(config, R1_errors_name_file_and_line)
 	}
 }
 
-TEST_F(config, G4_defaults)
-{
+TEST_F (config, G4_defaults) {
 	struct jr2_policy policy;
 
 	jr2_policy_init(&policy);

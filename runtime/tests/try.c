@@ -26,52 +26,52 @@
 #include <unistd.h>
 
 #define EXIT_OTHER_ERRNO 100
-#define EXIT_USAGE 101
+#define EXIT_USAGE	 101
 
 static const char usage_text[] =
-	"Usage: jr2-try VERB ARG...\n"
-	"Perform one operation; print 'ok' or the errno's name (EACCES, ...)\n"
-	"on stdout; exit 0 when it worked, else the errno when below 100,\n"
-	"100 for a larger errno, 101 on a usage error.\n"
-	"\n"
-	"Files (PATH):\n"
-	"  open-read PATH        open O_RDONLY\n"
-	"  open-write PATH       open O_WRONLY\n"
-	"  open-append PATH      open O_WRONLY|O_APPEND\n"
-	"  open-trunc PATH       open O_WRONLY|O_TRUNC\n"
-	"  open-path PATH        open O_PATH (no access check on the file)\n"
-	"  creat PATH            creat(2) (O_CREAT|O_WRONLY|O_TRUNC, 0600)\n"
-	"  truncate PATH         truncate(2) to 0 bytes\n"
-	"  read-file PATH        open and read; the bytes follow 'ok'\n"
-	"  write-file PATH TEXT  open O_WRONLY|O_CREAT|O_TRUNC and write TEXT\n"
-	"  ioctl-tty PATH        open O_RDONLY|O_NOCTTY, then ioctl TCGETS\n"
-	"  exec PATH [ARG]...    execv(2); on success PATH's output follows\n"
-	"Dirs and names:\n"
-	"  list DIR              read the dir; the names follow 'ok'\n"
-	"  stat PATH             lstat(2)\n"
-	"  chdir DIR             chdir(2)\n"
-	"  mkdir PATH            mkdir(2), 0700\n"
-	"  rmdir PATH            rmdir(2)\n"
-	"  unlink PATH           unlink(2)\n"
-	"  mknod-fifo PATH       mknod S_IFIFO\n"
-	"  mknod-char PATH       mknod S_IFCHR 1:3 (the null device)\n"
-	"  mknod-block PATH      mknod S_IFBLK 7:0\n"
-	"  symlink TARGET PATH   symlink(2)\n"
-	"  link OLD NEW          link(2)\n"
-	"  rename OLD NEW        rename(2)\n"
-	"  exchange A B          renameat2(RENAME_EXCHANGE)\n"
-	"Sockets and processes:\n"
-	"  bind-unix PATH        bind a pathname unix stream socket\n"
-	"  connect-unix PATH     connect to a pathname unix stream socket\n"
-	"  bind-abstract NAME    bind an abstract unix socket (\\0NAME)\n"
-	"  connect-abstract NAME connect to an abstract unix socket\n"
-	"  bind-tcp PORT         bind TCP 127.0.0.1:PORT\n"
-	"  connect-tcp PORT      connect TCP 127.0.0.1:PORT\n"
-	"  send-udp PORT         send one UDP datagram to 127.0.0.1:PORT\n"
-	"  kill PID SIG          kill(2), SIG a number (0 probes)\n"
-	"  ptrace-attach PID     PTRACE_ATTACH, then detach\n"
-	"  ptrace-seize PID      PTRACE_SEIZE, then detach\n"
-	"  --help                this text\n";
+    "Usage: jr2-try VERB ARG...\n"
+    "Perform one operation; print 'ok' or the errno's name (EACCES, ...)\n"
+    "on stdout; exit 0 when it worked, else the errno when below 100,\n"
+    "100 for a larger errno, 101 on a usage error.\n"
+    "\n"
+    "Files (PATH):\n"
+    "  open-read PATH        open O_RDONLY\n"
+    "  open-write PATH       open O_WRONLY\n"
+    "  open-append PATH      open O_WRONLY|O_APPEND\n"
+    "  open-trunc PATH       open O_WRONLY|O_TRUNC\n"
+    "  open-path PATH        open O_PATH (no access check on the file)\n"
+    "  creat PATH            creat(2) (O_CREAT|O_WRONLY|O_TRUNC, 0600)\n"
+    "  truncate PATH         truncate(2) to 0 bytes\n"
+    "  read-file PATH        open and read; the bytes follow 'ok'\n"
+    "  write-file PATH TEXT  open O_WRONLY|O_CREAT|O_TRUNC and write TEXT\n"
+    "  ioctl-tty PATH        open O_RDONLY|O_NOCTTY, then ioctl TCGETS\n"
+    "  exec PATH [ARG]...    execv(2); on success PATH's output follows\n"
+    "Dirs and names:\n"
+    "  list DIR              read the dir; the names follow 'ok'\n"
+    "  stat PATH             lstat(2)\n"
+    "  chdir DIR             chdir(2)\n"
+    "  mkdir PATH            mkdir(2), 0700\n"
+    "  rmdir PATH            rmdir(2)\n"
+    "  unlink PATH           unlink(2)\n"
+    "  mknod-fifo PATH       mknod S_IFIFO\n"
+    "  mknod-char PATH       mknod S_IFCHR 1:3 (the null device)\n"
+    "  mknod-block PATH      mknod S_IFBLK 7:0\n"
+    "  symlink TARGET PATH   symlink(2)\n"
+    "  link OLD NEW          link(2)\n"
+    "  rename OLD NEW        rename(2)\n"
+    "  exchange A B          renameat2(RENAME_EXCHANGE)\n"
+    "Sockets and processes:\n"
+    "  bind-unix PATH        bind a pathname unix stream socket\n"
+    "  connect-unix PATH     connect to a pathname unix stream socket\n"
+    "  bind-abstract NAME    bind an abstract unix socket (\\0NAME)\n"
+    "  connect-abstract NAME connect to an abstract unix socket\n"
+    "  bind-tcp PORT         bind TCP 127.0.0.1:PORT\n"
+    "  connect-tcp PORT      connect TCP 127.0.0.1:PORT\n"
+    "  send-udp PORT         send one UDP datagram to 127.0.0.1:PORT\n"
+    "  kill PID SIG          kill(2), SIG a number (0 probes)\n"
+    "  ptrace-attach PID     PTRACE_ATTACH, then detach\n"
+    "  ptrace-seize PID      PTRACE_SEIZE, then detach\n"
+    "  --help                this text\n";
 
 static int result(int ret)
 {
@@ -212,9 +212,9 @@ static int unix_socket(const char *name, bool abstract, bool do_bind)
 static int inet_socket(const char *port_text, int type, int op)
 {
 	struct sockaddr_in addr = {
-		.sin_family = AF_INET,
-		.sin_port = htons((uint16_t)number(port_text, "PORT")),
-		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	    .sin_family = AF_INET,
+	    .sin_port = htons((uint16_t)number(port_text, "PORT")),
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 	};
 	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	int ret;
@@ -321,11 +321,11 @@ static int run2(const char *verb, const char *a, const char *b)
 	if (!strcmp(verb, "rename"))
 		return result(rename(a, b));
 	if (!strcmp(verb, "exchange"))
-		return result(renameat2(AT_FDCWD, a, AT_FDCWD, b,
-					RENAME_EXCHANGE));
+		return result(
+		    renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE));
 	if (!strcmp(verb, "kill"))
-		return result(kill((pid_t)number(a, "PID"),
-				   (int)number(b, "SIG")));
+		return result(
+		    kill((pid_t)number(a, "PID"), (int)number(b, "SIG")));
 	return -1;
 }
 

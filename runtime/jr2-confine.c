@@ -117,6 +117,10 @@ static void parse(int argc, char **argv, struct options *o)
 	for (int i = 2; i < argc; i++) {
 		const char *arg = argv[i], *v;
 
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			fputs(usage_text, stdout);
+			exit(0);
+		}
 		if (!strcmp(arg, "--")) {
 			if (strcmp(o->command, "run"))
 				die_usage("'%s' takes no command after '--': "

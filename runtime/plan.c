@@ -414,6 +414,12 @@ int jr2_plan_build(const struct jr2_fsview *view, int abi,
 	    jr2_abi_restrict_flags(abi) &
 	    (JR2_RESTRICT_SELF_TSYNC | JR2_RESTRICT_SELF_NO_NEW_PRIVS);
 
+	if (!view->n_targets) {
+		/* Nothing restricted: without this rule, nothing allowed. */
+		add_rule(plan, "/", ctx.handled, true, 0, 0,
+			 "nothing is restricted");
+		return 0;
+	}
 	jr2_plan_ancestors(view->targets, view->n_targets, &ctx.ancestors);
 	qsort(ctx.ancestors.v, ctx.ancestors.n, sizeof(*ctx.ancestors.v),
 	      by_depth);

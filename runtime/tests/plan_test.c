@@ -136,6 +136,18 @@ TEST_F (plan, R1_R7_protected_dir_ancestors_list_siblings_full) {
 }
 
 /* ABI 9: RESOLVE_UNIX granted above (so in) the protected dir (R8). */
+/* No restricted path at all (no default exists): "/" in full. */
+TEST_F (plan, A1_nothing_restricted_everything_allowed) {
+	struct jr2_fsview v = {0};
+	struct jr2_ruleset_plan p;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
+	ASSERT_EQ(1, p.n_rules);
+	EXPECT_EQ(jr2_abi_fs_rights(7), rule_of(&p, "/"));
+	jr2_plan_free(&p);
+}
+
 TEST_F (plan, R8_resolve_unix_granted_at_abi_9) {
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;

@@ -377,6 +377,16 @@ static inline void hx_log(char *out, size_t size)
 		}                                                          \
 	} while (0)
 
+/* For tests of refusals at start: the ABI refusal would come first. */
+#define HX_REQUIRE_ACCEPTED(hx)                                        \
+	do {                                                           \
+		char _why[256];                                        \
+		if (!fx_accepted(&(hx)->abi))                          \
+			SKIP(return, "%s",                             \
+				   fx_refusal_reason(&(hx)->abi, _why, \
+						     sizeof(_why)));   \
+	} while (0)
+
 /*
  * Runs argv through `jr2-harness exec [OPTIONS] --`; its output (stdout and
  * stderr) in out.  Returns the client's exit status.

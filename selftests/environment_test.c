@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * E1-E5: the environment of a confined program (byte for byte), the
+ * harness's own environment, the refusals of configuration (JR2_ names,
+ * files the harness reads where the sandbox writes), the harness's HOME and
+ * its fresh Stand-ins.
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(environment)
+
+#define HX_CONFIG HX_ETC "/harness.conf"
+
+/* The harness's start environment: `entries`, plus the ABI cap in force. */
+static void start_env(char **out, size_t size, const char *const entries[])
+{
+	static char cap[64];
+	const char *abi = getenv("JR2_MAX_ABI");
+	size_t n = 0;
+
+	for (; entries[n] && n + 2 < size; n++)
+		out[n] = (char *)entries[n];
+	if (abi) {
+		snprintf(cap, sizeof(cap), "JR2_MAX_ABI=%s", abi);
+		out[n++] = cap;
+	}
+	out[n] = NULL;
+}
+
+/* The value of NAME in the Stand-ins file (the test is unconfined). */
+static void standin(struct __test_metadata *_metadata, const char *name,
+		    char *value, size_t size)
+{
+	char text[4096], key[128];
+	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	const char *at;
+
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	snprintf(key, sizeof(key), "\n%s=", name);
+	at = !strncmp(text, key + 1, strlen(key + 1)) ? text - 1
+						      : strstr(text, key);
+	ASSERT_NE(NULL, at)
+	{
+		TH_LOG("no Stand-in '%s' in %s", name, HX_STANDINS);
+	}
+	at += strlen(key);
+	snprintf(value, size, "%.*s", (int)strcspn(at, "\n"), at);
+}
+
+static void read_proc_environ(struct __test_metadata *_metadata, pid_t pid,
+			      char *out, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, out, size - 1);
+	close(fd);
+	ASSERT_LE(0, n);
+	/* NUL-separated entries, as lines. */
+	for (ssize_t i = 0; i < n; i++)
+		if (out[i] == '\0')
+			out[i] = '\n';
+	out[n] = '\0';
+}
+
+TEST_F (environment, E1_confined_environment_exact) {
+	const char *const entries[] = {"A=1",
+				       "JR2_PRIVATE=2",
+				       "JR2_CUSTODIAN_URL=http://custodian",
+				       "HOME=/root",
+				       "TMPDIR=/var/tmp",
+				       "PATH=/usr/bin:/bin",
+				       "B=image",
+				       NULL};
+	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
+	char *envp[16], out[HX_OUT_SIZE], expected[2048], token[128],
+	    model_key[128], control[128];
+	const char *const argv[] = {self->hx.self, "--hx-helper", "environ",
+				    NULL};
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG,
+		     "env B=config\nenv C=3\nsecret GH_TOKEN\n"
+		     "secret OPENAI_API_KEY\n",
+		     0644);
+	start_env(envp, 16, entries);
+	{
+		const char *const extra[] = {"--config", HX_CONFIG, NULL};
+		int rc = hx_start_env(_metadata, hx, extra, envp);
+
+		ASSERT_EQ(0, rc);
+	}
+	standin(_metadata, "GH_TOKEN", token, sizeof(token));
+	standin(_metadata, "OPENAI_API_KEY", model_key, sizeof(model_key));
+	standin(_metadata, "control", control, sizeof(control));
+	/* The workspace lists GH_TOKEN only. */
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, argv, out, sizeof(out)));
+	snprintf(expected, sizeof(expected),
+		 "A=1\nJR2_CUSTODIAN_URL=http://custodian\nPATH=/usr/bin:/bin\n"
+		 "B=config\nC=3\nHOME=/home/jr2\nTMPDIR=/tmp\nGH_TOKEN=%s\n",
+		 token);
+	ASSERT_STREQ(expected, out);
+	ASSERT_EQ(NULL, strstr(out, model_key));
+	ASSERT_EQ(NULL, strstr(out, control));
+	/* Without a listed secret: no Stand-in at all. */
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	ASSERT_EQ(NULL, strstr(out, "GH_TOKEN="));
+	ASSERT_EQ(NULL, strstr(out, "OPENAI_API_KEY="));
+}
+
+TEST_F (environment, E1_unknown_secret_refused) {
+	const char *const unknown[] = {"--secret", "NOT_DECLARED", NULL};
+	const char *const argv[] = {"/bin/true", NULL};
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	HX_START(hx, extra);
+	ASSERT_EQ(125, hx_exec_opts(hx, unknown, argv, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "unknown secret 'NOT_DECLARED'"))
+	{
+		TH_LOG("answer: %s", out);
+	}
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+}
+
+TEST_F (environment, E2_harness_environment_has_no_code_loading_name) {
+	const char *const entries[] = {"LD_PRELOAD=/nonexistent/evil.so",
+				       "LD_AUDIT=/nonexistent/audit.so",
+				       "LD_LIBRARY_PATH=/nonexistent",
+				       "NODE_OPTIONS=--require /app/hook.js",
+				       "OPENSSL_CONF=/nonexistent/openssl.cnf",
+				       "HTTPS_PROXY=http://proxy:3128",
+				       "IMAGE_ENV=1",
+				       "JR2_CUSTODIAN_URL=http://custodian",
+				       NULL};
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char *envp[16], out[HX_OUT_SIZE], expected[1024], log[HX_OUT_SIZE];
+	const char *abi = getenv("JR2_MAX_ABI");
+	struct hx *hx = &self->hx;
+	int rc;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG,
+		     "env KEEP=1\nenv NODE_OPTIONS=--require /x.js\n"
+		     "env PYTHONPATH=/x\n",
+		     0644);
+	start_env(envp, 16, entries);
+	rc = hx_start_env(_metadata, hx, extra, envp);
+	ASSERT_EQ(0, rc);
+	read_proc_environ(_metadata, hx->pid, out, sizeof(out));
+	snprintf(expected, sizeof(expected),
+		 "KEEP=1\nHTTPS_PROXY=http://proxy:3128\n"
+		 "JR2_CUSTODIAN_URL=http://custodian\n%s%s%s"
+		 "HOME=" HX_PROTECTED "/home\n"
+		 "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:"
+		 "/bin\n",
+		 abi ? "JR2_MAX_ABI=" : "", abi ? abi : "", abi ? "\n" : "");
+	ASSERT_STREQ(expected, out);
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "dropped 'LD_PRELOAD'"));
+	ASSERT_NE(NULL, strstr(log, "dropped 'NODE_OPTIONS'"));
+}
+
+TEST_F (environment, E3_jr2_name_in_config_refused) {
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char log[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, "env OK=1\nenv JR2_TOKEN=x\n", 0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "line 2: environment name 'JR2_TOKEN' "
+				    "starts with JR2_"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	/* Positive control: the same config without that line starts. */
+	ASSERT_EQ(0, unlink(HX_CONFIG));
+	fx_make_file(_metadata, HX_CONFIG, "env OK=1\n", 0644);
+	HX_START(hx, extra);
+}
+
+TEST_F (environment, E3_jr2_secret_name_refused) {
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char log[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, "secret JR2_CONTROL\n", 0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "secret name 'JR2_CONTROL'"));
+}
+
+TEST_F (environment, E4_config_in_sandbox_area_refused) {
+	const char *const extra[] = {"--config", "/tmp/harness.conf", NULL};
+	char log[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
+	fx_make_file(_metadata, "/tmp/harness.conf", "env A=1\n", 0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "--config '/tmp/harness.conf'"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_NE(NULL, strstr(log, "a folder the sandbox writes"));
+}
+
+/* harness.env names a file the harness reads (its own environment, E2). */
+TEST_F (environment, E4_file_named_by_env_refused_or_warned) {
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char log[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
+	fx_make_file(_metadata, "/tmp/aws-config", "[default]\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG,
+		     "env AWS_CONFIG_FILE=/tmp/aws-config\n", 0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "AWS_CONFIG_FILE '/tmp/aws-config'"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	/* Elsewhere: it starts, with a warning when the sandbox can write. */
+	fx_make_file(_metadata, HX_ETC "/aws-config", "[default]\n", 0666);
+	ASSERT_EQ(0, unlink(HX_CONFIG));
+	fx_make_file(_metadata, HX_CONFIG,
+		     "env AWS_CONFIG_FILE=" HX_ETC "/aws-config\n", 0644);
+	ASSERT_EQ(0, truncate(HX_LOG, 0));
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "warning: AWS_CONFIG_FILE"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	/* Positive control: not writable by the sandbox user, no warning. */
+	hx_stop(hx);
+	ASSERT_EQ(0, chmod(HX_ETC "/aws-config", 0644));
+	ASSERT_EQ(0, truncate(HX_LOG, 0));
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_EQ(NULL, strstr(log, "warning"));
+}
+
+TEST_F (environment, E5_home_in_protected_dir_and_fresh_standins) {
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char first[128], second[128], token1[128], token2[128], fetch[128],
+	    out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+	struct stat st;
+
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	HX_START(hx, extra);
+	read_proc_environ(_metadata, hx->pid, out, sizeof(out));
+	ASSERT_NE(NULL, strstr(out, "\nHOME=" HX_PROTECTED "/home\n"));
+	ASSERT_EQ(0, stat(HX_STANDINS, &st));
+	ASSERT_EQ(0600, st.st_mode & 07777);
+	ASSERT_EQ(geteuid(), st.st_uid);
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_STANDINS));
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_BEARER));
+	standin(_metadata, "control", first, sizeof(first));
+	standin(_metadata, "GH_TOKEN", token1, sizeof(token1));
+	standin(_metadata, "fetch", fetch, sizeof(fetch));
+	ASSERT_STREQ("jr2-fetch-public", fetch);
+	ASSERT_EQ(68, strlen(first));
+	ASSERT_EQ(0, strncmp(first, "jr2-", 4));
+	hx_stop(hx);
+	HX_START(hx, extra);
+	standin(_metadata, "control", second, sizeof(second));
+	standin(_metadata, "GH_TOKEN", token2, sizeof(token2));
+	standin(_metadata, "fetch", fetch, sizeof(fetch));
+	ASSERT_STRNE(first, second);
+	ASSERT_STRNE(token1, token2);
+	ASSERT_STRNE(first, token1);
+	ASSERT_STREQ("jr2-fetch-public", fetch);
+}
+
+HX_MAIN

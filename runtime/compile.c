@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,12 +234,19 @@ static int add_mount_aliases(struct jr2_fsview *view,
 	return ret;
 }
 
+/* Is `dir`/`name` a mount point?  (No string built: called per entry.) */
 static bool is_mount_point(const struct mount *mounts, size_t n,
-			   const char *path)
+			   const char *dir, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(mounts[i].point, path))
+	size_t len = strcmp(dir, "/") ? strlen(dir) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *point = mounts[i].point;
+
+		if (!strncmp(point, dir, len) && point[len] == '/' &&
+		    !strcmp(point + len + 1, name))
 			return true;
+	}
 	return false;
 }
 
@@ -300,15 +306,12 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 		struct jr2_fsentry *e;
 		struct stat est;
 
-		char child[PATH_MAX];
 		bool need_stat;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		snprintf(child, sizeof(child), "%s/%s",
-			 strcmp(path, "/") ? path : "", de->d_name);
 		need_stat = de->d_type == DT_UNKNOWN ||
-			    is_mount_point(mounts, n_mounts, child) ||
+			    is_mount_point(mounts, n_mounts, path, de->d_name) ||
 			    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
 			     holds_protected(view, st.st_dev));
 		memset(&est, 0, sizeof(est));

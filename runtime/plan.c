@@ -363,8 +363,9 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		access &= ~above;
 		if (access) {
 			snprintf(why, sizeof(why), "beside %s (%s)", below,
-				 in_read_only(ctx, child) ? "read-only tree"
-							  : "full");
+				 access & JR2_ACCESS_FS_WRITE_FILE
+					 ? "full"
+					 : "read-only tree");
 			add_rule(plan, child, access, entry->type == JR2_FT_DIR,
 				 entry->dev, entry->ino, why);
 		}

@@ -3,7 +3,8 @@
  * confine-bench: what confinement costs, as ratios measured in one run.
  *   compile  compile time and rule count of jr2's defaults on this host, as
  *            found and with /run/jr2 and /opt/jr2 present (overlays in a
- *            private mount namespace; the host is not changed)
+ *            private mount namespace; the host is not changed), and with
+ *            /srv protected too (a protected dir on the root file system)
  *   open     an open+close loop on a file at depth 1 and at depth 12 of a
  *            tree laid out as jr2's (a tmpfs root in a private mount
  *            namespace), unconfined vs. confined under jr2's defaults,
@@ -82,7 +83,9 @@ static void make_dirs(const char *path)
 		die("mkdir", buf);
 }
 
-static void compile_defaults(const char *label, int iterations)
+/* jr2's defaults, plus `also` protected when not NULL. */
+static void compile_defaults(const char *label, const char *also,
+			     int iterations)
 {
 	struct jr2_policy policy;
 	struct jr2_abi abi;
@@ -92,6 +95,12 @@ static void compile_defaults(const char *label, int iterations)
 	jr2_abi_probe(&abi, 0);
 	jr2_policy_init(&policy);
 	jr2_policy_set_defaults(&policy);
+	if (also) {
+		struct jr2_err err;
+
+		if (jr2_policy_add_protected(&policy, also, &err))
+			die(err.msg, also);
+	}
 	for (int i = 0; i < iterations; i++) {
 		struct jr2_ruleset_plan plan;
 		struct jr2_err err;
@@ -106,12 +115,11 @@ static void compile_defaults(const char *label, int iterations)
 		notes = plan.notes.n;
 		jr2_plan_free(&plan);
 	}
-	printf("compile %-26s ABI %d: %zu rules, %zu notes, median %.0f us, "
-	       "goal <= 1000 us and <= 200 rules: %s\n",
-	       label, abi.in_force, rules, notes,
-	       median(t, (size_t)iterations) / 1e3,
-	       median(t, (size_t)iterations) <= 1e6 && rules <= 200 ? "met"
-								    : "missed");
+	printf("compile %-26s ABI %d: %zu rules (goal <= 200: %s), %zu "
+	       "notes, median %.0f us (goal <= 1000: %s)\n",
+	       label, abi.in_force, rules, rules <= 200 ? "met" : "missed",
+	       notes, median(t, (size_t)iterations) / 1e3,
+	       median(t, (size_t)iterations) <= 1e6 ? "met" : "missed");
 	jr2_policy_free(&policy);
 	free(t);
 }
@@ -138,7 +146,7 @@ static int bench_compile(int iterations)
 	pid_t pid;
 	int status;
 
-	compile_defaults("(host as found)", iterations);
+	compile_defaults("(host as found)", NULL, iterations);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -147,7 +155,11 @@ static int bench_compile(int iterations)
 			die("mount tmpfs", "/tmp");
 		overlay_with("/run", "jr2", 1);
 		overlay_with("/opt", "jr2", 2);
-		compile_defaults("(+/run/jr2, /opt/jr2)", iterations);
+		compile_defaults("(+/run/jr2, /opt/jr2)", NULL, iterations);
+		/* A protected dir on the file system of /etc and /usr: every
+		   file beside a restricted path is stat'ed for its links. */
+		compile_defaults("(+ /srv protected, on /)", "/srv",
+				 iterations);
 		exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)

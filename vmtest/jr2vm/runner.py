@@ -10,6 +10,8 @@ import sys
 import tempfile
 import time
 
+import jr2kernels
+
 from . import channel, expect, initramfs, qemu, summary
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -109,7 +111,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
         initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode=mode, cmd=cmd,
                                   filter_spec=filter_spec, test_timeout=test_timeout_s,
                                   extra=extra)
-        args = qemu.command(kernel.vmlinuz, initrd, console, chan, kernel.cmdline)
+        args = qemu.command(jr2kernels.boot_image(kernel), initrd, console, chan, kernel.cmdline)
         (out_dir / "qemu.cmd").write_text(" ".join(args) + "\n")
         follow = Follow(name, chan)
         timed_out = False
@@ -187,7 +189,8 @@ def shell(kernel, extra=(), payload=None):
     with tempfile.TemporaryDirectory(prefix="jr2-vmshell-") as tmp:
         initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode="shell",
                                   extra=extra)
-        args = qemu.command(kernel.vmlinuz, initrd, None, pathlib.Path(tmp) / "channel.log",
+        args = qemu.command(jr2kernels.boot_image(kernel), initrd, None,
+                            pathlib.Path(tmp) / "channel.log",
                             kernel.cmdline, interactive=True)
         print(f"vmshell {kernel.name}: {kernel.vmlinuz}; leave with 'exit' "
               "(or Ctrl-A x)", file=sys.stderr, flush=True)

@@ -276,3 +276,30 @@ int jr2_abi_cap(const char *flag, char *msg, size_t size)
 	}
 	return (int)cap;
 }
+
+const char *jr2_abi_unavailable(const struct jr2_abi *abi, char *buf,
+				size_t size)
+{
+	/* The features that protect something; the others only refine. */
+	static const enum jr2_feature protections[] = {
+	    JR2_FEAT_TRUNCATE,
+	    JR2_FEAT_IOCTL_DEV,
+	    JR2_FEAT_SCOPE_SIGNAL,
+	    JR2_FEAT_SCOPE_ABSTRACT_UNIX,
+	};
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(protections) / sizeof(*protections);
+	     i++) {
+		const struct jr2_feature_info *f =
+		    &jr2_features[protections[i]];
+
+		if (jr2_abi_has(abi, protections[i]))
+			continue;
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0,
+					"%s%s (ABI %d+)", len ? ", " : "",
+					f->name, f->min_abi);
+	}
+	return buf;
+}

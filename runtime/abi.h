@@ -77,6 +77,14 @@ uint32_t jr2_abi_restrict_flags(int abi);
  */
 int jr2_abi_cap(const char *flag, char *msg, size_t size);
 
+/*
+ * G6: the protections of the table that `abi` cannot give, for people:
+ * "scope_signal (ABI 6+), scope_abstract_unix (ABI 6+)", or "" when none.
+ * For the preflight and each spawner start's log line.
+ */
+const char *jr2_abi_unavailable(const struct jr2_abi *abi, char *buf,
+				size_t size);
+
 /* Stable names of the bits of fs rights, scopes and restrict flags. */
 enum jr2_bit_kind { JR2_BITS_FS, JR2_BITS_SCOPE, JR2_BITS_RESTRICT };
 const char *jr2_bit_name(enum jr2_bit_kind kind, unsigned int bit);

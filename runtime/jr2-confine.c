@@ -448,30 +448,14 @@ static int cmd_rules(const struct options *o)
 /* G6: a protection the ABI in force cannot give is named, never silent. */
 static void warn_unavailable(const struct jr2_abi *abi)
 {
-	static const enum jr2_feature protections[] = {
-	    JR2_FEAT_TRUNCATE,
-	    JR2_FEAT_IOCTL_DEV,
-	    JR2_FEAT_SCOPE_SIGNAL,
-	    JR2_FEAT_SCOPE_ABSTRACT_UNIX,
-	};
-	const char *sep = "";
+	char buf[300];
 
-	for (size_t i = 0; i < sizeof(protections) / sizeof(*protections);
-	     i++) {
-		if (jr2_abi_has(abi, protections[i]))
-			continue;
-		if (!*sep)
-			fprintf(stderr,
-				PROG ": warning: Landlock ABI %d in force: "
-				     "unavailable: ",
-				abi->in_force);
-		fprintf(stderr, "%s%s (ABI %d+)", sep,
-			jr2_features[protections[i]].name,
-			jr2_features[protections[i]].min_abi);
-		sep = ", ";
-	}
-	if (*sep)
-		fputc('\n', stderr);
+	if (*jr2_abi_unavailable(abi, buf, sizeof(buf)))
+		fprintf(stderr,
+			PROG
+			": warning: Landlock ABI %d in force: unavailable: "
+			"%s\n",
+			abi->in_force, buf);
 }
 
 static int cmd_run(const struct options *o)

@@ -11,7 +11,12 @@
 #include "helpers.h"
 
 #include <arpa/inet.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -530,6 +535,99 @@ TEST_F (e2e, G4_bad_input_refused) {
 				      "creat", MARKER, NULL));
 		EXPECT_TRUE(jr2t_exists(MARKER));
 	}
+}
+
+/*
+ * A kernel without Landlock (ENOSYS) or with Landlock not enabled at boot
+ * (EOPNOTSUPP), as the program sees it: a seccomp filter answers the three
+ * Landlock syscalls with that errno (run in the child, before exec).
+ */
+static void landlock_answers(int err)
+{
+	struct sock_filter filter[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, arch)),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, nr)),
+	    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 444, 0, 2),
+	    BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 446, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned int)err &
+							   SECCOMP_RET_DATA)),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+	    .len = sizeof(filter) / sizeof(*filter),
+	    .filter = filter,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(98);
+}
+
+static void expect_refused(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(e2e) * self, int err,
+			   const char *landlock, const char *code,
+			   const char *says)
+{
+	char *check[] = {"jr2-confine", "check", "--json", NULL};
+	char *run[] = {"jr2-confine", "run",   "--protect", PROT, "--",
+		       self->try_bin, "creat", MARKER,	    NULL};
+	char *bad[] = {"jr2-confine", "run",   "--protect", "rel", "--",
+		       self->try_bin, "creat", MARKER,	    NULL};
+	char want[200];
+
+	EXPECT_EQ(
+	    1, jr2t_runv_setup(&self->o, NULL, check, landlock_answers, err));
+	snprintf(want, sizeof(want), "\"landlock\": \"%s\"", landlock);
+	EXPECT_NE(NULL, strstr(self->o.out, want));
+	snprintf(want, sizeof(want),
+		 "\"verdict\": \"refused\", \"verdict_code\": \"%s\"", code);
+	EXPECT_NE(NULL, strstr(self->o.out, want));
+	EXPECT_NE(NULL, strstr(self->o.out, says));
+
+	EXPECT_EQ(125,
+		  jr2t_runv_setup(&self->o, NULL, run, landlock_answers, err));
+	EXPECT_NE(NULL, strstr(self->o.err, says));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
+	EXPECT_FALSE(jr2t_exists(MARKER));
+	/* Bad input is still bad input (2), whatever the kernel. */
+	EXPECT_EQ(2,
+		  jr2t_runv_setup(&self->o, NULL, bad, landlock_answers, err));
+	/* Control: without the filter, the same check passes here. */
+	if (jr2_abi_verdict(&self->abi) == JR2_VERDICT_ACCEPT)
+		EXPECT_EQ(0, jr2t_runv(&self->o, NULL, check));
+}
+
+TEST_F (e2e, G1_no_landlock_refused) {
+	expect_refused(_metadata, self, ENOSYS, "ENOSYS", "no_landlock",
+		       "lacks Landlock (landlock_create_ruleset: ENOSYS): "
+		       "boot Linux 6.2 or newer");
+}
+
+TEST_F (e2e, G2_landlock_not_enabled_refused) {
+	expect_refused(_metadata, self, EOPNOTSUPP, "EOPNOTSUPP", "not_enabled",
+		       "add 'landlock' to the kernel's lsm= boot parameter");
+}
+
+/* The table the Python driver reads: 11 ABIs, each with its features. */
+TEST_F (e2e, G4_abi_table_json) {
+	EXPECT_EQ(
+	    0, jr2t_run(&self->o, "jr2-confine", "abi-table", "--json", NULL));
+	EXPECT_EQ(11, jr2t_count_lines(self->o.out, "{\"abi\": "));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out,
+				      "{\"abi\": 2, \"verdict\": \"refused\""));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "{\"abi\": 3, \"verdict\": "
+						   "\"accepted\""));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out,
+				      "\"abi\": 6, \"verdict\": \"accepted\", "
+				      "\"fs_rights\": [\"execute\""));
+	EXPECT_NE(NULL, strstr(self->o.out, "\"name\": \"resolve_unix\", "
+					    "\"min_abi\": 9"));
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "abi-table", "--max-abi",
+			      "3", NULL));
 }
 
 TEST_HARNESS_MAIN

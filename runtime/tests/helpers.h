@@ -145,8 +145,9 @@ static inline void jr2t_drain(int fd, char *buf, size_t size)
  * Runs argv (argv[0] "jr2-confine" or "jr2-try" means the built program)
  * with `env` (NULL: ours), captures stdout and stderr.  Returns the status.
  */
-static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
-			    char *const argv[])
+static inline int jr2t_runv_setup(struct jr2t_out *o, char *const env[],
+				  char *const argv[], void (*setup)(int arg),
+				  int arg)
 {
 	int out[2], err[2];
 	char path[PATH_MAX + 64];
@@ -165,6 +166,8 @@ static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
 	if (pid == 0) {
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (setup)
+			setup(arg);
 		if (env)
 			execve(path, argv, env);
 		else
@@ -183,6 +186,12 @@ static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
 	o->status =
 	    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
 	return o->status;
+}
+
+static inline int jr2t_runv(struct jr2t_out *o, char *const env[],
+			    char *const argv[])
+{
+	return jr2t_runv_setup(o, env, argv, NULL, 0);
 }
 
 /* jr2t_run(&o, "jr2-confine", "run", ..., NULL) */

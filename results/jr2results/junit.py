@@ -40,8 +40,7 @@ def _properties(suite, kernel):
 def kernel_suite(kernel, run_id):
     suite = ET.Element("testsuite", name=kernel.name)
     _properties(suite, kernel)
-    durations = {r.name: t.get("duration_s") for r in kernel.results
-                 for t in kernel.summary.get("tests", []) if t.get("name") == r.name}
+    durations = {t.get("name"): t.get("duration_s") for t in kernel.summary.get("tests", [])}
     statuses = []
     for r in kernel.results:
         statuses.append(_case(suite, f"{kernel.name}.{r.group}", r.test, r.status,

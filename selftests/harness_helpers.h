@@ -48,6 +48,7 @@ struct hx {
 	pid_t spawner;
 	unsigned int generation;
 	int serve_status; /* when it exited at start: its exit status */
+	const char *bearer_file; /* NULL: the one the harness makes */
 };
 
 /* ---- the helper mode: `<test binary> --hx-helper VERB ARG...` ---- */
@@ -257,7 +258,13 @@ static inline const char *hx_field(const char *status, const char *key,
 /* Runs `jr2-harness status`; 0 with its text in out, else its exit status. */
 static inline int hx_status(struct hx *hx, char *out, size_t size)
 {
-	char *const argv[] = {hx->harness, "status", "--root", HX_ROOT, NULL};
+	char *const argv[] = {hx->harness,
+			      "status",
+			      "--root",
+			      HX_ROOT,
+			      hx->bearer_file ? "--bearer-file" : NULL,
+			      (char *)hx->bearer_file,
+			      NULL};
 	int status = -1, err = fx_run(argv, out, size, &status);
 
 	return err ? -err : status;
@@ -397,6 +404,10 @@ static inline int hx_exec_opts(struct hx *hx, const char *const opts[],
 	char *args[64] = {hx->harness, "exec", "--root", HX_ROOT};
 	int n = 4, status = -1;
 
+	if (hx->bearer_file) {
+		args[n++] = "--bearer-file";
+		args[n++] = (char *)hx->bearer_file;
+	}
 	for (int i = 0; opts && opts[i]; i++)
 		args[n++] = (char *)opts[i];
 	args[n++] = "--";

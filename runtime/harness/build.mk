@@ -59,4 +59,9 @@ fuzz: $(HARNESS_FUZZ)
 HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
 	scoped_signal scoped_abstract
 $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test): \
-	selftests/harness_helpers.h
+	selftests/harness_helpers.h $(OBJ)/libjr2harness.a
+
+# The control channel's framing, for the suite's raw requests (R8).
+$(OBJ)/libjr2harness.a: $(OBJ)/harness/channel.o $(OBJ)/harness/request.o
+	rm -f $@ && ar rcs $@ $^
+SELFTESTS_LIBS += $(OBJ)/libjr2harness.a

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * R8: the Custodian's socket in the protected dir can be connected to by a
+ * confined program, and a request without the control Stand-in is refused;
+ * with it (from the unconfined harness side) it is accepted.  The control
+ * channel of the harness: every request without the right bearer, and every
+ * malformed, truncated or oversized one, gets one clear refusal, and the
+ * harness keeps serving; a confined program cannot drive the harness.
+ */
+#include "harness_helpers.h"
+
+#include "harness/channel.h"
+#include "harness/request.h"
+
+HX_FIXTURE(custodian)
+
+static void control_standin(struct __test_metadata *_metadata, char *value,
+			    size_t size)
+{
+	char text[4096];
+	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	ASSERT_EQ(0, strncmp(text, "control=", 8));
+	snprintf(value, size, "%.*s", (int)strcspn(text + 8, "\n"), text + 8);
+}
+
+TEST_F (custodian, R8_connect_works_request_refused_without_standin) {
+	struct hx *hx = &self->hx;
+	char control[128], out[HX_OUT_SIZE];
+	int status;
+
+	HX_START(hx, NULL);
+	ASSERT_STREQ("ok", HX_TRY(hx, "connect-unix", HX_CUSTODIAN));
+	ASSERT_STREQ("refused the request has no control Stand-in; only the "
+		     "Harness holds it",
+		     HX_HELP(hx, "custodian", HX_CUSTODIAN, "GET /menu"));
+	/* The public fetch Stand-in is no control Stand-in. */
+	ASSERT_STREQ("refused the request has no control Stand-in; only the "
+		     "Harness holds it",
+		     HX_HELP(hx, "custodian", HX_CUSTODIAN,
+			     "jr2-fetch-public GET /menu"));
+	/* The confined program cannot read the Stand-in to try it. */
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_STANDINS));
+	/* Positive control: the harness side, with the control Stand-in. */
+	control_standin(_metadata, control, sizeof(control));
+	{
+		char line[256];
+		char *const argv[] = {hx->self,	    "--hx-helper", "custodian",
+				      HX_CUSTODIAN, line,	   NULL};
+
+		snprintf(line, sizeof(line), "%s GET /menu", control);
+		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+		ASSERT_STREQ("ok request accepted with the control Stand-in\n",
+			     out);
+	}
+}
+
+/* One raw message on the control channel; the harness's answer in out. */
+static void control_raw(struct __test_metadata *_metadata, const void *msg,
+			size_t len, const int *fds, size_t n_fds, char *out,
+			size_t size)
+{
+	struct sockaddr_un addr;
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct pollfd pfd = {.fd = sock, .events = POLLIN};
+	ssize_t n;
+
+	ASSERT_LE(0, sock);
+	fx_unix_addr(&addr, HX_CONTROL);
+	ASSERT_EQ(0, connect(sock, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(0, jr2_send_msg(sock, msg, len, fds, n_fds));
+	/* Never a hang: the answer comes within the harness's own limit. */
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	n = recv(sock, out, size - 1, 0);
+	ASSERT_LE(0, n);
+	out[n] = '\0';
+	close(sock);
+}
+
+static void bearer(struct __test_metadata *_metadata, char *value, size_t size)
+{
+	int fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ASSERT_LE(0, fd);
+	n = read(fd, value, size - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	value[strcspn(value, "\n")] = '\0';
+}
+
+static void assert_still_serves(struct __test_metadata *_metadata,
+				struct hx *hx)
+{
+	char out[HX_OUT_SIZE];
+
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+	{
+		TH_LOG("status after a refusal: %s", out);
+	}
+}
+
+TEST_F (custodian, R8_control_channel_refuses_bad_requests) {
+	struct hx *hx = &self->hx;
+	char good[128], out[HX_OUT_SIZE], *big;
+	int stdio[3] = {0, 1, 2};
+	static const struct {
+		const char *what, *message_part;
+	} cases[] = {
+	    {"JR2H1\nop 6:status\n", "refused no bearer"},
+	    {"JR2H1\nop 6:status\nbearer 5:guess\n", "refused wrong bearer"},
+	    {"GET / HTTP/1.1\r\n\r\n", "refused request: does not start"},
+	    {"JR2H1\nop 6:status\nbearer 99:x\n",
+	     "refused request: field 'bearer' at byte 18 announces 99"},
+	    {"JR2H1\nop 6:status\nbogus", "refused request: malformed field"},
+	};
+
+	HX_START(hx, NULL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		control_raw(_metadata, cases[i].what, strlen(cases[i].what),
+			    NULL, 0, out, sizeof(out));
+		ASSERT_EQ(0, strncmp(out, cases[i].message_part,
+				     strlen(cases[i].message_part)))
+		{
+			TH_LOG("case %zu: answer '%s'", i, out);
+		}
+		assert_still_serves(_metadata, hx);
+	}
+	/* Oversized: 70000 bytes. */
+	big = malloc(70000);
+	ASSERT_NE(NULL, big);
+	memset(big, 'x', 70000);
+	memcpy(big, "JR2H1\n", 6);
+	control_raw(_metadata, big, 70000, NULL, 0, out, sizeof(out));
+	free(big);
+	ASSERT_NE(NULL, strstr(out, "70000 bytes, more than the 65536"))
+	{
+		TH_LOG("answer '%s'", out);
+	}
+	assert_still_serves(_metadata, hx);
+	/* Right bearer, unknown secret. */
+	bearer(_metadata, good, sizeof(good));
+	{
+		struct jr2_msg msg;
+
+		jr2_msg_init(&msg);
+		jr2_msg_field(&msg, "op", "exec");
+		jr2_msg_field(&msg, "bearer", good);
+		jr2_msg_field(&msg, "secret", "NO_SUCH_SECRET");
+		jr2_msg_field(&msg, "arg", "/bin/true");
+		control_raw(_metadata, msg.buf, msg.len, stdio, 3, out,
+			    sizeof(out));
+		jr2_msg_free(&msg);
+		ASSERT_NE(NULL, strstr(out, "unknown secret 'NO_SUCH_SECRET'"));
+	}
+	/* Right bearer, no stdio passed. */
+	{
+		struct jr2_msg msg;
+
+		jr2_msg_init(&msg);
+		jr2_msg_field(&msg, "op", "exec");
+		jr2_msg_field(&msg, "bearer", good);
+		jr2_msg_field(&msg, "arg", "/bin/true");
+		control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
+			    sizeof(out));
+		jr2_msg_free(&msg);
+		ASSERT_NE(NULL, strstr(out, "passed 0 descriptors"));
+	}
+	assert_still_serves(_metadata, hx);
+	/* Positive control: the right bearer gets an answer. */
+	{
+		struct jr2_msg msg;
+
+		jr2_msg_init(&msg);
+		jr2_msg_field(&msg, "op", "status");
+		jr2_msg_field(&msg, "bearer", good);
+		control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
+			    sizeof(out));
+		jr2_msg_free(&msg);
+		ASSERT_EQ(0, strncmp(out, "status\nharness_pid: ", 20));
+	}
+}
+
+TEST_F (custodian, R8_confined_program_cannot_drive_the_harness) {
+	struct hx *hx = &self->hx;
+	const char *const status[] = {hx->harness, "status", "--root", HX_ROOT,
+				      NULL};
+	char out[HX_OUT_SIZE];
+
+	HX_START(hx, NULL);
+	/* Positive control: unconfined, with the bearer file, it works. */
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
+	/* Confined: the bearer file is out of reach. */
+	ASSERT_EQ(125, hx_exec(hx, status, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "control.bearer': Permission denied"))
+	{
+		TH_LOG("answer: %s", out);
+	}
+	/* A guessed bearer: refused. */
+	{
+		char path[] = HX_ETC "/guess";
+		const char *const guessed[] = {
+		    hx->harness,     "status", "--root", HX_ROOT,
+		    "--bearer-file", path,     NULL};
+
+		fx_make_file(_metadata, path, "jr2-0000\n", 0644);
+		ASSERT_EQ(125, hx_exec(hx, guessed, out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, "refused: wrong bearer"))
+		{
+			TH_LOG("answer: %s", out);
+		}
+	}
+}
+
+TEST_F (custodian, R8_bearer_file_read_once_at_start) {
+	struct hx *hx = &self->hx;
+	const char *const extra[] = {"--bearer-file", HX_ETC "/bearer", NULL};
+	char *const with_file[] = {
+	    hx->harness,     "status",	       "--root", HX_ROOT,
+	    "--bearer-file", HX_ETC "/bearer", NULL};
+	char out[HX_OUT_SIZE];
+	int status;
+
+	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+		     0600);
+	hx->bearer_file = HX_ETC "/bearer";
+	HX_START(hx, extra);
+	/* No bearer file of its own in the protected dir. */
+	ASSERT_EQ(ENOENT, test_open(HX_BEARER, O_RDONLY));
+	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
+	ASSERT_EQ(0, status);
+	/* Read once at start (only its SHA-256 kept): a new file changes
+	 * nothing. */
+	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
+	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+		     0600);
+	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
+	fx_make_file(_metadata, HX_ETC "/bearer", "another\n", 0600);
+	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
+	ASSERT_EQ(125, status);
+	ASSERT_NE(NULL, strstr(out, "wrong bearer"));
+	/* Back to the right bearer for the teardown. */
+	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
+	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+		     0600);
+}
+
+HX_MAIN

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * R10: a program the spawner starts holds exactly stdin, stdout, stderr and
+ * the descriptors passed on purpose; none of the harness's (sockets, the
+ * protected dir, the Stand-ins) and none the client did not pass.
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(fd_hygiene)
+
+/* A descriptor at `fd` the client process inherits (no O_CLOEXEC). */
+static void open_at(struct __test_metadata *_metadata, const char *path, int fd)
+{
+	int opened = open(path, O_RDONLY);
+
+	ASSERT_LE(0, opened);
+	ASSERT_EQ(fd, dup2(opened, fd));
+	ASSERT_EQ(0, close(opened));
+}
+
+TEST_F (fd_hygiene, R10_only_stdio_reaches_a_program) {
+	struct hx *hx = &self->hx;
+	char *const unconfined[] = {hx->self, "--hx-helper", "fds", NULL};
+	char out[HX_OUT_SIZE];
+	int status;
+
+	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
+	HX_START(hx, NULL);
+	open_at(_metadata, HX_ETC "/file", 9);
+	/* Positive control: run directly, the helper sees fd 9. */
+	ASSERT_EQ(0, fx_run(unconfined, out, sizeof(out), &status));
+	ASSERT_NE(NULL, strstr(out, " 9"));
+	/* Through the spawner: the client's stray fd 9 stays behind. */
+	ASSERT_STREQ("0 1 2", HX_HELP(hx, "fds"));
+	ASSERT_EQ(0, close(9));
+}
+
+TEST_F (fd_hygiene, R10_passed_descriptor_arrives_as_3) {
+	struct hx *hx = &self->hx;
+	const char *const pass[] = {"--pass-fd", "9", NULL};
+	const char *const fds[] = {hx->self, "--hx-helper", "fds", NULL};
+	const char *const cat[] = {"/bin/cat", "/proc/self/fd/3", NULL};
+	char out[HX_OUT_SIZE];
+
+	fx_make_file(_metadata, HX_ETC "/file", "passed on purpose\n", 0644);
+	HX_START(hx, NULL);
+	open_at(_metadata, HX_ETC "/file", 9);
+	ASSERT_EQ(0, hx_exec_opts(hx, pass, fds, out, sizeof(out)));
+	ASSERT_STREQ("0 1 2 3\n", out);
+	ASSERT_EQ(0, hx_exec_opts(hx, pass, cat, out, sizeof(out)));
+	ASSERT_STREQ("passed on purpose\n", out);
+	ASSERT_EQ(0, close(9));
+}
+
+TEST_F (fd_hygiene, R10_no_descriptor_into_the_protected_dir) {
+	struct hx *hx = &self->hx;
+	const char *const links[] = {"/bin/ls", "-l", "/proc/self/fd/", NULL};
+	char out[HX_OUT_SIZE], harness_fds[64];
+	int count = 0;
+
+	HX_START(hx, NULL);
+	/* The harness itself holds sockets in the protected dir... */
+	snprintf(harness_fds, sizeof(harness_fds), "/proc/%d/fd", (int)hx->pid);
+	ASSERT_EQ(0, test_list(harness_fds, &count));
+	ASSERT_LT(5, count);
+	/* ...and none of them reaches a program. */
+	ASSERT_EQ(0, hx_exec(hx, links, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "0 ->"));
+	ASSERT_EQ(NULL, strstr(out, HX_PROTECTED));
+	ASSERT_EQ(NULL, strstr(out, "socket:"))
+	{
+		TH_LOG("descriptors: %s", out);
+	}
+}
+
+HX_MAIN

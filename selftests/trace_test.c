@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace: the eBPF tracer (jr2-trace) against denials this suite makes.
+ *
+ * A test runs `jr2-trace --output FILE -- <this binary>` with the operations
+ * to do in JR2_TRACE_DENIER: this binary's constructor then confines itself
+ * (jr2_confine_self with jr2's layout on the fixture, or a plain Landlock
+ * ruleset on ABI 1-2, which the runtime refuses), does the operations and
+ * prints "OP ARG ERRNO" for each.  The test asserts each errno (from the ABI
+ * table) and that the trace holds exactly the denials, each attributed to
+ * Landlock with its target.  Where jr2-trace --probe says the kernel cannot
+ * trace, those tests skip with its reason; T3 checks that reason.
+ */
+#include <sys/prctl.h>
+
+#include "common.h"
+#include "ruleset.h"
+
+#define DENIER_ENV "JR2_TRACE_DENIER"
+#define TRACE_FILE FX_ROOT "/trace.jsonl"
+#define OUT_SIZE 65536
+#define MAX_OPS 16
+
+/* ---- the traced side: runs before main() when DENIER_ENV is set ---- */
+
+/*
+ * ABI 1-2: a plain ruleset; everything handled, full rights on work/ and
+ * other/, read on repos/, nothing elsewhere.
+ */
+static int denier_plain_ruleset(const struct jr2_abi *abi)
+{
+	uint64_t handled = jr2_abi_fs_rights(abi->in_force);
+	uint64_t read = JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_READ_DIR |
+			JR2_ACCESS_FS_EXECUTE;
+	int ruleset = jr2_ruleset_create(handled, jr2_abi_scopes(abi->in_force));
+	const struct {
+		const char *path;
+		uint64_t access;
+	} rules[] = {{FX_WORK, handled}, {FX_OTHER, handled}, {FX_REPOS, read}};
+	int ret = ruleset;
+
+	if (ruleset < 0)
+		return ruleset;
+	for (size_t i = 0; i < 3 && ret >= 0; i++) {
+		int fd = open(rules[i].path, O_PATH | O_CLOEXEC);
+
+		ret = fd < 0 ? -errno
+			     : jr2_ruleset_add_path(ruleset, fd,
+						    rules[i].access);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (ret >= 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		ret = -errno;
+	if (ret >= 0)
+		ret = jr2_ruleset_restrict(ruleset, 0);
+	close(ruleset);
+	return ret < 0 ? ret : 0;
+}
+
+static int denier_confine(void)
+{
+	struct jr2_policy policy;
+	struct jr2_err err = {0};
+	struct jr2_abi abi;
+	int cap = jr2_abi_cap(NULL, err.msg, sizeof(err.msg));
+	int ret;
+
+	jr2_abi_probe(&abi, cap < 0 ? 0 : cap);
+	if (abi.in_force > 0 && abi.in_force < JR2_ABI_REQUIRED)
+		return denier_plain_ruleset(&abi);
+	jr2_policy_init(&policy);
+	ret = jr2_policy_add_protected(&policy, FX_PROTECTED, &err);
+	if (!ret)
+		ret = jr2_policy_add_read_only(&policy, FX_REPOS, &err);
+	/* Tracing is on: denials after an exec must be logged too. */
+	if (!ret)
+		ret = jr2_confine_self(&policy, &abi,
+				       JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON, &err);
+	if (ret)
+		fprintf(stderr, "denier: %s\n", err.msg);
+	jr2_policy_free(&policy);
+	return ret;
+}
+
+static int denier_op(const char *op, const char *arg)
+{
+	if (!strcmp(op, "open-read"))
+		return test_open(arg, O_RDONLY);
+	if (!strcmp(op, "open-write"))
+		return test_open(arg, O_WRONLY);
+	if (!strcmp(op, "mkdir"))
+		return test_mkdir(arg);
+	if (!strcmp(op, "unlink"))
+		return test_unlink(arg);
+	if (!strcmp(op, "truncate"))
+		return test_truncate(arg, 0);
+	if (!strcmp(op, "symlink"))
+		return test_symlink("target", arg);
+	if (!strcmp(op, "kill-parent"))
+		return kill(getppid(), 0) ? errno : 0;
+	if (!strcmp(op, "connect-unix"))
+		return test_connect_unix(arg);
+	return EINVAL;
+}
+
+/* "op arg;op arg;..." -> one "op arg errno" line each on stdout. */
+static void __attribute__((constructor)) denier(void)
+{
+	const char *ops = getenv(DENIER_ENV);
+	char list[1024], *save = NULL;
+
+	if (!ops)
+		return;
+	snprintf(list, sizeof(list), "%s", ops);
+	if (denier_confine())
+		_exit(125);
+	printf("denier pid %d ppid %d\n", getpid(), getppid());
+	for (char *item = strtok_r(list, ";", &save); item;
+	     item = strtok_r(NULL, ";", &save)) {
+		char op[32], arg[100]; /* fits a sun_path */
+
+		if (sscanf(item, "%31s %99s", op, arg) != 2)
+			_exit(2);
+		printf("%s %s %d\n", op, arg, denier_op(op, arg));
+	}
+	fflush(stdout);
+	_exit(0);
+}
+
+/* ---- the test side ---- */
+
+struct traced_run {
+	char out[OUT_SIZE];   /* the denier's lines and jr2-trace's stderr */
+	char trace[OUT_SIZE]; /* the JSON lines */
+	int status;
+	int errnos[MAX_OPS]; /* per op, as the denier saw them */
+	pid_t pid, ppid;
+	int events;
+};
+
+/* `jr2-trace --probe`: its exit status, and the verdict line in why. */
+static int probe_tracer(struct __test_metadata *_metadata, char *why,
+			size_t size)
+{
+	char tool[PATH_MAX], out[OUT_SIZE];
+	const char *verdict;
+	int status = -1;
+
+	FX_FIND_TOOL("jr2-trace", tool);
+	{
+		char *argv[] = {tool, "--probe", NULL};
+
+		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+	}
+	verdict = strstr(out, "verdict: ");
+	ASSERT_NE(NULL, verdict)
+	{
+		TH_LOG("jr2-trace --probe printed no verdict:\n%s", out);
+	}
+	snprintf(why, size, "jr2-trace --probe: %.*s", (int)strcspn(verdict, "\n"),
+		 verdict + strlen("verdict: "));
+	return status;
+}
+
+/* Skips with the tracer's own reason where this kernel cannot trace. */
+#define REQUIRE_TRACING()                                                      \
+	do {                                                                   \
+		char _why[600];                                                \
+		if (probe_tracer(_metadata, _why, sizeof(_why)) != 0)          \
+			SKIP(return, "%s", _why);                              \
+	} while (0)
+
+static void read_file(struct __test_metadata *_metadata, const char *path,
+		      char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ASSERT_LE(0, fd)
+	{
+		TH_LOG("no trace file '%s': %s", path, strerror(errno));
+	}
+	n = read(fd, buf, size - 1);
+	ASSERT_LE(0, n);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* Runs the ops (";"-separated "op arg") confined, under the tracer. */
+static void run_traced(struct __test_metadata *_metadata, const char *ops,
+		       struct traced_run *run)
+{
+	char tool[PATH_MAX], self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *line;
+	int n = 0;
+
+	ASSERT_LT(0, len);
+	self[len] = '\0';
+	FX_FIND_TOOL("jr2-trace", tool);
+	ASSERT_EQ(0, setenv(DENIER_ENV, ops, 1));
+	{
+		char *argv[] = {tool, "--output", TRACE_FILE, "--", self, NULL};
+
+		ASSERT_EQ(0, fx_run(argv, run->out, sizeof(run->out),
+				    &run->status));
+	}
+	unsetenv(DENIER_ENV);
+	ASSERT_EQ(0, run->status)
+	{
+		TH_LOG("jr2-trace -- denier: exit %d:\n%s", run->status,
+		       run->out);
+	}
+	line = strstr(run->out, "denier pid ");
+	ASSERT_NE(NULL, line);
+	ASSERT_EQ(2, sscanf(line, "denier pid %d ppid %d", &run->pid,
+				   &run->ppid));
+	for (line = strchr(line, '\n'); line && n < MAX_OPS;
+	     line = strchr(line + 1, '\n')) {
+		char op[32], arg[256];
+
+		if (sscanf(line + 1, "%31s %255s %d", op, arg,
+			   &run->errnos[n]) == 3 &&
+		    strstr(ops, op))
+			n++;
+	}
+	read_file(_metadata, TRACE_FILE, run->trace, sizeof(run->trace));
+	run->events = 0;
+	for (line = run->trace; (line = strchr(line, '\n')); line++)
+		run->events++;
+}
+
+/*
+ * The trace line that has every needle ("key":value fragments), or NULL.
+ * Copies it into buf for messages.
+ */
+static const char *find_event(const struct traced_run *run,
+			      const char *const needles[], char *buf,
+			      size_t size)
+{
+	for (const char *line = run->trace; *line;) {
+		size_t len = strcspn(line, "\n");
+		bool all = true;
+
+		snprintf(buf, size, "%.*s", (int)len, line);
+		for (int i = 0; needles[i] && all; i++)
+			all = strstr(buf, needles[i]) != NULL;
+		if (all)
+			return buf;
+		line += len + (line[len] ? 1 : 0);
+	}
+	return NULL;
+}
+
+/* Asserts one Landlock denial of `operation` on `target` with `err`. */
+#define ASSERT_TRACED(run, operation, target, err)                             \
+	do {                                                                   \
+		char _op[64], _errno[32], _line[1024];                         \
+		const char *_needles[] = {_op, target, _errno,                 \
+					  "\"lsm\":\"landlock\"", NULL};       \
+		snprintf(_op, sizeof(_op), "\"operation\":\"%s\"", operation); \
+		snprintf(_errno, sizeof(_errno), "\"errno\":%d,", err);        \
+		ASSERT_NE(NULL, find_event(run, _needles, _line,               \
+					   sizeof(_line)))                     \
+		{                                                              \
+			TH_LOG("no Landlock denial %s %s errno %d in the "     \
+			       "trace:\n%s",                                   \
+			       operation, target, err, (run)->trace);          \
+		}                                                              \
+	} while (0)
+
+static const char *path_needle(const char *path, char *buf, size_t size)
+{
+	snprintf(buf, size, "\"path\":\"%s\"", path);
+	return buf;
+}
+
+JR2_FIXTURE(trace);
+
+/* The probe's verdict agrees with the kernel and names its reason. */
+TEST_F_TIMEOUT(trace, T3_probe_names_why, 120)
+{
+	char why[600];
+	int status = probe_tracer(_metadata, why, sizeof(why));
+
+	TH_LOG("%s", why);
+	if (self->fx.abi.kernel <= 0) {
+		/* 5.10, or lsm= without landlock: it loads, and says so. */
+		ASSERT_EQ(4, status);
+		ASSERT_NE(NULL, strstr(why, "no Landlock to trace"));
+		return;
+	}
+	ASSERT_TRUE(status == 0 || status == 3)
+	{
+		TH_LOG("jr2-trace --probe: exit %d", status);
+	}
+	if (status == 0) {
+		ASSERT_NE(NULL, strstr(why, "tracing works"));
+		return;
+	}
+	/* It cannot: the reason must name what refused and the errno. */
+	ASSERT_NE(NULL, strstr(why, "cannot trace"));
+	ASSERT_TRUE(strstr(why, "EPERM") || strstr(why, "EACCES") ||
+		    strstr(why, "EINVAL") || strstr(why, "ENOENT") ||
+		    strstr(why, "EOPNOTSUPP"))
+	{
+		TH_LOG("the reason names no errno: %s", why);
+	}
+}
+
+/* One denial as one JSON line with every field T1 names. */
+TEST_F_TIMEOUT(trace, T1_denial_is_one_json_line, 120)
+{
+	static struct traced_run run;
+	char path[256], pid[32], tgid[32], line[1024];
+	const char *needles[] = {"{\"time\":\"",
+				 pid,
+				 tgid,
+				 "\"comm\":\"trace_test\"",
+				 "\"hook\":\"",
+				 "\"operation\":\"open\"",
+				 path_needle(FX_SECRET, path, sizeof(path)),
+				 "\"errno\":13,",
+				 "\"error\":\"EACCES\"",
+				 "\"lsm\":\"landlock\"",
+				 NULL};
+
+	REQUIRE_TRACING();
+	run_traced(_metadata, "open-read " FX_SECRET, &run);
+	ASSERT_EQ(EACCES, run.errnos[0]);
+	snprintf(pid, sizeof(pid), "\"pid\":%d,", run.pid);
+	snprintf(tgid, sizeof(tgid), "\"tgid\":%d,", run.pid);
+	ASSERT_EQ(1, run.events)
+	{
+		TH_LOG("trace:\n%s", run.trace);
+	}
+	ASSERT_NE(NULL, find_event(&run, needles, line, sizeof(line)))
+	{
+		TH_LOG("trace line lacks a field:\n%s", run.trace);
+	}
+	/* The domain, where the kernel tells (landlock_log_denial, 6.15+). */
+	if (self->fx.abi.kernel >= 7)
+		ASSERT_NE(NULL, strstr(line, "\"domain\":\""))
+		{
+			TH_LOG("ABI %d kernel, yet no domain: %s",
+			       self->fx.abi.kernel, line);
+		}
+}
+
+/*
+ * The positive control first (a denial the tracer must see), then allowed
+ * operations: the trace holds the control's denial and nothing else.
+ */
+TEST_F_TIMEOUT(trace, T2_allowed_operations_trace_nothing, 120)
+{
+	static struct traced_run run;
+	char path[256];
+
+	REQUIRE_TRACING();
+	run_traced(_metadata,
+		   "open-read " FX_SECRET ";open-read " FX_FILE
+		   ";open-write " FX_FILE ";mkdir " FX_WORK "/new"
+		   ";unlink " FX_FILE2 ";open-read " FX_README,
+		   &run);
+	ASSERT_EQ(EACCES, run.errnos[0]);
+	ASSERT_TRACED(&run, "open", path_needle(FX_SECRET, path, sizeof(path)),
+		      EACCES);
+	for (int i = 1; i < 6; i++)
+		ASSERT_EQ(0, run.errnos[i]);
+	ASSERT_EQ(1, run.events)
+	{
+		TH_LOG("allowed operations were traced:\n%s", run.trace);
+	}
+}
+
+/* File-system denials: each seen, Landlock's, with its path and errno. */
+TEST_F_TIMEOUT(trace, T2_fs_denials_seen_with_target, 120)
+{
+	static struct traced_run run;
+	int truncate_errno = fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
+	int denials = 4 + (truncate_errno != 0);
+	char path[256];
+
+	REQUIRE_TRACING();
+	run_traced(_metadata,
+		   "open-write " FX_SECRET ";mkdir " FX_PROTECTED "/new"
+		   ";unlink " FX_DEEP ";symlink " FX_PROTECTED "/link"
+		   ";truncate " FX_DEEP,
+		   &run);
+	ASSERT_EQ(EACCES, run.errnos[0]);
+	ASSERT_EQ(EACCES, run.errnos[1]);
+	ASSERT_EQ(EACCES, run.errnos[2]);
+	ASSERT_EQ(EACCES, run.errnos[3]);
+	ASSERT_EQ(truncate_errno, run.errnos[4]);
+	ASSERT_TRACED(&run, "open", path_needle(FX_SECRET, path, sizeof(path)),
+		      EACCES);
+	ASSERT_TRACED(&run, "mkdir",
+		      path_needle(FX_PROTECTED "/new", path, sizeof(path)),
+		      EACCES);
+	ASSERT_TRACED(&run, "unlink", path_needle(FX_DEEP, path, sizeof(path)),
+		      EACCES);
+	ASSERT_TRACED(&run, "symlink",
+		      path_needle(FX_PROTECTED "/link", path, sizeof(path)),
+		      EACCES);
+	if (truncate_errno)
+		ASSERT_TRACED(&run, "truncate",
+			      path_needle(FX_DEEP, path, sizeof(path)),
+			      truncate_errno);
+	ASSERT_EQ(denials, run.events)
+	{
+		TH_LOG("expected %d denials, trace:\n%s", denials, run.trace);
+	}
+}
+
+/* Scope denials (ABI 6): a signal and an abstract unix socket outside. */
+TEST_F_TIMEOUT(trace, T2_scope_denials_seen_with_target, 120)
+{
+	static struct traced_run run;
+	char name[64], ops[256], target[96];
+	int listener;
+
+	FX_REQUIRE_FEATURE(&self->fx.abi, JR2_FEAT_SCOPE_SIGNAL);
+	FX_REQUIRE_FEATURE(&self->fx.abi, JR2_FEAT_SCOPE_ABSTRACT_UNIX);
+	REQUIRE_TRACING();
+	snprintf(name, sizeof(name), "@jr2-trace-test-%d", getpid());
+	listener = fx_unix_listen(name);
+	ASSERT_LE(0, listener);
+	/* Positive control: unconfined, the socket answers. */
+	ASSERT_EQ(0, test_connect_unix(name));
+	snprintf(ops, sizeof(ops), "kill-parent x;connect-unix %s", name);
+	run_traced(_metadata, ops, &run);
+	close(listener);
+	ASSERT_EQ(EPERM, run.errnos[0]);
+	ASSERT_EQ(EPERM, run.errnos[1]);
+	snprintf(target, sizeof(target), "\"target_pid\":%d,", run.ppid);
+	ASSERT_TRACED(&run, "signal", target, EPERM);
+	snprintf(target, sizeof(target), "\"socket\":\"%s\"", name);
+	ASSERT_TRACED(&run, "unix_connect", target, EPERM);
+	ASSERT_EQ(2, run.events)
+	{
+		TH_LOG("trace:\n%s", run.trace);
+	}
+}
+
+TEST_HARNESS_MAIN

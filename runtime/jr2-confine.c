@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "landlock_uapi.h"
 #include "policy.h"
 
 #define PROG		    "jr2-confine"
@@ -474,7 +475,11 @@ static int cmd_run(const struct options *o)
 			 jr2_verdict_reason(&abi, reason, sizeof(reason)));
 		die(EXIT_CANNOT_CONFINE, err.msg);
 	}
-	if (jr2_confine_plan(&plan, 0, &err))
+	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
+	if (jr2_confine_plan(&plan,
+			     JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
+				     JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON,
+			     &err))
 		die(EXIT_CANNOT_CONFINE, err.msg);
 	jr2_plan_free(&plan);
 	if (!o->quiet)

@@ -29,13 +29,11 @@ def run_dir():
 
 
 @pytest.fixture(scope="session")
-def payload():
-    files = initramfs.payload_binaries()
-    initramfs.build_base(files)
-    return files
+def base():
+    return initramfs.build_base(initramfs.payload_binaries())
 
 
-def test_kernel(kernel_name, run_dir, payload, request):
+def test_kernel(kernel_name, run_dir, base, request):
     entries = jr2kernels.load_matrix()
     if "/" not in kernel_name:
         entry = jr2kernels.find(entries, kernel_name)
@@ -43,7 +41,7 @@ def test_kernel(kernel_name, run_dir, payload, request):
             pytest.skip(f"not reachable here: {jr2kernels.build_hint(entry)}")
     kernel = jr2kernels.resolve(kernel_name, entries)
     runner.write_run_json(run_dir, [kernel.name], runner.now_iso())
-    result = runner.boot(kernel, run_dir / kernel.name, payload=payload,
+    result = runner.boot(kernel, run_dir / kernel.name, base=base,
                          filter_spec=request.config.getoption("vm_filter"),
                          timeout_s=request.config.getoption("vm_timeout"))
     bad = [f"{t['status']}: {t['name']}: {t['reason']}" for t in result.get("tests", [])

@@ -2,7 +2,9 @@
 """The guest's initramfs: a base part (busybox, /init, the static payload)
 cached by content, and a small run part (run.conf, extra files) appended to it.
 """
+import dataclasses
 import hashlib
+import os
 import pathlib
 import shlex
 import struct
@@ -22,17 +24,16 @@ class PayloadError(Exception):
     pass
 
 
-def is_static_elf(path):
-    """True for an ELF executable without a program interpreter."""
-    with open(path, "rb") as f:
-        head = f.read(64)
-        if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2:
-            return False
-        phoff, = struct.unpack_from("<Q", head, 0x20)
-        phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
-        f.seek(phoff)
-        table = f.read(phentsize * phnum)
-    return all(struct.unpack_from("<I", table, i * phentsize)[0] != PT_INTERP for i in range(phnum))
+def is_static_elf(data):
+    """True for an ELF executable (its bytes) without a program interpreter."""
+    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2:
+        return False
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    if phoff + phentsize * phnum > len(data):
+        return False
+    return all(struct.unpack_from("<I", data, phoff + i * phentsize)[0] != PT_INTERP
+               for i in range(phnum))
 
 
 def payload_binaries(bin_dir=BUILD / "bin", selftests_dir=BUILD / "selftests"):
@@ -47,9 +48,10 @@ def payload_binaries(bin_dir=BUILD / "bin", selftests_dir=BUILD / "selftests"):
     return files
 
 
-def check_static(files):
+def check_static(files, blobs=None):
     for guest, host in files.items():
-        if not is_static_elf(host):
+        data = blobs[guest] if blobs and guest in blobs else host.read_bytes()
+        if not is_static_elf(data):
             raise PayloadError(f"'{host}' is not a static executable: the guest has no libc; "
                                "link it with $(LDFLAGS_STATIC)")
 
@@ -60,21 +62,31 @@ def base_files(payload):
     files = {"bin/busybox": BUSYBOX, "init": GUEST / "init", "jr2/bin/jr2-vmprobe": VMPROBE,
              "jr2/bin/run-tests": RUN_TESTS}
     files.update(payload)
-    check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload})
     return files
 
 
+@dataclasses.dataclass
+class Base:
+    """The base part as read once for a whole run (the tree may be rebuilt meanwhile)."""
+    path: pathlib.Path
+    sha256: dict  # binary name -> SHA256 of the payload's programs
+
+
 def build_base(payload, cache_dir=BUILD / "vmtest"):
-    """Returns the path of the base initramfs, rebuilt only when an input changed."""
+    """Returns the Base of this payload, rebuilt only when an input changed."""
     files = base_files(payload)
     digest = hashlib.sha256()
-    blobs = {}
+    blobs, sums = {}, {}
     for guest, host in sorted(files.items()):
         blobs[guest] = host.read_bytes()
-        digest.update(guest.encode() + b"\0" + hashlib.sha256(blobs[guest]).digest())
-    path = cache_dir / f"base-{digest.hexdigest()[:16]}.cpio.gz"
-    if path.exists():
-        return path
+        sums[guest] = hashlib.sha256(blobs[guest]).hexdigest()
+        digest.update(f"{guest}\0{sums[guest]}".encode())
+    check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload}, blobs)
+    base = Base(cache_dir / f"base-{digest.hexdigest()[:16]}.cpio.gz",
+                {pathlib.Path(g).name: sums[g] for g in sorted(payload)})
+    if base.path.exists():
+        return base
+    path = base.path
     archive = cpio.Archive()
     for d in ("bin", "dev", "proc", "sys", "tmp", "run", "root", "jr2/payload"):
         archive.directory(d)
@@ -85,10 +97,10 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
     cache_dir.mkdir(parents=True, exist_ok=True)
     for old in cache_dir.glob("base-*.cpio.gz"):
         old.unlink()
-    tmp = path.with_suffix(".partial")
+    tmp = path.with_suffix(f".{os.getpid()}.partial")
     tmp.write_bytes(archive.gzipped())
     tmp.rename(path)
-    return path
+    return base
 
 
 def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
@@ -112,8 +124,7 @@ def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
     return archive.gzipped()
 
 
-def initrd(path_out, payload, **run_options):
-    """Writes base + run part to path_out; returns it."""
-    base = build_base(payload)
-    path_out.write_bytes(base.read_bytes() + run_part(**run_options))
+def initrd(path_out, base, **run_options):
+    """Writes base (a Base) + run part to path_out; returns it."""
+    path_out.write_bytes(base.path.read_bytes() + run_part(**run_options))
     return path_out

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Boot one kernel with the payload, follow it, collect its results."""
 import datetime
-import hashlib
 import json
 import os
 import pathlib
@@ -55,11 +54,6 @@ def write_run_json(run_dir, kernels, start, end=None):
     path.write_text(json.dumps(data, indent=1) + "\n")
 
 
-def binaries_sha256(payload):
-    return {pathlib.Path(g).name: hashlib.sha256(h.read_bytes()).hexdigest()
-            for g, h in sorted(payload.items())}
-
-
 class Follow:
     """Reads the result channel as the guest writes it, for progress lines."""
 
@@ -95,20 +89,20 @@ class Follow:
 
 
 def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
-         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, payload=None):
+         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None):
     """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
     suite.tap, check.json, summary.json}; returns the summary dict."""
     timeout_s = timeout_s or DEFAULT_TIMEOUT_S
     name = kernel.name
     out_dir.mkdir(parents=True, exist_ok=True)
-    payload = initramfs.payload_binaries() if payload is None else payload
+    base = base or initramfs.build_base(initramfs.payload_binaries())
     console, chan = out_dir / "console.log", out_dir / "channel.log"
     for path in (console, chan):
         path.unlink(missing_ok=True)
     say(name, f"kernel {kernel.vmlinuz}{' cmdline ' + kernel.cmdline if kernel.cmdline else ''}")
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="jr2-vmtest-") as tmp:
-        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode=mode, cmd=cmd,
+        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", base, mode=mode, cmd=cmd,
                                   filter_spec=filter_spec, test_timeout=test_timeout_s,
                                   extra=extra)
         args = qemu.command(jr2kernels.boot_image(kernel), initrd, console, chan, kernel.cmdline)
@@ -156,12 +150,15 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     else:
         table_problem = None
     result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
-                               {}, binaries_sha256(payload), proc.returncode) if table else None
+                               {}, base.sha256, proc.returncode) if table else None
     if result is None:
         result = {"kernel": name, "outcome": "error", "problems": [table_problem],
                   "counts": tap_counts_empty()}
     if mode == "cmd":
         result["cmd_status"] = ch.cmd_status
+        if ch.cmd_status != 0 and result["outcome"] == "pass":
+            result["outcome"] = "fail"
+            result["problems"].append(f"the command exited {ch.cmd_status}")
     result["durations"] = {"boot_s": round(booted, 2), "suite_s": round(end_mark - booted, 2),
                            "collect_s": round(time.monotonic() - start - end_mark, 2),
                            "total_s": round(time.monotonic() - start, 2)}
@@ -183,11 +180,11 @@ def report_line(result):
     return text
 
 
-def shell(kernel, extra=(), payload=None):
+def shell(kernel, extra=()):
     """An interactive guest: its console is this terminal."""
-    payload = initramfs.payload_binaries() if payload is None else payload
+    base = initramfs.build_base(initramfs.payload_binaries())
     with tempfile.TemporaryDirectory(prefix="jr2-vmshell-") as tmp:
-        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", payload, mode="shell",
+        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", base, mode="shell",
                                   extra=extra)
         args = qemu.command(jr2kernels.boot_image(kernel), initrd, None,
                             pathlib.Path(tmp) / "channel.log",

@@ -53,9 +53,10 @@ static const char usage_text[] =
     "\n"
     "See jr2-confine(1).\n";
 
-static void die_usage(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2), noreturn));
-static void die_usage(const char *fmt, ...)
+/* The one error path: one line that names the input, the value, the fix. */
+static void die(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -64,22 +65,13 @@ static void die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
-/* The one error path: the message is whole (input, value, fix). */
-static void die(int status, const char *msg) __attribute__((noreturn));
-static void die(int status, const char *msg)
-{
-	fprintf(stderr, PROG ": %s\n", msg);
 	exit(status);
 }
 
-static void die_err(const struct jr2_err *err) __attribute__((noreturn));
-static void die_err(const struct jr2_err *err)
-{
-	die(err->bad_input ? EXIT_USAGE : EXIT_CANNOT_CONFINE, err->msg);
-}
+/* A library error: bad input (2), or confinement impossible (125). */
+#define die_err(err)                                                   \
+	die((err)->bad_input ? EXIT_USAGE : EXIT_CANNOT_CONFINE, "%s", \
+	    (err)->msg)
 
 struct options {
 	const char *command;
@@ -103,7 +95,8 @@ static const char *flag_value(char **argv, int argc, int *i, const char *flag)
 	if (argv[*i][len])
 		return NULL;
 	if (*i + 1 >= argc)
-		die_usage("%s needs a value: write '%s VALUE'", flag, flag);
+		die(EXIT_USAGE, "%s needs a value: write '%s VALUE'", flag,
+		    flag);
 	return argv[++*i];
 }
 
@@ -124,13 +117,15 @@ static void parse(int argc, char **argv, struct options *o)
 		}
 		if (!strcmp(arg, "--")) {
 			if (strcmp(o->command, "run"))
-				die_usage("'%s' takes no command after '--': "
-					  "see '" PROG " --help'",
-					  o->command);
+				die(EXIT_USAGE,
+				    "'%s' takes no command after '--': "
+				    "see '" PROG " --help'",
+				    o->command);
 			if (i + 1 >= argc)
-				die_usage("run: no command after '--': write "
-					  "'" PROG " run [OPTIONS] -- CMD "
-					  "[ARG]...'");
+				die(EXIT_USAGE,
+				    "run: no command after '--': write "
+				    "'" PROG " run [OPTIONS] -- CMD "
+				    "[ARG]...'");
 			o->cmd = &argv[i + 1];
 			return;
 		}
@@ -157,22 +152,25 @@ static void parse(int argc, char **argv, struct options *o)
 		} else if (!takes_json && !strcmp(arg, "--quiet")) {
 			o->quiet = true;
 		} else if (arg[0] == '-') {
-			die_usage("unknown flag '%s' for '%s': see '" PROG
-				  " --help'",
-				  arg, o->command);
+			die(EXIT_USAGE,
+			    "unknown flag '%s' for '%s': see '" PROG " --help'",
+			    arg, o->command);
 		} else if (!strcmp(o->command, "run")) {
-			die_usage("run: missing '--' before '%s': write '" PROG
-				  " run [OPTIONS] -- CMD [ARG]...'",
-				  arg);
+			die(EXIT_USAGE,
+			    "run: missing '--' before '%s': write '" PROG
+			    " run [OPTIONS] -- CMD [ARG]...'",
+			    arg);
 		} else {
-			die_usage("'%s' takes no argument '%s': see '" PROG
-				  " --help'",
-				  o->command, arg);
+			die(EXIT_USAGE,
+			    "'%s' takes no argument '%s': see '" PROG
+			    " --help'",
+			    o->command, arg);
 		}
 	}
 	if (!strcmp(o->command, "run"))
-		die_usage("run: missing '--' and the command: write '" PROG
-			  " run [OPTIONS] -- CMD [ARG]...'");
+		die(EXIT_USAGE,
+		    "run: missing '--' and the command: write '" PROG
+		    " run [OPTIONS] -- CMD [ARG]...'");
 }
 
 static void probe(const struct options *o, struct jr2_abi *abi)
@@ -181,7 +179,7 @@ static void probe(const struct options *o, struct jr2_abi *abi)
 	int cap = jr2_abi_cap(o->max_abi, msg, sizeof(msg));
 
 	if (cap < 0)
-		die(EXIT_USAGE, msg);
+		die(EXIT_USAGE, "%s", msg);
 	jr2_abi_probe(abi, cap);
 }
 
@@ -465,29 +463,29 @@ static int cmd_run(const struct options *o)
 	struct jr2_abi abi;
 	struct jr2_err err;
 	char reason[400];
+	int exec_errno;
 
 	probe(o, &abi);
 	/* Bad input is found (exit 2) before the kernel is judged (125). */
 	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
 		die_err(&err);
-	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT) {
-		snprintf(err.msg, sizeof(err.msg), "refusing to confine: %s",
-			 jr2_verdict_reason(&abi, reason, sizeof(reason)));
-		die(EXIT_CANNOT_CONFINE, err.msg);
-	}
+	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT)
+		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
+		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
 	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
 	if (jr2_confine_plan(&plan,
 			     JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
-				     JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON,
+				 JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON,
 			     &err))
-		die(EXIT_CANNOT_CONFINE, err.msg);
+		die_err(&err);
 	jr2_plan_free(&plan);
 	if (!o->quiet)
 		warn_unavailable(&abi);
 	execvp(o->cmd[0], o->cmd);
-	snprintf(err.msg, sizeof(err.msg), "cannot run '%s': %s", o->cmd[0],
-		 strerror(errno));
-	die(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, err.msg);
+	exec_errno = errno;
+	die(exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,
+	    "cannot run '%s': %s: check the command's name and mode", o->cmd[0],
+	    strerror(exec_errno));
 }
 
 int main(int argc, char **argv)
@@ -495,8 +493,9 @@ int main(int argc, char **argv)
 	struct options o = {0};
 
 	if (argc < 2)
-		die_usage("no command: give check, run, rules or abi-table "
-			  "(see '" PROG " --help')");
+		die(EXIT_USAGE,
+		    "no command: give check, run, rules or abi-table "
+		    "(see '" PROG " --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage_text, stdout);
 		return 0;
@@ -509,9 +508,10 @@ int main(int argc, char **argv)
 	o.command = argv[1];
 	if (strcmp(o.command, "check") && strcmp(o.command, "run") &&
 	    strcmp(o.command, "rules") && strcmp(o.command, "abi-table"))
-		die_usage("unknown command '%s': give check, run, rules or "
-			  "abi-table (see '" PROG " --help')",
-			  o.command);
+		die(EXIT_USAGE,
+		    "unknown command '%s': give check, run, rules or "
+		    "abi-table (see '" PROG " --help')",
+		    o.command);
 	jr2_policy_init(&o.policy);
 	parse(argc, argv, &o);
 	if (!o.policy_given)

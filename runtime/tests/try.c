@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -85,9 +86,18 @@ static int result(int ret)
 	return err < EXIT_OTHER_ERRNO ? err : EXIT_OTHER_ERRNO;
 }
 
-static void usage(const char *why)
+/* The one error path: a usage error (the operation's errno is a result). */
+static void die_usage(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+static void die_usage(const char *fmt, ...)
 {
-	fprintf(stderr, "jr2-try: %s: see 'jr2-try --help'\n", why);
+	va_list ap;
+
+	fputs("jr2-try: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(": see 'jr2-try --help'\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -98,11 +108,8 @@ static long number(const char *text, const char *what)
 
 	errno = 0;
 	n = strtol(text, &end, 10);
-	if (errno || end == text || *end) {
-		fprintf(stderr, "jr2-try: %s '%s' is not a number: give one\n",
-			what, text);
-		exit(EXIT_USAGE);
-	}
+	if (errno || end == text || *end)
+		die_usage("%s '%s' is not a number: give one", what, text);
 	return n;
 }
 
@@ -194,7 +201,9 @@ static int unix_socket(const char *name, bool abstract, bool do_bind)
 	int fd, ret;
 
 	if (len + 1 > sizeof(addr.sun_path))
-		usage("socket name too long");
+		die_usage(
+		    "socket name '%s' is too long: give at most %zu bytes",
+		    name, sizeof(addr.sun_path) - 2);
 	memcpy(addr.sun_path + (abstract ? 1 : 0), name, len);
 	addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len +
 			       (abstract ? 1 : 0));
@@ -338,7 +347,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3)
-		usage("give a verb and its arguments");
+		die_usage("no verb: give a verb and its arguments");
 	/* Data of read verbs follows the status line: flush in order. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[1], "exec")) {
@@ -350,12 +359,8 @@ int main(int argc, char **argv)
 		status = run1(argv[1], argv[2]);
 	else if (argc == 4)
 		status = run2(argv[1], argv[2], argv[3]);
-	if (status < 0) {
-		fprintf(stderr,
-			"jr2-try: unknown verb '%s' with %d argument(s): see "
-			"'jr2-try --help'\n",
-			argv[1], argc - 2);
-		return EXIT_USAGE;
-	}
+	if (status < 0)
+		die_usage("unknown verb '%s' with %d argument(s)", argv[1],
+			  argc - 2);
 	return status;
 }

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of jr2-trace's pure half: events to JSON lines, path assembly
+ * from leaf-first components, kallsyms matching.  No BPF, any kernel.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "format.h"
+
+/* Components go leaf first, NUL-separated, as denials.bpf.c writes them. */
+static void set_path(struct jr2_denial *e, const char *const parts[])
+{
+	size_t off = 0;
+
+	e->path_parts = 0;
+	for (int i = 0; parts[i]; i++) {
+		size_t n = strlen(parts[i]) + 1;
+
+		memcpy(e->path + off, parts[i], n);
+		off += n;
+		e->path_parts++;
+	}
+}
+
+static void base_event(struct jr2_denial *e, enum jr2_point point)
+{
+	memset(e, 0, sizeof(*e));
+	e->time_ns = 1500000000ULL; /* 1.5 s after the offset below */
+	e->pid = 42;
+	e->tgid = 41;
+	e->ret = -EACCES;
+	e->point = point;
+	e->source = JR2_SOURCE_FEXIT;
+	e->landlock = 1;
+	strcpy(e->comm, "cat");
+}
+
+TEST(path_is_assembled_root_first)
+{
+	const char *const parts[] = {"secret", "jr2", "run", "tmp", NULL};
+	struct jr2_denial e;
+	char out[64];
+
+	base_event(&e, JR2_POINT_file_open);
+	set_path(&e, parts);
+	ASSERT_EQ((int)strlen("/tmp/run/jr2/secret"),
+		  jr2_denial_path(&e, out, sizeof(out)));
+	ASSERT_STREQ("/tmp/run/jr2/secret", out);
+}
+
+TEST(path_without_components_is_root)
+{
+	struct jr2_denial e;
+	char out[8];
+
+	base_event(&e, JR2_POINT_file_open);
+	ASSERT_EQ(1, jr2_denial_path(&e, out, sizeof(out)));
+	ASSERT_STREQ("/", out);
+}
+
+TEST(path_too_long_for_buffer_fails)
+{
+	const char *const parts[] = {"secret", "jr2", NULL};
+	struct jr2_denial e;
+	char out[8];
+
+	base_event(&e, JR2_POINT_file_open);
+	set_path(&e, parts);
+	ASSERT_EQ(-1, jr2_denial_path(&e, out, sizeof(out)));
+	/* Exactly "/jr2/secret" plus its NUL fits in 12 bytes. */
+	ASSERT_EQ(11, jr2_denial_path(&e, out, 12));
+}
+
+TEST(open_denial_json_has_every_field)
+{
+	const char *const parts[] = {"secret", "tmp", NULL};
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_file_open);
+	set_path(&e, parts);
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_STREQ("{\"time\":\"1970-01-01T00:00:01.500000000Z\",\"pid\":42,"
+		     "\"tgid\":41,\"comm\":\"cat\",\"hook\":\"hook_file_open\","
+		     "\"source\":\"fexit\",\"operation\":\"open\","
+		     "\"path\":\"/tmp/secret\",\"errno\":13,\"error\":\"EACCES\","
+		     "\"lsm\":\"landlock\"}\n",
+		     out);
+}
+
+TEST(request_fields_follow_when_the_kernel_tells)
+{
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_task_kill);
+	e.ret = -EPERM;
+	e.target_pid = 1;
+	e.has_request = 1;
+	e.request_type = 6;
+	e.domain = 0x1a2b;
+	e.layer = 2;
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"operation\":\"signal\",\"target_pid\":1,"
+				    "\"errno\":1,\"error\":\"EPERM\""));
+	ASSERT_NE(NULL, strstr(out, "\"request\":\"scope_signal\",\"access\":"
+				    "\"0x0\",\"domain\":\"1a2b\",\"layer\":2}"));
+}
+
+TEST(security_source_is_not_attributed_without_request)
+{
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_file_open);
+	e.source = JR2_SOURCE_SECURITY;
+	e.landlock = 0;
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"hook\":\"security_file_open\","
+				    "\"source\":\"security\""));
+	ASSERT_NE(NULL, strstr(out, "\"lsm\":null"));
+}
+
+TEST(comm_and_path_are_escaped)
+{
+	const char *const parts[] = {"a\"b\\c\n", NULL};
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_path_unlink);
+	strcpy(e.comm, "x\ty");
+	set_path(&e, parts);
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"comm\":\"x\\u0009y\""));
+	ASSERT_NE(NULL, strstr(out, "\"path\":\"/a\\\"b\\\\c\\u000a\""));
+}
+
+TEST(abstract_and_unnamed_sockets)
+{
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_unix_stream_connect);
+	e.ret = -EPERM;
+	e.family = 1;
+	memcpy(e.path, "\0jr2-sock", 9);
+	e.sun_len = 9;
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"socket\":\"@jr2-sock\""));
+	e.sun_len = 0;
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"socket\":null"));
+}
+
+TEST(tcp_port_is_shown)
+{
+	struct jr2_denial e;
+	char out[1024];
+
+	base_event(&e, JR2_POINT_socket_connect);
+	e.family = 10;
+	e.port = 443;
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"family\":10,\"port\":443,"));
+}
+
+TEST(small_buffer_fails_instead_of_cutting)
+{
+	struct jr2_denial e;
+	char out[32], big[1024];
+
+	base_event(&e, JR2_POINT_file_open);
+	ASSERT_EQ(-1, jr2_denial_json(&e, 0, out, sizeof(out)));
+	/* A point number from a newer BPF object is refused, not guessed. */
+	e.point = JR2_POINT_COUNT;
+	ASSERT_EQ(-1, jr2_denial_json(&e, 0, big, sizeof(big)));
+}
+
+TEST(kallsyms_matches_name_and_clones_only)
+{
+	char sym[64];
+
+	ASSERT_TRUE(jr2_ksym_match("ffffffff81afbe50 t hook_file_open\n",
+				   "hook_file_open", sym, sizeof(sym)));
+	ASSERT_STREQ("hook_file_open", sym);
+	ASSERT_TRUE(jr2_ksym_match("0000000000000000 t hook_file_open.isra.0\n",
+				   "hook_file_open", sym, sizeof(sym)));
+	ASSERT_STREQ("hook_file_open.isra.0", sym);
+	ASSERT_FALSE(jr2_ksym_match("ffffffff81afbe50 t hook_file_open_x\n",
+				    "hook_file_open", sym, sizeof(sym)));
+	ASSERT_FALSE(jr2_ksym_match("ffffffff81afbe50 d hook_file_open\n",
+				    "hook_file_open", sym, sizeof(sym)));
+	ASSERT_FALSE(jr2_ksym_match("garbage", "hook_file_open", sym,
+				    sizeof(sym)));
+}
+
+TEST(every_point_has_names)
+{
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		ASSERT_EQ(0, strncmp("hook_", jr2_points[i].hook, 5));
+		ASSERT_EQ(0, strncmp("security_", jr2_points[i].security, 9));
+		ASSERT_NE(NULL, jr2_points[i].operation);
+	}
+}
+
+TEST_HARNESS_MAIN

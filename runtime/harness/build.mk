@@ -17,6 +17,7 @@ HARNESS_BENCH := $(BUILD)/harness/bench_spawn
 FUZZ_SECONDS ?= 120
 
 BINS += $(BIN)/jr2-harness
+MANS += runtime/harness/jr2-harness.1
 TEST_BINS += $(HARNESS_UNIT)
 TEST_STEPS += harness-unit
 
@@ -49,10 +50,17 @@ $(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
 		-fsanitize=fuzzer,address,undefined -Iruntime/harness -o $@ \
 		runtime/harness/fuzz_request.c runtime/harness/request.c
 
+# Seeds: one valid request of each op; new inputs go to the build folder.
 fuzz: $(HARNESS_FUZZ)
 	@mkdir -p $(BUILD)/harness/fuzz-corpus
+	printf 'JR2H1\nop 4:exec\nbearer 3:abc\ncwd 5:/work\nsecret 8:GH_TOKEN\narg 7:/bin/sh\narg 4:a\nb \n' \
+		> $(BUILD)/harness/fuzz-corpus/seed-exec
+	printf 'JR2H1\nop 6:status\nbearer 3:abc\njson 1:1\n' \
+		> $(BUILD)/harness/fuzz-corpus/seed-status
+	printf 'JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
+		> $(BUILD)/harness/fuzz-corpus/seed-spawn
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
-		$(BUILD)/harness/fuzz-corpus runtime/harness/fuzz-seeds
+		$(BUILD)/harness/fuzz-corpus
 
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.

@@ -313,6 +313,11 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 			    "%s: secret name '%s' starts with JR2_, which jr2 "
 			    "keeps for its own names; rename it",
 			    where, arg);
+		if (!strcmp(arg, "control") || !strcmp(arg, "fetch"))
+			return fail(err, size,
+				    "%s: secret name '%s' is the name of a "
+				    "Stand-in of jr2's own; rename it",
+				    where, arg);
 		if (jr2_config_has_secret(cfg, arg))
 			return fail(
 			    err, size,

@@ -537,6 +537,44 @@ TEST_F (e2e, G4_bad_input_refused) {
 	}
 }
 
+/* The rules for review: the protected dir's bind mount is reported. */
+TEST_F (e2e, R9_rules_report_bind_mount) {
+	ASSERT_EQ(0, jr2t_mkdirs(FREE "/alias"));
+	ASSERT_EQ(0, mount(PROT, FREE "/alias", NULL, MS_BIND, NULL));
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--protect",
+			      PROT, NULL));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out,
+				      "# note: '" FREE "/alias' is mount "));
+	EXPECT_EQ(0, jr2t_count_lines(self->o.out, FREE "/alias\t"));
+	EXPECT_EQ(1, jr2t_count_lines(self->o.out, FREE "/a\t"));
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--json",
+			      "--protect", PROT, NULL));
+	EXPECT_NE(NULL, strstr(self->o.out, "{\"path\": \"" FREE "/a\", "
+					    "\"access\": [\"execute\""));
+	NEED_CONFINEMENT();
+	EXPECT_TRY(EACCES, CONFINED("open-read", FREE "/alias/secret", NULL));
+	EXPECT_TRY(0, UNCONFINED("open-read", FREE "/alias/secret", NULL));
+}
+
+/* A config file gives the same policy as the flags. */
+TEST_F (e2e, R1_O1_config_file) {
+	char *argv[] = {"jr2-confine",	"run", "--quiet",     "--config",
+			FX "/policy",	"--",  self->try_bin, "open-read",
+			PROT "/secret", NULL};
+
+	NEED_CONFINEMENT();
+	ASSERT_EQ(0, jr2t_write(FX "/policy",
+				"# test policy\nprotect " PROT "\nread-only " RO
+				"\n",
+				0644));
+	EXPECT_TRY(EACCES, jr2t_runv(&self->o, NULL, argv));
+	argv[7] = "open-write";
+	argv[8] = RO "/file";
+	EXPECT_TRY(EACCES, jr2t_runv(&self->o, NULL, argv));
+	argv[8] = FREE "/file";
+	EXPECT_TRY(0, jr2t_runv(&self->o, NULL, argv));
+}
+
 /*
  * A kernel without Landlock (ENOSYS) or with Landlock not enabled at boot
  * (EOPNOTSUPP), as the program sees it: a seccomp filter answers the three

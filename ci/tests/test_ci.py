@@ -202,3 +202,11 @@ def test_kernel_job_runs_one_kernel_and_writes_its_files(env):
     assert log == "fake make matrix RUN=k1 KERNELS=6.12\n"
     proc = ci(env, "kernel-job", "9.9", "k2")
     assert proc.returncode == 2 and "kernel '9.9' is not in kernels/matrix.toml" in proc.stderr
+
+
+def test_release_gate_fails_when_the_matrix_wrote_nothing(env):
+    proc, text, _ = gate(env, FAKE_AFTER="rm -r $JR2_RESULTS/r1", FAKE_STATUS="2")
+    assert proc.returncode == 1
+    assert text.splitlines() == ["release gate for 9.9.9, run r1: FAIL",
+                                 f"FAIL `make matrix` (exit status 2) wrote no "
+                                 f"{env['JR2_RESULTS']}/r1: see its output above"]

@@ -18,10 +18,11 @@ FUZZ_SECONDS ?= 120
 
 BINS += $(BIN)/jr2-harness
 MANS += runtime/harness/jr2-harness.1
-TEST_BINS += $(HARNESS_UNIT)
+TEST_BINS += $(HARNESS_UNIT) $(HARNESS_BENCH)
 TEST_STEPS += harness-unit
+BENCH_STEPS += harness
 
-.PHONY: test-harness-unit fuzz
+.PHONY: test-harness-unit bench-harness fuzz
 
 $(OBJ)/harness/%.o: runtime/harness/%.c $(HARNESS_HDRS)
 	@mkdir -p $(@D)
@@ -61,6 +62,17 @@ fuzz: $(HARNESS_FUZZ)
 		> $(BUILD)/harness/fuzz-corpus/seed-spawn
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
+
+$(HARNESS_BENCH): runtime/harness/bench_spawn.c $(OBJ)/harness/channel.o \
+		$(OBJ)/harness/request.o
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
+
+BENCH_SPAWNS ?= 400
+bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine
+	@scripts/need-debs bubblewrap
+	$(HARNESS_BENCH) --harness $(BIN)/jr2-harness \
+		--confine $(BIN)/jr2-confine -n $(BENCH_SPAWNS)
 
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * bench-harness: start and reap /bin/true N times four ways, in one run,
+ * round-robin so that drift of the machine hits each way alike:
+ *   fork+exec      the baseline: fork, execve, waitpid
+ *   spawner        a request on the harness's control channel until the
+ *                  program's exit status comes back (the harness reaps it)
+ *   jr2-confine    fork+exec of `jr2-confine run --protect DIR -- /bin/true`
+ *   bwrap          fork+exec of `bwrap --ro-bind / / --tmpfs DIR /bin/true`
+ * and the peak RSS (VmHWM) of the harness and of its spawner.  Runs as root
+ * in its own mount and network namespaces, on a tmpfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "request.h"
+
+#define ROOT	  "/mnt/jr2-bench"
+#define PROTECTED ROOT "/run/jr2"
+#define TRUE_PATH "/bin/true"
+#define ROUND	  25
+
+enum way { FORK_EXEC, SPAWNER, CONFINE, BWRAP, WAYS };
+
+static const char *const way_names[WAYS] = {"fork+exec", "spawner",
+					    "jr2-confine run", "bwrap"};
+
+static void die(const char *what, const char *value)
+{
+	int saved = errno;
+
+	fprintf(stderr, "bench_spawn: %s '%s': %s\n", what, value,
+		strerror(saved));
+	exit(1);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void run_and_reap(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("cannot fork for", argv[0]);
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("a start failed:", argv[0]);
+}
+
+/* One start through the harness: request, "started", "exit 0". */
+static void through_spawner(const struct jr2_msg *request)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int stdio[3] = {0, 1, 2};
+	char answer[256];
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock",
+		 PROTECTED);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)))
+		die("cannot connect to", addr.sun_path);
+	if (jr2_send_msg(sock, request->buf, request->len, stdio, 3))
+		die("cannot send to", addr.sun_path);
+	for (int i = 0; i < 2; i++) {
+		ssize_t n = recv(sock, answer, sizeof(answer) - 1, 0);
+
+		if (n <= 0)
+			die("no answer from", addr.sun_path);
+		answer[n] = '\0';
+	}
+	if (strcmp(answer, "exit 0\n"))
+		die("the program did not exit 0:", answer);
+	close(sock);
+}
+
+static long peak_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *file;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	file = fopen(path, "re");
+	while (file && fgets(line, sizeof(line), file))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (file)
+		fclose(file);
+	return kib;
+}
+
+static int compare(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "status" text: the value of `key`. */
+static long status_field(const char *harness, const char *key)
+{
+	char cmd[PATH_MAX + 64], line[256];
+	long value = -1;
+	FILE *pipe;
+
+	snprintf(cmd, sizeof(cmd), "%s status --root %s 2>/dev/null", harness,
+		 ROOT);
+	pipe = popen(cmd, "r");
+	while (pipe && fgets(line, sizeof(line), pipe))
+		if (!strncmp(line, key, strlen(key)) &&
+		    line[strlen(key)] == ':')
+			value = atol(line + strlen(key) + 1);
+	if (pipe)
+		pclose(pipe);
+	return value;
+}
+
+int main(int argc, char **argv)
+{
+	const char *harness = NULL, *confine = NULL;
+	int n = 400;
+	char *fork_argv[] = {TRUE_PATH, NULL};
+	char *confine_argv[] = {NULL,	   "run", "--protect", PROTECTED,
+				"--quiet", "--",  TRUE_PATH,   NULL};
+	char *bwrap_argv[] = {"/usr/bin/bwrap", "--ro-bind", "/",	"/",
+			      "--tmpfs",	PROTECTED,   TRUE_PATH, NULL};
+	double *samples[WAYS], median[WAYS];
+	char bearer[256] = "";
+	struct jr2_msg request;
+	pid_t harness_pid;
+	FILE *file;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--harness") && i + 1 < argc)
+			harness = argv[++i];
+		else if (!strcmp(argv[i], "--confine") && i + 1 < argc)
+			confine = argv[++i];
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: bench_spawn --harness PATH "
+					"--confine PATH [-n N]\n");
+			return 2;
+		}
+	}
+	if (!harness || !confine || n < ROUND)
+		die("missing --harness/--confine or -n below", "25");
+	confine_argv[0] = (char *)confine;
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
+		die("cannot unshare (run as root)", "CLONE_NEWNS");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mkdir(ROOT, 0755) && errno != EEXIST) ||
+	    mount("jr2-bench", ROOT, "tmpfs", 0, "size=8m"))
+		die("cannot mount a tmpfs on", ROOT);
+	harness_pid = fork();
+	if (harness_pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execl(harness, harness, "serve", "--root", ROOT, NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 2000 && status_field(harness, "spawner_ready") < 0;
+	     i++)
+		usleep(5000);
+	file = fopen(PROTECTED "/control.bearer", "re");
+	if (!file || !fgets(bearer, sizeof(bearer), file))
+		die("cannot read the bearer of", PROTECTED);
+	fclose(file);
+	bearer[strcspn(bearer, "\n")] = '\0';
+	jr2_msg_init(&request);
+	jr2_msg_field(&request, "op", "exec");
+	jr2_msg_field(&request, "bearer", bearer);
+	jr2_msg_field(&request, "cwd", "/");
+	jr2_msg_field(&request, "arg", TRUE_PATH);
+
+	for (int w = 0; w < WAYS; w++) {
+		samples[w] = calloc((size_t)n, sizeof(double));
+		if (!samples[w])
+			die("out of memory for", "samples");
+	}
+	/* Warm-up, then rounds: each way ROUND starts in turn. */
+	run_and_reap(fork_argv);
+	through_spawner(&request);
+	run_and_reap(confine_argv);
+	run_and_reap(bwrap_argv);
+	for (int done = 0; done < n; done += ROUND) {
+		for (int w = 0; w < WAYS; w++) {
+			for (int i = done; i < done + ROUND && i < n; i++) {
+				double start = now_us();
+
+				if (w == FORK_EXEC)
+					run_and_reap(fork_argv);
+				else if (w == SPAWNER)
+					through_spawner(&request);
+				else if (w == CONFINE)
+					run_and_reap(confine_argv);
+				else
+					run_and_reap(bwrap_argv);
+				samples[w][i] = now_us() - start;
+			}
+		}
+	}
+	printf("start+reap %s, %d times each, round-robin by %d\n", TRUE_PATH,
+	       n, ROUND);
+	printf("%-16s %10s %10s %10s\n", "way", "median us", "p10 us",
+	       "p90 us");
+	for (int w = 0; w < WAYS; w++) {
+		qsort(samples[w], (size_t)n, sizeof(double), compare);
+		median[w] = samples[w][n / 2];
+		printf("%-16s %10.1f %10.1f %10.1f\n", way_names[w], median[w],
+		       samples[w][n / 10], samples[w][n * 9 / 10]);
+	}
+	printf("ratio spawner / fork+exec:      %.3f (goal <= 1.05: %s)\n",
+	       median[SPAWNER] / median[FORK_EXEC],
+	       median[SPAWNER] / median[FORK_EXEC] <= 1.05 ? "met" : "not met");
+	printf("ratio bwrap / spawner:          %.2f (goal >= 5: %s)\n",
+	       median[BWRAP] / median[SPAWNER],
+	       median[BWRAP] / median[SPAWNER] >= 5 ? "met" : "not met");
+	printf("ratio jr2-confine / fork+exec:  %.3f\n",
+	       median[CONFINE] / median[FORK_EXEC]);
+	printf("peak RSS: harness %ld KiB, spawner %ld KiB\n",
+	       peak_rss_kib(harness_pid),
+	       peak_rss_kib((pid_t)status_field(harness, "spawner_pid")));
+	kill(harness_pid, SIGTERM);
+	waitpid(harness_pid, NULL, 0);
+	jr2_msg_free(&request);
+	return 0;
+}

@@ -8,6 +8,7 @@ import os
 import pathlib
 import shlex
 import struct
+import time
 
 from . import cpio
 
@@ -68,7 +69,7 @@ def base_files(payload):
 @dataclasses.dataclass
 class Base:
     """The base part as read once for a whole run (the tree may be rebuilt meanwhile)."""
-    path: pathlib.Path
+    data: bytes  # gzipped cpio, held for the whole run
     sha256: dict  # binary name -> SHA256 of the payload's programs
 
 
@@ -82,11 +83,10 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
         sums[guest] = hashlib.sha256(blobs[guest]).hexdigest()
         digest.update(f"{guest}\0{sums[guest]}".encode())
     check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload}, blobs)
-    base = Base(cache_dir / f"base-{digest.hexdigest()[:16]}.cpio.gz",
-                {pathlib.Path(g).name: sums[g] for g in sorted(payload)})
-    if base.path.exists():
-        return base
-    path = base.path
+    sums = {pathlib.Path(g).name: sums[g] for g in sorted(payload)}
+    path = cache_dir / f"base-{digest.hexdigest()[:16]}.cpio.gz"
+    if path.exists():
+        return Base(path.read_bytes(), sums)
     archive = cpio.Archive()
     for d in ("bin", "dev", "proc", "sys", "tmp", "run", "root", "jr2/payload"):
         archive.directory(d)
@@ -94,13 +94,16 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
     archive.char_device("dev/console", 5, 1)
     for guest, data in sorted(blobs.items()):
         archive.file(guest, data, 0o755)
+    data = archive.gzipped()
     cache_dir.mkdir(parents=True, exist_ok=True)
+    # Other runs may be using older bases: only those of yesterday go.
     for old in cache_dir.glob("base-*.cpio.gz"):
-        old.unlink()
+        if time.time() - old.stat().st_mtime > 86400:
+            old.unlink(missing_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.partial")
-    tmp.write_bytes(archive.gzipped())
+    tmp.write_bytes(data)
     tmp.rename(path)
-    return base
+    return Base(data, sums)
 
 
 def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
@@ -126,5 +129,5 @@ def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
 
 def initrd(path_out, base, **run_options):
     """Writes base (a Base) + run part to path_out; returns it."""
-    path_out.write_bytes(base.path.read_bytes() + run_part(**run_options))
+    path_out.write_bytes(base.data + run_part(**run_options))
     return path_out

@@ -365,6 +365,93 @@ static inline int test_execve(const char *path, char *const argv[],
 	return err;
 }
 
+/*
+ * The path of a runtime program (jr2-confine, jr2-harness, ...) into buf:
+ * $JR2_BIN_DIR/NAME when set, else ../bin/NAME beside this binary's folder
+ * (build/selftests -> build/bin), else NAME in this binary's own folder.
+ * NULL when none is executable.
+ */
+static inline const char *fx_tool_at(const char *dir, const char *name,
+				     char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "%s/%s", dir, name);
+
+	return len < 0 || (size_t)len >= size || access(buf, X_OK) ? NULL
+								    : buf;
+}
+
+static inline const char *fx_tool(const char *name, char *buf, size_t size)
+{
+	const char *bin_dir = getenv("JR2_BIN_DIR");
+	char self[PATH_MAX], up[PATH_MAX + 8];
+	ssize_t len;
+	char *slash;
+
+	if (bin_dir && *bin_dir)
+		return fx_tool_at(bin_dir, name, buf, size);
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return NULL;
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	if (snprintf(up, sizeof(up), "%s/../bin", self) < (int)sizeof(up) &&
+	    fx_tool_at(up, name, buf, size))
+		return buf;
+	return fx_tool_at(self, name, buf, size);
+}
+
+/*
+ * Runs argv[0] with argv in a child, its stdout and stderr into out (NUL
+ * terminated, cut at size): 0 with the exit status in *status (-1 when
+ * killed), or the errno of fork/pipe.
+ */
+static inline int fx_run(char *const argv[], char *out, size_t size,
+			 int *status)
+{
+	int pipefd[2], wstatus;
+	size_t used = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return errno;
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (used + 1 < size &&
+	       (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
+		used += (size_t)n;
+	out[used] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &wstatus, 0) < 0)
+		return errno;
+	*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	return 0;
+}
+
+/* Finds a runtime program or fails the test, naming the fix. */
+#define FX_FIND_TOOL(name, buf)                                                   \
+	({                                                                     \
+		const char *_tool = fx_tool(name, buf, sizeof(buf));           \
+		ASSERT_NE(NULL, _tool)                                         \
+		{                                                              \
+			TH_LOG("%s not found: build it (make) or set "         \
+			       "JR2_BIN_DIR to its folder",                    \
+			       name);                                          \
+		}                                                              \
+		_tool;                                                         \
+	})
+
 /* ---- the fixture ---- */
 
 static inline void fx_make_file(struct __test_metadata *_metadata,

@@ -30,7 +30,8 @@ static void control_standin(struct __test_metadata *_metadata, char *value,
 	snprintf(value, size, "%.*s", (int)strcspn(text + 8, "\n"), text + 8);
 }
 
-TEST_F (custodian, R8_connect_works_request_refused_without_standin) {
+TEST_F(custodian, R8_connect_works_request_refused_without_standin)
+{
 	struct hx *hx = &self->hx;
 	char control[128], out[HX_OUT_SIZE];
 	int status;
@@ -106,7 +107,8 @@ static void assert_still_serves(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F (custodian, R8_control_channel_refuses_bad_requests) {
+TEST_F(custodian, R8_control_channel_refuses_bad_requests)
+{
 	struct hx *hx = &self->hx;
 	char good[128], out[HX_OUT_SIZE], *big;
 	int stdio[3] = {0, 1, 2};
@@ -187,7 +189,8 @@ TEST_F (custodian, R8_control_channel_refuses_bad_requests) {
 	}
 }
 
-TEST_F (custodian, R8_confined_program_cannot_drive_the_harness) {
+TEST_F(custodian, R8_confined_program_cannot_drive_the_harness)
+{
 	struct hx *hx = &self->hx;
 	const char *const status[] = {hx->harness, "status", "--root", HX_ROOT,
 				      NULL};
@@ -218,7 +221,8 @@ TEST_F (custodian, R8_confined_program_cannot_drive_the_harness) {
 	}
 }
 
-TEST_F (custodian, R8_bearer_file_read_once_at_start) {
+TEST_F(custodian, R8_bearer_file_read_once_at_start)
+{
 	struct hx *hx = &self->hx;
 	const char *const extra[] = {"--bearer-file", HX_ETC "/bearer", NULL};
 	char *const with_file[] = {

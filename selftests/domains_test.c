@@ -10,7 +10,8 @@
 
 HX_FIXTURE(domains)
 
-TEST_F (domains, P3_programs_of_one_spawner_trace_and_signal_each_other) {
+TEST_F(domains, P3_programs_of_one_spawner_trace_and_signal_each_other)
+{
 	struct hx *hx = &self->hx;
 	char pid[16], harness[16];
 	pid_t client, peer;
@@ -27,7 +28,8 @@ TEST_F (domains, P3_programs_of_one_spawner_trace_and_signal_each_other) {
 	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", harness));
 }
 
-TEST_F (domains, P4_new_spawner_new_domain_old_program_lives) {
+TEST_F(domains, P4_new_spawner_new_domain_old_program_lives)
+{
 	struct hx *hx = &self->hx;
 	char old_pid[16], new_pid[16];
 	pid_t client, old_program, new_program;
@@ -56,7 +58,8 @@ TEST_F (domains, P4_new_spawner_new_domain_old_program_lives) {
 	ASSERT_STREQ("ok", HX_TRY(hx, "kill", new_pid, "0"));
 }
 
-TEST_F (domains, G6_each_spawner_start_logs_generation_and_unavailable) {
+TEST_F(domains, G6_each_spawner_start_logs_generation_and_unavailable)
+{
 	struct hx *hx = &self->hx;
 	char log[HX_OUT_SIZE], line[64];
 
@@ -85,7 +88,8 @@ TEST_F (domains, G6_each_spawner_start_logs_generation_and_unavailable) {
 	}
 }
 
-TEST_F (domains, P5_no_mount_umount_pivot_root_move_mount) {
+TEST_F(domains, P5_no_mount_umount_pivot_root_move_mount)
+{
 	struct hx *hx = &self->hx;
 
 	fx_make_dir(_metadata, HX_MNT "/target", 0755);
@@ -100,7 +104,8 @@ TEST_F (domains, P5_no_mount_umount_pivot_root_move_mount) {
 	ASSERT_STREQ("EPERM", HX_HELP(hx, "move-mount", HX_MNT));
 }
 
-TEST_F (domains, P6_nested_ruleset_cannot_widen_access) {
+TEST_F(domains, P6_nested_ruleset_cannot_widen_access)
+{
 	struct hx *hx = &self->hx;
 	char standins[PATH_MAX];
 
@@ -115,15 +120,24 @@ TEST_F (domains, P6_nested_ruleset_cannot_widen_access) {
 	ASSERT_STREQ("ok", HX_HELP(hx, "nested-widen", HX_ETC "/file"));
 }
 
+/*
+ * The harness's descriptor count when it is quiet: the least of a few
+ * samples, since a client that just left may not be closed yet.
+ */
 static unsigned int hx_fd_count(pid_t pid)
 {
+	unsigned int least = ~0U;
 	char path[64];
-	int count = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	if (test_list(path, &count))
-		return 0;
-	return (unsigned int)count;
+	for (int i = 0; i < 10; i++) {
+		int count = 0;
+
+		if (test_list(path, &count) == 0 && (unsigned int)count < least)
+			least = (unsigned int)count;
+		usleep(10000);
+	}
+	return least == ~0U ? 0 : least;
 }
 
 /* Children of `parent` in state Z. */
@@ -166,7 +180,8 @@ static unsigned int hx_zombies_of(pid_t parent)
  * clear error; a new spawner comes up each time; no zombie stays behind; the
  * harness's descriptor count does not grow.
  */
-TEST_F (domains, P4_spawner_killed_100_times_while_starting) {
+TEST_F(domains, P4_spawner_killed_100_times_while_starting)
+{
 	const char *const fast_restart[] = {"--max-backoff-ms", "20", NULL};
 	struct hx *hx = &self->hx;
 	unsigned int fds_before, ran = 0, refused = 0;
@@ -226,7 +241,7 @@ TEST_F (domains, P4_spawner_killed_100_times_while_starting) {
 	       refused);
 	ASSERT_LE(101, hx->generation);
 	ASSERT_EQ(0, hx_zombies_of(hx->pid));
-	ASSERT_EQ(fds_before, hx_fd_count(hx->pid));
+	ASSERT_GE(fds_before, hx_fd_count(hx->pid));
 	/* And it still serves. */
 	{
 		const char *const argv[] = {"/bin/true", NULL};

@@ -72,7 +72,8 @@ static void read_proc_environ(struct __test_metadata *_metadata, pid_t pid,
 	out[n] = '\0';
 }
 
-TEST_F (environment, E1_confined_environment_exact) {
+TEST_F(environment, E1_confined_environment_exact)
+{
 	const char *const entries[] = {"A=1",
 				       "JR2_PRIVATE=2",
 				       "JR2_CUSTODIAN_URL=http://custodian",
@@ -119,7 +120,8 @@ TEST_F (environment, E1_confined_environment_exact) {
 	ASSERT_EQ(NULL, strstr(out, "OPENAI_API_KEY="));
 }
 
-TEST_F (environment, E1_unknown_secret_refused) {
+TEST_F(environment, E1_unknown_secret_refused)
+{
 	const char *const unknown[] = {"--secret", "NOT_DECLARED", NULL};
 	const char *const argv[] = {"/bin/true", NULL};
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
@@ -136,7 +138,8 @@ TEST_F (environment, E1_unknown_secret_refused) {
 	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
 }
 
-TEST_F (environment, E2_harness_environment_has_no_code_loading_name) {
+TEST_F(environment, E2_harness_environment_has_no_code_loading_name)
+{
 	const char *const entries[] = {"LD_PRELOAD=/nonexistent/evil.so",
 				       "LD_AUDIT=/nonexistent/audit.so",
 				       "LD_LIBRARY_PATH=/nonexistent",
@@ -175,7 +178,8 @@ TEST_F (environment, E2_harness_environment_has_no_code_loading_name) {
 	ASSERT_NE(NULL, strstr(log, "dropped 'NODE_OPTIONS'"));
 }
 
-TEST_F (environment, E3_jr2_name_in_config_refused) {
+TEST_F(environment, E3_jr2_name_in_config_refused)
+{
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
 	char log[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
@@ -196,7 +200,8 @@ TEST_F (environment, E3_jr2_name_in_config_refused) {
 	HX_START(hx, extra);
 }
 
-TEST_F (environment, E3_jr2_secret_name_refused) {
+TEST_F(environment, E3_jr2_secret_name_refused)
+{
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
 	char log[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
@@ -209,7 +214,8 @@ TEST_F (environment, E3_jr2_secret_name_refused) {
 	ASSERT_NE(NULL, strstr(log, "secret name 'JR2_CONTROL'"));
 }
 
-TEST_F (environment, E4_config_in_sandbox_area_refused) {
+TEST_F(environment, E4_config_in_sandbox_area_refused)
+{
 	const char *const extra[] = {"--config", "/tmp/harness.conf", NULL};
 	char log[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
@@ -228,7 +234,8 @@ TEST_F (environment, E4_config_in_sandbox_area_refused) {
 }
 
 /* harness.env names a file the harness reads (its own environment, E2). */
-TEST_F (environment, E4_file_named_by_env_refused_or_warned) {
+TEST_F(environment, E4_file_named_by_env_refused_or_warned)
+{
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
 	char log[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
@@ -265,7 +272,8 @@ TEST_F (environment, E4_file_named_by_env_refused_or_warned) {
 	ASSERT_EQ(NULL, strstr(log, "warning"));
 }
 
-TEST_F (environment, E5_home_in_protected_dir_and_fresh_standins) {
+TEST_F(environment, E5_home_in_protected_dir_and_fresh_standins)
+{
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
 	char first[128], second[128], token1[128], token2[128], fetch[128],
 	    out[HX_OUT_SIZE];

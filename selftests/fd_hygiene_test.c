@@ -18,7 +18,8 @@ static void open_at(struct __test_metadata *_metadata, const char *path, int fd)
 	ASSERT_EQ(0, close(opened));
 }
 
-TEST_F (fd_hygiene, R10_only_stdio_reaches_a_program) {
+TEST_F(fd_hygiene, R10_only_stdio_reaches_a_program)
+{
 	struct hx *hx = &self->hx;
 	char *const unconfined[] = {hx->self, "--hx-helper", "fds", NULL};
 	char out[HX_OUT_SIZE];
@@ -35,7 +36,8 @@ TEST_F (fd_hygiene, R10_only_stdio_reaches_a_program) {
 	ASSERT_EQ(0, close(9));
 }
 
-TEST_F (fd_hygiene, R10_passed_descriptor_arrives_as_3) {
+TEST_F(fd_hygiene, R10_passed_descriptor_arrives_as_3)
+{
 	struct hx *hx = &self->hx;
 	const char *const pass[] = {"--pass-fd", "9", NULL};
 	const char *const fds[] = {hx->self, "--hx-helper", "fds", NULL};
@@ -52,7 +54,8 @@ TEST_F (fd_hygiene, R10_passed_descriptor_arrives_as_3) {
 	ASSERT_EQ(0, close(9));
 }
 
-TEST_F (fd_hygiene, R10_no_descriptor_into_the_protected_dir) {
+TEST_F(fd_hygiene, R10_no_descriptor_into_the_protected_dir)
+{
 	struct hx *hx = &self->hx;
 	const char *const links[] = {"/bin/ls", "-l", "/proc/self/fd/", NULL};
 	char out[HX_OUT_SIZE], harness_fds[64];

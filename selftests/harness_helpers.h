@@ -510,16 +510,21 @@ static inline void hx_stop(struct hx *hx)
 }
 
 /* A fixture `group` with a struct hx; the harness stops at teardown. */
-#define HX_FIXTURE(group)                       \
-	FIXTURE (group) {                       \
-		struct hx hx;                   \
-	};                                      \
-	FIXTURE_SETUP (group) {                 \
-		hx_setup(_metadata, &self->hx); \
-	}                                       \
-	FIXTURE_TEARDOWN (group) {              \
-		hx_stop(&self->hx);             \
+/* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
+#define HX_FIXTURE(group)                                                      \
+	FIXTURE(group)                                                         \
+	{                                                                      \
+		struct hx hx;                                                  \
+	};                                                                     \
+	FIXTURE_SETUP(group)                                                   \
+	{                                                                      \
+		hx_setup(_metadata, &self->hx);                                \
+	}                                                                      \
+	FIXTURE_TEARDOWN(group)                                                \
+	{                                                                      \
+		hx_stop(&self->hx);                                            \
 	}
+/* clang-format on */
 
 static inline const char *hx_pid_str(pid_t pid, char *buf, size_t size)
 {

@@ -42,19 +42,23 @@ static void assert_proc_file(struct __test_metadata *_metadata, struct hx *hx,
 	ASSERT_STREQ("EACCES", HX_TRY(hx, verb, path));
 }
 
-TEST_F (ptrace_proc, P1_proc_environ_eacces) {
+TEST_F(ptrace_proc, P1_proc_environ_eacces)
+{
 	assert_proc_file(_metadata, &self->hx, "environ");
 }
 
-TEST_F (ptrace_proc, P1_proc_mem_eacces) {
+TEST_F(ptrace_proc, P1_proc_mem_eacces)
+{
 	assert_proc_file(_metadata, &self->hx, "mem");
 }
 
-TEST_F (ptrace_proc, P1_proc_maps_eacces) {
+TEST_F(ptrace_proc, P1_proc_maps_eacces)
+{
 	assert_proc_file(_metadata, &self->hx, "maps");
 }
 
-TEST_F (ptrace_proc, P1_ptrace_attach_seize_eperm) {
+TEST_F(ptrace_proc, P1_ptrace_attach_seize_eperm)
+{
 	struct hx *hx = &self->hx;
 	char pid[16], peer_pid[16];
 	pid_t client;
@@ -71,7 +75,8 @@ TEST_F (ptrace_proc, P1_ptrace_attach_seize_eperm) {
 	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", pid));
 }
 
-TEST_F (ptrace_proc, P1_process_vm_readv_eperm) {
+TEST_F(ptrace_proc, P1_process_vm_readv_eperm)
+{
 	struct hx *hx = &self->hx;
 	char pid[16], peer_pid[16];
 	pid_t client;
@@ -84,7 +89,8 @@ TEST_F (ptrace_proc, P1_process_vm_readv_eperm) {
 	ASSERT_STREQ("EPERM", HX_HELP(hx, "vm-read", pid));
 }
 
-TEST_F (ptrace_proc, P1_no_ptrace_capabilities_in_the_domain) {
+TEST_F(ptrace_proc, P1_no_ptrace_capabilities_in_the_domain)
+{
 	struct hx *hx = &self->hx;
 	const char *const argv[] = {"/bin/grep", "^Cap", "/proc/self/status",
 				    NULL};

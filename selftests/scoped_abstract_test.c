@@ -9,7 +9,8 @@
 
 HX_FIXTURE(scoped_abstract)
 
-TEST_F (scoped_abstract, P2_G6_connect_to_harness_abstract_socket) {
+TEST_F(scoped_abstract, P2_G6_connect_to_harness_abstract_socket)
+{
 	struct hx *hx = &self->hx;
 	int expected;
 	bool has;
@@ -29,7 +30,8 @@ TEST_F (scoped_abstract, P2_G6_connect_to_harness_abstract_socket) {
 		     HX_TRY(hx, "connect-abstract", HX_ABSTRACT));
 }
 
-TEST_F (scoped_abstract, P2_abstract_custodian_answers_unconfined_client) {
+TEST_F(scoped_abstract, P2_abstract_custodian_answers_unconfined_client)
+{
 	struct hx *hx = &self->hx;
 	char out[HX_OUT_SIZE];
 	int status;

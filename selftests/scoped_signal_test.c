@@ -39,7 +39,8 @@ static void assert_signal(struct __test_metadata *_metadata, struct hx *hx,
 	ASSERT_STREQ(expected ? "EPERM" : "ok", HX_TRY(hx, "kill", pid, sig));
 }
 
-TEST_F (scoped_signal, P2_G6_signal_to_harness) {
+TEST_F(scoped_signal, P2_G6_signal_to_harness)
+{
 	struct hx *hx = &self->hx;
 	char peer[16];
 	pid_t client;
@@ -55,7 +56,8 @@ TEST_F (scoped_signal, P2_G6_signal_to_harness) {
 	ASSERT_EQ(0, kill(hx->pid, 0));
 }
 
-TEST_F (scoped_signal, P2_sigkill_to_harness) {
+TEST_F(scoped_signal, P2_sigkill_to_harness)
+{
 	struct hx *hx = &self->hx;
 	char peer[16];
 	pid_t client;

@@ -5,6 +5,7 @@
 #   make vmshell [KERNEL=<name|path>]
 #   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
 #   make vmtest-ci                             the kernels CI boots
+#   make vmtest-repeat [KERNEL=..] [N=20]      N boots in a row must agree
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
@@ -20,7 +21,7 @@ BENCH_STEPS += vmtest
 # part being written elsewhere in the tree does not stop a boot).
 VMTEST_PAYLOAD = $(BINS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 
-.PHONY: vmtest vmshell matrix vmtest-ci vmtest-deps test-vmtest-unit bench-vmtest
+.PHONY: vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
 
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 	@mkdir -p $(@D)
@@ -43,6 +44,10 @@ matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)') \
 		$(if $(RUN),--run-id '$(RUN)')
+
+vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
+	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \
+		'$(or $(KERNEL),7.3)'
 
 test-vmtest-unit:
 	@mkdir -p $(TEST_RESULTS)

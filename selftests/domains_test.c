@@ -251,4 +251,27 @@ TEST_F(domains, P4_spawner_killed_100_times_while_starting)
 	}
 }
 
+/* A program of the domain may stop the spawner: no client hangs on it. */
+TEST_F(domains, P4_stopped_spawner_is_replaced)
+{
+	struct hx *hx = &self->hx;
+	const char *const argv[] = {"/bin/true", NULL};
+	unsigned int generation;
+	char out[HX_OUT_SIZE];
+	char spawner[16];
+
+	HX_START(hx, NULL);
+	generation = hx->generation;
+	hx_pid_str(hx->spawner, spawner, sizeof(spawner));
+	/* Same domain: a program can signal its spawner (P3). */
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", spawner, "19"));
+	ASSERT_EQ(125, hx_exec(hx, argv, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "did not answer within"))
+	{
+		TH_LOG("answer: %s", out);
+	}
+	hx_wait_ready(_metadata, hx, generation + 1);
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+}
+
 HX_MAIN

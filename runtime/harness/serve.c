@@ -40,6 +40,7 @@
 #define MAX_PROGRAMS	   4096
 #define MAX_UNCLAIMED	   1024
 #define REQUEST_TIMEOUT_MS 5000 /* to send a request after connecting */
+#define SPAWN_TIMEOUT_MS   10000 /* for the spawner to answer a request */
 #define QUICK_DEATH_MS	   1000 /* a spawner that lived less backs off */
 #define BACKOFF_FIRST_MS   10
 #define CUSTODIAN_LINE_MAX 4096
@@ -58,7 +59,7 @@ struct conn {
 	enum conn_state state;
 	int fd;
 	unsigned long id;
-	long long deadline_ms; /* WAIT_REQUEST only */
+	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
 	struct jr2_msg spawn; /* QUEUED: the message for the spawner */
 	int fds[JR2_REQ_MAX_FDS];
@@ -634,6 +635,8 @@ static void send_to_spawner(struct conn *c)
 	int ret = jr2_send_msg(H.spawner_fd, c->spawn.buf, c->spawn.len, c->fds,
 			       c->n_fds);
 
+	if (ret == -EAGAIN)
+		return; /* still QUEUED: sent when the channel has room */
 	if (ret) {
 		/* The spawner is going away: kept for the next one. */
 		say("cannot send request %lu to the spawner: %s; kept for the "
@@ -645,6 +648,16 @@ static void send_to_spawner(struct conn *c)
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
 	c->state = IN_FLIGHT;
+	c->deadline_ms = now_ms() + SPAWN_TIMEOUT_MS;
+}
+
+static bool queue_waits(void)
+{
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (H.conns[i].kind == CONN_CONTROL &&
+		    H.conns[i].state == QUEUED)
+			return true;
+	return false;
 }
 
 static void flush_queue(void)
@@ -1106,8 +1119,25 @@ static void expire_waiting(long long now)
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &H.conns[i];
 
-		if (c->kind == CONN_FREE || c->state != WAIT_REQUEST ||
-		    now < c->deadline_ms)
+		if (c->kind == CONN_FREE || now < c->deadline_ms)
+			continue;
+		if (c->state == IN_FLIGHT) {
+			/*
+			 * A stopped spawner (its programs may SIGSTOP it) must
+			 * not hang a client: answer, and replace the spawner.
+			 */
+			conn_reply(c,
+				   "error %d the spawner (generation %u, pid "
+				   "%d) did not answer within %d ms while "
+				   "starting '%s'; it is replaced, retry\n",
+				   ETIMEDOUT, H.generation, (int)H.spawner_pid,
+				   SPAWN_TIMEOUT_MS, c->cmd);
+			conn_close(c);
+			if (H.spawner_pid > 0)
+				kill(H.spawner_pid, SIGKILL);
+			continue;
+		}
+		if (c->state != WAIT_REQUEST)
 			continue;
 		if (c->kind == CONN_CONTROL)
 			refuse(c,
@@ -1174,13 +1204,17 @@ int serve(const struct serve_options *opts)
 		pfd[2] =
 		    (struct pollfd){.fd = H.custodian_fd, .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = H.abstract_fd, .events = POLLIN};
-		pfd[4] = (struct pollfd){.fd = H.spawner_fd, .events = POLLIN};
+		pfd[4] = (struct pollfd){
+		    .fd = H.spawner_fd,
+		    .events = (short)(POLLIN | (H.spawner_ready && queue_waits()
+						    ? POLLOUT
+						    : 0))};
 		for (int i = 0; i < MAX_CONNS; i++) {
 			struct conn *c = &H.conns[i];
 
 			if (c->kind == CONN_FREE)
 				continue;
-			if (c->state == WAIT_REQUEST) {
+			if (c->state == WAIT_REQUEST || c->state == IN_FLIGHT) {
 				int left = (int)(c->deadline_ms - now);
 
 				if (left < 0)
@@ -1201,8 +1235,10 @@ int serve(const struct serve_options *opts)
 		}
 		if (pfd[0].revents)
 			on_signal();
-		if (pfd[4].revents && H.spawner_fd >= 0)
+		if ((pfd[4].revents & ~POLLOUT) && H.spawner_fd >= 0)
 			on_spawner_message();
+		if ((pfd[4].revents & POLLOUT) && H.spawner_fd >= 0)
+			flush_queue();
 		for (int i = FIXED; i < n; i++) {
 			struct conn *c = polled[i - FIXED];
 

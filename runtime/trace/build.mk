@@ -55,3 +55,18 @@ $(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
 test-trace-unit: $(TRACE_OUT)/format_test
 	@mkdir -p $(TEST_RESULTS)
 	$(TRACE_OUT)/format_test | tee $(TEST_RESULTS)/trace-unit.tap
+
+# The benchmark runs in a VM: the host refuses tracing programs.
+TRACE_BENCH_KERNEL ?= 6.18
+BENCH_STEPS += trace
+TEST_BINS += $(TRACE_OUT)/trace-bench
+.PHONY: bench-trace
+
+$(TRACE_OUT)/trace-bench: $(TRACE_DIR)/trace-bench.c $(OBJ)/libjr2.a
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
+
+bench-trace: $(BIN)/jr2-trace $(TRACE_OUT)/trace-bench vmtest-deps
+	@mkdir -p $(BUILD)/bench
+	$(PYTHON) vmtest/run --kernel $(TRACE_BENCH_KERNEL) --timeout 1200 \
+		--payload $(TRACE_OUT)/trace-bench --payload $(TRACE_DIR)/bench.sh \
+		--cmd 'sh bench.sh' | tee $(BUILD)/bench/trace.txt

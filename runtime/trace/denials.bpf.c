@@ -32,7 +32,7 @@ __u64 lost = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
+	__uint(max_entries, 32 << 20);
 } events SEC(".maps");
 
 /* tgids known to descend from root_tgid: filled on fork and by the walk. */
@@ -228,6 +228,7 @@ static __always_inline void read_path(struct jr2_denial *e,
 	bpf_loop(JR2_TRACE_PATH_DEPTH + 8, path_step, &w, 0);
 	e->path_parts = w.parts;
 	e->path_truncated = !w.done;
+	e->path_used = w.off;
 }
 
 static __always_inline void read_unix_name(struct jr2_denial *e,
@@ -256,6 +257,7 @@ static __always_inline void read_unix_name(struct jr2_denial *e,
 							    name) +
 				      sizeof(__u16));
 	e->sun_len = len;
+	e->path_used = SUN_PATH_MAX;
 }
 
 static __always_inline void read_sockaddr(struct jr2_denial *e,
@@ -330,6 +332,8 @@ static __always_inline void read_target(struct jr2_denial *e, int kind,
 	}
 }
 
+#define RECORD(path_bytes) (__builtin_offsetof(struct jr2_denial, path) + (path_bytes))
+
 static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 				__u64 a0, __u64 a1, __u64 a2)
 {
@@ -367,7 +371,16 @@ static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 		bpf_map_delete_elem(&requests, &tid);
 	}
 	read_target(e, kind, a0, a1, a2);
-	if (bpf_ringbuf_output(&events, e, sizeof(*e), 0))
+	/* Constant sizes: most paths are short, and a burst must fit. */
+	if (e->path_used <= JR2_TRACE_PATH_SHORT)
+		ret = bpf_ringbuf_output(&events, e, RECORD(JR2_TRACE_PATH_SHORT),
+					 0);
+	else if (e->path_used <= JR2_TRACE_PATH_MEDIUM)
+		ret = bpf_ringbuf_output(&events, e,
+					 RECORD(JR2_TRACE_PATH_MEDIUM), 0);
+	else
+		ret = bpf_ringbuf_output(&events, e, sizeof(*e), 0);
+	if (ret)
 		__sync_fetch_and_add(&lost, 1);
 	return 0;
 }

@@ -106,6 +106,9 @@ enum jr2_source {
 #define JR2_TRACE_NAME_MAX 256
 #define JR2_TRACE_PATH_LIMIT 512 /* no component starts at or after this */
 #define JR2_TRACE_PATH_BUF (JR2_TRACE_PATH_LIMIT + JR2_TRACE_NAME_MAX)
+/* Records carry path[] cut to the first of these sizes that holds it. */
+#define JR2_TRACE_PATH_SHORT 64
+#define JR2_TRACE_PATH_MEDIUM 256
 
 struct jr2_denial {
 	__u64 time_ns; /* bpf_ktime_get_ns() */
@@ -128,6 +131,7 @@ struct jr2_denial {
 	__u16 family; /* AF_* of a socket target */
 	__u16 port;   /* host order (AF_INET, AF_INET6) */
 	__u16 sun_len; /* bytes of path[] holding a sun_path (AF_UNIX) */
+	__u16 path_used; /* bytes of path[] written: the record may stop there */
 	__u64 ioctl_cmd;
 	char comm[JR2_TRACE_COMM_LEN];
 	char path[JR2_TRACE_PATH_BUF];

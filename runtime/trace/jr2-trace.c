@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,12 +84,15 @@ static void on_stop(int sig)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct output *out = ctx;
+	struct jr2_denial event = {0};
 	char line[4096];
 	int n;
 
-	if (size < sizeof(struct jr2_denial))
+	/* A record stops after the path bytes it uses (denials.h). */
+	if (size < offsetof(struct jr2_denial, path))
 		return 0;
-	n = jr2_denial_json(data, out->realtime_offset_ns, line, sizeof(line));
+	memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
+	n = jr2_denial_json(&event, out->realtime_offset_ns, line, sizeof(line));
 	if (n < 0)
 		return 0;
 	fwrite(line, 1, n, out->file);

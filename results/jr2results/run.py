@@ -30,10 +30,6 @@ class Kernel:
     defects: list  # what is wrong with the files themselves, one line each
 
     @property
-    def release(self):
-        return self.summary.get("release", "")
-
-    @property
     def abi(self):
         return self.summary.get("abi")
 

@@ -12,7 +12,8 @@ from . import channel, expect  # noqa: E402
 def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durations, binaries,
               exit_status=None):
     """Everything known about one boot; `outcome` is pass only when all agrees."""
-    problems = [f"console: {line}" for line in channel.console_problems(console_text)]
+    kernel_problems = channel.console_problems(console_text)
+    problems = [f"console: {line}" for line in kernel_problems]
     probe = ch.probe or {}
     landlock = "ok"
     if probe.get("errno"):
@@ -67,7 +68,8 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
             problems.append("the payload holds no suite binary (build/selftests/*_test)")
     counts = tap.counts(results)
 
-    if verdict is None or not ch.ended or timed_out:
+    # A kernel that oopsed, warned or panicked gives no result to trust.
+    if verdict is None or not ch.ended or timed_out or kernel_problems:
         outcome = "error"
     elif (verdict_code == expected_code and counts["fail"] == 0 and counts["error"] == 0
           and not problems):

@@ -40,9 +40,9 @@ def test_a_failed_test_fails():
     assert outcome(CHANNEL.replace("ok 1 a.R1_read", "not ok 1 a.R1_read"))["outcome"] == "fail"
 
 
-def test_an_oops_on_the_console_fails_even_with_a_clean_suite():
+def test_an_oops_on_the_console_is_an_error_even_with_a_clean_suite():
     result = outcome(console="[ 2.0] BUG: unable to handle page fault\n")
-    assert result["outcome"] == "fail" and result["problems"] == [
+    assert result["outcome"] == "error" and result["problems"] == [
         "console: [ 2.0] BUG: unable to handle page fault"]
 
 

@@ -165,14 +165,13 @@ static bool covered(const struct jr2_fsview *view, const char *path)
  * bind to inodes, but the walk up from a file crosses the other mount's
  * ancestors, which are granted in full.  Each such place is protected too.
  */
-static int add_mount_aliases(struct jr2_fsview *view,
-			     const struct mount *mounts, size_t n,
-			     struct jr2_paths *notes)
+static void add_mount_aliases(struct jr2_fsview *view,
+			      const struct mount *mounts, size_t n,
+			      struct jr2_paths *notes)
 {
 	size_t n_targets = view->n_targets;
-	int ret = 0;
 
-	for (size_t t = 0; t < n_targets && !ret; t++) {
+	for (size_t t = 0; t < n_targets; t++) {
 		char *path = jr2_xstrdup(view->targets[t].path);
 		const struct mount *home = NULL;
 		char *fspath;
@@ -191,7 +190,7 @@ static int add_mount_aliases(struct jr2_fsview *view,
 			continue;
 		}
 		fspath = rebase(path, home->point, home->root);
-		for (size_t i = 0; i < n && !ret; i++) {
+		for (size_t i = 0; i < n; i++) {
 			const struct mount *m = &mounts[i];
 			char *alias = NULL, origin[600];
 			struct stat st;
@@ -231,7 +230,6 @@ static int add_mount_aliases(struct jr2_fsview *view,
 		free(fspath);
 		free(path);
 	}
-	return ret;
 }
 
 /* Is `dir`/`name` a mount point?  (No string built: called per entry.) */
@@ -310,10 +308,11 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		need_stat = de->d_type == DT_UNKNOWN ||
-			    is_mount_point(mounts, n_mounts, path, de->d_name) ||
-			    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
-			     holds_protected(view, st.st_dev));
+		need_stat =
+		    de->d_type == DT_UNKNOWN ||
+		    is_mount_point(mounts, n_mounts, path, de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
+		     holds_protected(view, st.st_dev));
 		memset(&est, 0, sizeof(est));
 		est.st_nlink = 1;
 		est.st_mode = de->d_type == DT_DIR   ? S_IFDIR
@@ -359,11 +358,11 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 	if (!ret)
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
-	if (!ret)
-		ret = add_mount_aliases(&view, mounts, n_mounts, &notes);
-	if (!ret)
+	if (!ret) {
+		add_mount_aliases(&view, mounts, n_mounts, &notes);
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
+	}
 	if (!ret)
 		jr2_plan_ancestors(view.targets, view.n_targets, &ancestors);
 	for (size_t i = 0; i < ancestors.n && !ret; i++)

@@ -46,6 +46,7 @@ class Section:
 @dataclasses.dataclass
 class Matrix:
     run_id: str
+    about: str  # commit and times of the run, one line
     kernels: list  # run.Kernel
     sections: list
 
@@ -136,7 +137,12 @@ def build(run, groups):
                 cells[k.name] = _test_cell(k, tests)
             rows.append(Row(name, "test without a promise ID", cells))
         sections.append(Section("Tests that name no promise", rows))
-    return Matrix(run.id, kernels, sections)
+    meta = run.meta
+    about = ", ".join(part for part in (
+        f"commit {meta['commit'][:12]}" if meta.get("commit") else "",
+        f"from {meta['start']}" if meta.get("start") else "",
+        f"to {meta['end']}" if meta.get("end") else "") if part)
+    return Matrix(run.id, about, kernels, sections)
 
 
 def _test_cell(kernel, tests):
@@ -159,6 +165,8 @@ def _header(k):
 def markdown(matrix):
     kernels = matrix.kernels
     notes, out = [], [f"# jr2 conformance matrix, run {matrix.run_id}", ""]
+    if matrix.about:
+        out[1:1] = ["", matrix.about]
     out.append("| | " + " | ".join(f"**{k.name}**" for k in kernels) + " |")
     out.append("|---|" + "---|" * len(kernels))
     for label, index in (("release", 1), ("Landlock", 2), ("outcome", 3)):
@@ -229,6 +237,7 @@ def html_page(matrix):
            f"<title>jr2 conformance matrix, run {e(matrix.run_id)}</title>",
            f"<style>{CSS}</style></head><body>",
            f"<h1>jr2 conformance matrix, run {e(matrix.run_id)}</h1>",
+           f'<p class="about">{e(matrix.about)}</p>' if matrix.about else "",
            '<p class="legend"><span style="background:#c8ecc8">pass</span>'
            '<span style="background:#f4b4b4">fail</span>'
            '<span style="background:#fbeab0">skipped (reason in the cell)</span>'

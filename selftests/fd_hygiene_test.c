@@ -76,4 +76,35 @@ TEST_F(fd_hygiene, R10_no_descriptor_into_the_protected_dir)
 	}
 }
 
+/*
+ * With the descriptors, the rest of a clean start: default signal
+ * dispositions and an empty mask (the harness ignores SIGPIPE and blocks
+ * SIGCHLD), its own process group, the requested folder (A3: the image's
+ * tools behave as when started from a shell).
+ */
+TEST_F(fd_hygiene, R10_A3_clean_start_state)
+{
+	struct hx *hx = &self->hx;
+	const char *const cwd[] = {"--cwd", HX_ETC, NULL};
+	const char *const sig[] = {"/bin/grep", "^Sig[BI]", "/proc/self/status",
+				   NULL};
+	const char *const pwd[] = {"/bin/pwd", NULL};
+	const char *const stat[] = {"/bin/cat", "/proc/self/stat", NULL};
+	char out[HX_OUT_SIZE];
+	int pid, pgrp;
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, hx_exec(hx, sig, out, sizeof(out)));
+	ASSERT_STREQ("SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n",
+		     out);
+	ASSERT_EQ(0, hx_exec_opts(hx, cwd, pwd, out, sizeof(out)));
+	ASSERT_STREQ(HX_ETC "\n", out);
+	ASSERT_EQ(0, hx_exec(hx, stat, out, sizeof(out)));
+	ASSERT_EQ(2, sscanf(out, "%d (cat) %*c %*d %d", &pid, &pgrp));
+	ASSERT_EQ(pid, pgrp);
+	/* Not the group of the harness, which stayed in this test's. */
+	ASSERT_EQ(getpgrp(), getpgid(hx->pid));
+	ASSERT_NE(getpgrp(), pgrp);
+}
+
 HX_MAIN

@@ -135,6 +135,8 @@ static int launch_child(void *arg)
 		l->failed_step = "chdir";
 		goto fail;
 	}
+	/* An ignored signal stays ignored across execve: not SIGPIPE. */
+	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* As execvpe: ENOENT and ENOTDIR try the next, EACCES is kept. */

@@ -138,10 +138,10 @@ def build(run, groups):
             rows.append(Row(name, "test without a promise ID", cells))
         sections.append(Section("Tests that name no promise", rows))
     meta = run.meta
-    about = ", ".join(part for part in (
-        f"commit {meta['commit'][:12]}" if meta.get("commit") else "",
+    about = " ".join(part for part in (
+        f"commit {meta['commit'][:12]}," if meta.get("commit") else "",
         f"from {meta['start']}" if meta.get("start") else "",
-        f"to {meta['end']}" if meta.get("end") else "") if part)
+        f"to {meta['end']}" if meta.get("end") else "") if part).rstrip(",")
     return Matrix(run.id, about, kernels, sections)
 
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -17,12 +18,56 @@
 #include "policy_internal.h"
 #include "ruleset.h"
 
+/* The dir of the previous rule: rules come grouped by their parent. */
+struct parent_cache {
+	char *path;
+	int fd;
+};
+
+/*
+ * Opens `path` with O_PATH|O_NOFOLLOW relative to its parent's fd (the
+ * parent itself walked from "/" without following a symlink, once per
+ * group).  Returns the fd or -errno.
+ */
+static int open_rule_path(struct parent_cache *cache, const char *path,
+			  struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	size_t parent_len = slash == path ? 1 : (size_t)(slash - path);
+	int fd;
+
+	if (!strcmp(path, "/"))
+		return jr2_open_nofollow(path, st, NULL);
+	if (!cache->path || strlen(cache->path) != parent_len ||
+	    strncmp(cache->path, path, parent_len)) {
+		if (cache->fd >= 0)
+			close(cache->fd);
+		free(cache->path);
+		cache->path = strndup(path, parent_len);
+		cache->fd = jr2_open_nofollow(cache->path, st, NULL);
+		if (cache->fd < 0)
+			return cache->fd;
+	}
+	if (cache->fd < 0)
+		return cache->fd;
+	fd = openat(cache->fd, slash + 1, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st)) {
+		int saved = errno;
+
+		close(fd);
+		return -saved;
+	}
+	return fd;
+}
+
 /* Opens a rule's path again, and only when it is still what was planned. */
-static int add_planned_rule(int ruleset_fd, const struct jr2_rule *rule,
-			    struct jr2_err *err)
+static int add_planned_rule(int ruleset_fd, struct parent_cache *cache,
+			    const struct jr2_rule *rule, struct jr2_err *err)
 {
 	struct stat st;
-	int fd = jr2_open_nofollow(rule->path, &st, NULL);
+	int fd = open_rule_path(cache, rule->path, &st);
 	int ret;
 
 	if (fd < 0)
@@ -31,10 +76,10 @@ static int add_planned_rule(int ruleset_fd, const struct jr2_rule *rule,
 				"run again",
 				rule->path, strerror(-fd));
 	/* dev and ino 0: the compiler did not stat it; the type still counts.
-	 */
+	   A symlink is never a rule (O_NOFOLLOW opened the link itself). */
 	if (((rule->dev || rule->ino) && ((uint64_t)st.st_dev != rule->dev ||
 					  (uint64_t)st.st_ino != rule->ino)) ||
-	    S_ISDIR(st.st_mode) != rule->is_dir) {
+	    S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode) != rule->is_dir) {
 		close(fd);
 		return jr2_fail(err, ESTALE, false,
 				"rule '%s': it was replaced while confining; "
@@ -64,8 +109,14 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 				"landlock_create_ruleset (ABI %d): %s: check "
 				"`jr2-confine check`",
 				plan->abi, strerror(-ruleset_fd));
+	struct parent_cache cache = {.fd = -1};
+
 	for (size_t i = 0; i < plan->n_rules && !ret; i++)
-		ret = add_planned_rule(ruleset_fd, &plan->rules[i], err);
+		ret =
+		    add_planned_rule(ruleset_fd, &cache, &plan->rules[i], err);
+	if (cache.fd >= 0)
+		close(cache.fd);
+	free(cache.path);
 	if (!ret && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		ret = jr2_fail(err, errno, false,
 			       "prctl(PR_SET_NO_NEW_PRIVS): %s: Landlock needs "

@@ -2,6 +2,7 @@
 /* The spawner (see spawner.h). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -40,30 +41,30 @@ int jr2_drop_ptrace_capabilities(void)
 	struct __user_cap_header_struct head = {
 	    .version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
+	const size_t count =
+	    sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
 
-	for (size_t i = 0;
-	     i < sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
-	     i++) {
+	if (syscall(SYS_capget, &head, data))
+		return -errno;
+	for (size_t i = 0; i < count; i++) {
 		int cap = dropped_capabilities[i];
+		bool permitted = data[cap / 32].permitted & (1U << (cap % 32));
 
-		/* EINVAL: a capability this kernel does not know. */
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL)
+		/*
+		 * EINVAL: a capability this kernel does not know.  EPERM: no
+		 * CAP_SETPCAP (a harness that is not root); then a capability
+		 * not permitted now cannot come back, since the domain has
+		 * no_new_privs (jr2_confine_self).
+		 */
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL &&
+		    !(errno == EPERM && !permitted))
 			return -errno;
 		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0) &&
 		    errno != EINVAL)
 			return -errno;
-	}
-	if (syscall(SYS_capget, &head, data))
-		return -errno;
-	for (size_t i = 0;
-	     i < sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
-	     i++) {
-		int cap = dropped_capabilities[i];
-		__u32 bit = 1U << (cap % 32);
-
-		data[cap / 32].effective &= ~bit;
-		data[cap / 32].permitted &= ~bit;
-		data[cap / 32].inheritable &= ~bit;
+		data[cap / 32].effective &= ~(1U << (cap % 32));
+		data[cap / 32].permitted &= ~(1U << (cap % 32));
+		data[cap / 32].inheritable &= ~(1U << (cap % 32));
 	}
 	if (syscall(SYS_capset, &head, data))
 		return -errno;

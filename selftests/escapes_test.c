@@ -1,0 +1,1456 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * R9 and friends: every way around the rules that SECURITY.md calls an
+ * escape, one attempt per test, each with the exact errno.  The word after
+ * the promise IDs is the category (symlink, hardlink, bindmount, dotdot,
+ * proc, opath, openat2, iouring, handle, rename, mount, chroot, fd, fifo,
+ * socket, ptrace, procmem, vmreadv, nested, truncate); `selftests/coverage`
+ * counts them.  Each test's positive control does the same thing to a file
+ * that is not protected.
+ */
+#include <linux/io_uring.h>
+#include <linux/openat2.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "common.h"
+
+JR2_FIXTURE(escapes)
+
+/* ---- symlinks ---- */
+
+TEST_F(escapes, R9_symlink_absolute)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink(FX_FILE2, FX_WORK "/control"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/link"));
+	ASSERT_EQ(0, test_read(FX_WORK "/control"));
+}
+
+TEST_F(escapes, R9_symlink_relative)
+{
+	ASSERT_EQ(0, test_symlink("../run/jr2/secret", FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink("../other", FX_WORK "/control"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/link"));
+	ASSERT_EQ(0, test_creat(FX_WORK "/control/new"));
+}
+
+TEST_F(escapes, R9_symlink_chained)
+{
+	ASSERT_EQ(0, test_symlink(FX_OTHER "/b", FX_WORK "/a"));
+	ASSERT_EQ(0, test_symlink("../run/jr2", FX_OTHER "/b"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/a/secret"));
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/a/sub/deep"));
+	ASSERT_EQ(0, test_list(FX_WORK "/a", NULL)); /* R7: names only */
+}
+
+TEST_F(escapes, R9_symlink_to_protected_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_open(FX_WORK "/jr2/secret", O_RDWR));
+	ASSERT_EQ(EACCES, test_creat(FX_WORK "/jr2/new"));
+	ASSERT_EQ(EACCES, test_unlink(FX_WORK "/jr2/secret"));
+	ASSERT_EQ(0, test_unlink(FX_WORK "/jr2")); /* the link itself */
+}
+
+TEST_F(escapes, R9_symlink_swapped_after_rules)
+{
+	ASSERT_EQ(0, test_symlink(FX_DIR, FX_WORK "/link"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, test_read(FX_WORK "/link/file2"));
+	ASSERT_EQ(0, test_unlink(FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/link"));
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/link/secret"));
+}
+
+TEST_F(escapes, R9_symlink_made_confined)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_OTHER "/link"));
+	ASSERT_EQ(EACCES, test_read(FX_OTHER "/link"));
+	ASSERT_EQ(0, test_symlink(FX_FILE, FX_OTHER "/control"));
+	ASSERT_EQ(0, test_read(FX_OTHER "/control"));
+}
+
+TEST_F(escapes, R9_symlink_in_read_only_tree)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_REPOS "/link"));
+	ASSERT_EQ(0, test_read(FX_README));
+}
+
+TEST_F(escapes, R2_R9_symlink_write_through)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_write(FX_WORK "/link", "x", O_APPEND));
+	ASSERT_EQ(0, test_write(FX_FILE, "x", O_APPEND));
+}
+
+TEST_F(escapes, R9_symlink_to_proc_self_root)
+{
+	ASSERT_EQ(0, test_symlink("/proc/self/root", FX_WORK "/root"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/root" FX_SECRET));
+	ASSERT_EQ(0, test_read(FX_WORK "/root" FX_FILE2));
+}
+
+/*
+ * ---- hard links made before confinement ----
+ * Landlock grants by path: a second name of a protected file, made before
+ * confinement in a writable folder, is reached through that folder's rule.
+ * The runtime keeps R9 either by refusing to confine while a file in a
+ * protected dir has such a name (its message names the file; no program
+ * runs, so nothing is reached), or by denying that name.  A reachable file
+ * is the one outcome that fails.
+ */
+#define CONFINE_UNLESS_LINKED(fx, linked)                                      \
+	do {                                                                   \
+		struct jr2_policy _policy;                                     \
+		struct jr2_err _err = {0};                                     \
+		char _why[128];                                                \
+		int _rc;                                                       \
+		fx_policy(_metadata, &_policy);                                \
+		_rc = fx_confine_policy(_metadata, fx, &_policy, &_err);      \
+		if (!fx_accepted(&(fx)->abi)) {                                \
+			fx_assert_refusal(_metadata, &(fx)->abi, _rc, &_err);  \
+			SKIP(return, "%s",                                     \
+			     fx_refusal_reason(&(fx)->abi, _why,               \
+					       sizeof(_why)));                 \
+		}                                                              \
+		if (_rc) {                                                     \
+			ASSERT_NE(NULL, strstr(_err.msg, linked))              \
+			{                                                      \
+				TH_LOG("refused, but not for '%s': %s",        \
+				       linked, _err.msg);                      \
+			}                                                      \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+TEST_F(escapes, R9_hardlink_made_before_read)
+{
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	CONFINE_UNLESS_LINKED(&self->fx, FX_SECRET);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/hard"));
+	ASSERT_EQ(0, test_read(FX_FILE));
+}
+
+TEST_F(escapes, R2_R9_hardlink_made_before_write)
+{
+	ASSERT_EQ(0, test_link(FX_DEEP, FX_OTHER "/hard"));
+	CONFINE_UNLESS_LINKED(&self->fx, FX_DEEP);
+	ASSERT_EQ(EACCES, test_open(FX_OTHER "/hard", O_WRONLY));
+	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY));
+}
+
+TEST_F(escapes, R6_R9_hardlink_made_before_truncate)
+{
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	CONFINE_UNLESS_LINKED(&self->fx, FX_SECRET);
+	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/hard", 0));
+	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
+}
+
+TEST_F(escapes, R9_hardlink_inside_protected_dir_is_fine)
+{
+	/* Both names inside: no way around the rules, nothing to refuse. */
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_SUB "/again"));
+	CONFINE_UNLESS_LINKED(&self->fx, "<nothing>");
+	ASSERT_EQ(EACCES, test_read(FX_SUB "/again"));
+	ASSERT_EQ(EACCES, test_read(FX_SECRET));
+}
+
+/*
+ * ---- bind mounts of (parts of) the protected dir elsewhere ----
+ * The runtime protects each such mount as the protected dir itself, so the
+ * folder it sits in becomes an ancestor (list only): the positive controls
+ * write into a sibling folder.
+ */
+
+static void bind_mount(struct __test_metadata *_metadata, const char *from,
+		 const char *to)
+{
+	ASSERT_EQ(0, mount(from, to, NULL, MS_BIND, NULL))
+	{
+		TH_LOG("bind '%s' on '%s': %s", from, to, strerror(errno));
+	}
+}
+
+TEST_F(escapes, R9_bindmount_dir_read)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	fx_make_dir(_metadata, FX_WORK "/control", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	bind_mount(_metadata, FX_DIR, FX_WORK "/control");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/bound/secret"));
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/bound/sub/deep"));
+	ASSERT_EQ(0, test_read(FX_WORK "/control/file2"));
+}
+
+TEST_F(escapes, R3_R9_bindmount_dir_create)
+{
+	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_OTHER "/bound");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_creat(FX_OTHER "/bound/new"));
+	ASSERT_EQ(EACCES, test_mkdir(FX_OTHER "/bound/newdir"));
+	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
+}
+
+TEST_F(escapes, R9_bindmount_file)
+{
+	bind_mount(_metadata, FX_SECRET, FX_FILE);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_FILE));
+	ASSERT_EQ(EACCES, test_open(FX_FILE, O_WRONLY));
+	ASSERT_EQ(0, test_read(FX_FILE2));
+}
+
+TEST_F(escapes, R9_bindmount_subdir)
+{
+	fx_make_dir(_metadata, FX_OTHER "/sub", 0755);
+	bind_mount(_metadata, FX_SUB, FX_OTHER "/sub");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_OTHER "/sub/deep"));
+	ASSERT_EQ(EACCES, test_unlink(FX_OTHER "/sub/deep"));
+	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
+}
+
+TEST_F(escapes, R9_bindmount_ancestor)
+{
+	fx_make_dir(_metadata, FX_WORK "/run", 0755);
+	bind_mount(_metadata, FX_RUN, FX_WORK "/run");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/run/jr2/secret"));
+	ASSERT_EQ(EACCES, test_creat(FX_WORK "/run/jr2/new"));
+	ASSERT_EQ(0, test_creat(FX_OTHER "/new"));
+}
+
+/* ---- .. walks ---- */
+
+TEST_F(escapes, R9_dotdot_from_work)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read(FX_WORK "/../run/jr2/secret"));
+	ASSERT_EQ(0, test_read(FX_WORK "/../other/../work/file"));
+}
+
+TEST_F(escapes, R9_dotdot_deep)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES,
+		  test_read(FX_DIR "/../../run/./jr2/sub/../secret"));
+	ASSERT_EQ(0, test_read(FX_DIR "/../../repos/sub/../README"));
+}
+
+TEST_F(escapes, R9_dotdot_past_root)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read("/../../.." FX_SECRET));
+	ASSERT_EQ(0, test_read("/../../.." FX_FILE));
+}
+
+TEST_F(escapes, R9_dotdot_relative_to_cwd)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, test_chdir(FX_DIR));
+	ASSERT_EQ(EACCES, test_read("../../run/jr2/secret"));
+	ASSERT_EQ(EACCES, test_creat("../../run/jr2/new"));
+	ASSERT_EQ(0, test_read("../file"));
+}
+
+TEST_F(escapes, R9_dotdot_openat_dirfd)
+{
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_WORK, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES, test_openat(dirfd, "../run/jr2/secret", O_RDONLY));
+	ASSERT_EQ(0, test_openat(dirfd, "../other/../work/file", O_RDWR));
+	close(dirfd);
+}
+
+/* ---- /proc links ---- */
+
+/*
+ * An unconfined process (made before confinement) with its cwd in the
+ * protected dir and the secret open as fd 7.  It ends with the test.
+ */
+static pid_t holder(struct __test_metadata *_metadata)
+{
+	int lifeline[2];
+	pid_t pid;
+	char byte;
+
+	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd = open(FX_SECRET, O_RDONLY);
+
+		close(lifeline[1]);
+		if (fd < 0 || dup2(fd, 7) != 7 || chdir(FX_PROTECTED))
+			_exit(1);
+		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(lifeline[0]);
+	/* Ready once its cwd is the protected dir. */
+	for (int i = 0; i < 1000; i++) {
+		char cwd[PATH_MAX], link[64];
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/%d/cwd", pid);
+		len = readlink(link, cwd, sizeof(cwd) - 1);
+		if (len > 0 && (cwd[len] = '\0', !strcmp(cwd, FX_PROTECTED)))
+			return pid;
+		usleep(1000);
+	}
+	ASSERT_TRUE(false)
+	{
+		TH_LOG("the holder process never reached '%s'", FX_PROTECTED);
+	}
+	return -1;
+}
+
+static int test_read_proc(pid_t pid, const char *rest)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, rest);
+	return test_read(path);
+}
+
+TEST_F(escapes, R9_proc_self_root)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read("/proc/self/root" FX_SECRET));
+	ASSERT_EQ(EACCES, test_read("/proc/thread-self/root" FX_DEEP));
+	ASSERT_EQ(0, test_read("/proc/self/root" FX_FILE));
+}
+
+TEST_F(escapes, R9_proc_self_cwd)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, test_chdir(FX_PROTECTED));
+	ASSERT_EQ(EACCES, test_read("/proc/self/cwd/secret"));
+	ASSERT_EQ(EACCES, test_read("secret"));
+	ASSERT_EQ(0, test_chdir(FX_WORK));
+	ASSERT_EQ(0, test_read("/proc/self/cwd/file"));
+}
+
+TEST_F(escapes, R9_proc_pid_cwd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+
+	ASSERT_EQ(0, test_read_proc(pid, "cwd/secret")); /* unconfined */
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read_proc(pid, "cwd/secret"));
+	ASSERT_EQ(EACCES, test_read_proc(pid, "cwd/sub/deep"));
+}
+
+TEST_F(escapes, R9_proc_pid_root_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+
+	ASSERT_EQ(0, test_read_proc(pid, "root" FX_SECRET));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read_proc(pid, "root" FX_SECRET));
+}
+
+TEST_F(escapes, R9_proc_pid_fd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+
+	ASSERT_EQ(0, test_read_proc(pid, "fd/7"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_read_proc(pid, "fd/7"));
+}
+
+TEST_F(escapes, R9_proc_self_fd_reopen_opath)
+{
+	char path[64];
+	int fd;
+
+	FX_CONFINE(&self->fx);
+	/* O_PATH opens nothing: Landlock lets it by, the reopen is checked. */
+	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(EACCES, test_open(path, O_RDONLY));
+	ASSERT_EQ(EACCES, test_open(path, O_WRONLY));
+	close(fd);
+	fd = open(FX_FILE, O_PATH | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(0, test_open(path, O_RDWR));
+	close(fd);
+}
+
+TEST_F(escapes, R9_proc_self_fd_dir_path)
+{
+	char path[64];
+	int fd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	FX_CONFINE(&self->fx);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/secret", fd);
+	ASSERT_EQ(EACCES, test_read(path));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/new", fd);
+	ASSERT_EQ(EACCES, test_creat(path));
+	close(fd);
+}
+
+TEST_F(escapes, R1_R9_proc_self_fd_reopen_read_only_file_rdwr)
+{
+	char path[64];
+	int fd;
+
+	FX_CONFINE(&self->fx);
+	fd = open(FX_README, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(EACCES, test_open(path, O_RDWR));
+	ASSERT_EQ(0, test_open(path, O_RDONLY));
+	close(fd);
+}
+
+/* ---- O_PATH then openat ---- */
+
+TEST_F(escapes, R9_opath_dir_openat)
+{
+	int dirfd, control;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
+	close(dirfd);
+	control = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_EQ(0, test_openat(control, "file", O_RDWR));
+	close(control);
+}
+
+TEST_F(escapes, R9_opath_fchdir)
+{
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_SUB, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(0, fchdir(dirfd));
+	ASSERT_EQ(EACCES, test_read("deep"));
+	ASSERT_EQ(EACCES, test_read("../secret"));
+	close(dirfd);
+}
+
+TEST_F(escapes, R5_R9_opath_linkat_empty_path)
+{
+	int fd, control;
+
+	FX_CONFINE(&self->fx);
+	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	/* Only REFER is missing for a link out of it: EXDEV. */
+	ASSERT_EQ(EXDEV, linkat(fd, "", AT_FDCWD, FX_WORK "/stolen",
+				AT_EMPTY_PATH)
+				 ? errno
+				 : 0);
+	close(fd);
+	control = open(FX_FILE, O_PATH | O_CLOEXEC);
+	ASSERT_EQ(0, linkat(control, "", AT_FDCWD, FX_OTHER "/alias",
+			    AT_EMPTY_PATH));
+	close(control);
+}
+
+/* ---- openat2 ---- */
+
+static int test_openat2(int dirfd, const char *path, uint64_t flags,
+			uint64_t resolve)
+{
+	struct open_how how = {.flags = flags | O_CLOEXEC, .resolve = resolve};
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+TEST_F(escapes, R9_openat2_plain)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_openat2(AT_FDCWD, FX_SECRET, O_RDONLY, 0));
+	ASSERT_EQ(0, test_openat2(AT_FDCWD, FX_FILE, O_RDWR, 0));
+}
+
+TEST_F(escapes, R9_openat2_resolve_beneath)
+{
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_RUN, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES,
+		  test_openat2(dirfd, "jr2/secret", O_RDONLY, RESOLVE_BENEATH));
+	ASSERT_EQ(0, test_openat2(dirfd, "pid", O_RDWR, RESOLVE_BENEATH));
+	close(dirfd);
+}
+
+TEST_F(escapes, R9_openat2_resolve_in_root)
+{
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES, test_openat2(dirfd, "/sub/../secret", O_RDONLY,
+				       RESOLVE_IN_ROOT));
+	close(dirfd);
+	dirfd = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_EQ(0, test_openat2(dirfd, "/dir/file2", O_RDONLY,
+				  RESOLVE_IN_ROOT));
+	close(dirfd);
+}
+
+TEST_F(escapes, R9_openat2_no_symlinks_no_xdev)
+{
+	const uint64_t strict = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+				RESOLVE_NO_XDEV;
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	/* From the tmpfs's top: the walk crosses no mount. */
+	dirfd = open(FX_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES,
+		  test_openat2(dirfd, "run/jr2/secret", O_RDONLY, strict));
+	ASSERT_EQ(0, test_openat2(dirfd, "work/file", O_RDONLY, strict));
+	close(dirfd);
+}
+
+TEST_F(escapes, R6_R9_openat2_o_trunc)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES,
+		  test_openat2(AT_FDCWD, FX_SECRET, O_WRONLY | O_TRUNC, 0));
+	ASSERT_EQ(EACCES,
+		  test_openat2(AT_FDCWD, FX_README, O_RDONLY | O_TRUNC, 0));
+	ASSERT_EQ(0, test_openat2(AT_FDCWD, FX_FILE, O_WRONLY | O_TRUNC, 0));
+}
+
+/* ---- io_uring (raw syscalls; where the kernel offers it) ---- */
+
+struct ring {
+	int fd;
+	unsigned int *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+};
+
+/* 0, or the errno of a kernel without io_uring (or with it disabled). */
+static int ring_setup(struct ring *ring)
+{
+	struct io_uring_params params;
+	size_t sq_len, cq_len;
+	char *sq, *cq;
+
+	memset(&params, 0, sizeof(params));
+	ring->fd = (int)syscall(__NR_io_uring_setup, 4, &params);
+	if (ring->fd < 0)
+		return errno;
+	sq_len = params.sq_off.array + params.sq_entries * sizeof(unsigned int);
+	cq_len = params.cq_off.cqes +
+		 params.cq_entries * sizeof(struct io_uring_cqe);
+	if (params.features & IORING_FEAT_SINGLE_MMAP)
+		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
+	sq = mmap(NULL, sq_len, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, ring->fd, IORING_OFF_SQ_RING);
+	if (sq == MAP_FAILED)
+		return errno;
+	cq = sq;
+	if (!(params.features & IORING_FEAT_SINGLE_MMAP)) {
+		cq = mmap(NULL, cq_len, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_POPULATE, ring->fd,
+			  IORING_OFF_CQ_RING);
+		if (cq == MAP_FAILED)
+			return errno;
+	}
+	ring->sqes = mmap(NULL, params.sq_entries * sizeof(*ring->sqes),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+			  ring->fd, IORING_OFF_SQES);
+	if (ring->sqes == MAP_FAILED)
+		return errno;
+	ring->sq_tail = (unsigned int *)(sq + params.sq_off.tail);
+	ring->sq_mask = (unsigned int *)(sq + params.sq_off.ring_mask);
+	ring->sq_array = (unsigned int *)(sq + params.sq_off.array);
+	ring->cq_head = (unsigned int *)(cq + params.cq_off.head);
+	ring->cq_tail = (unsigned int *)(cq + params.cq_off.tail);
+	ring->cq_mask = (unsigned int *)(cq + params.cq_off.ring_mask);
+	ring->cqes = (struct io_uring_cqe *)(cq + params.cq_off.cqes);
+	return 0;
+}
+
+/* Submits one request and waits for it: its result (fd, 0 or -errno). */
+static int ring_run(struct ring *ring, const struct io_uring_sqe *sqe)
+{
+	unsigned int tail = *ring->sq_tail;
+	unsigned int index = tail & *ring->sq_mask;
+	unsigned int head;
+	int res;
+
+	ring->sqes[index] = *sqe;
+	ring->sq_array[index] = index;
+	__atomic_store_n(ring->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring->fd, 1, 1,
+		    IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		return -errno;
+	head = __atomic_load_n(ring->cq_head, __ATOMIC_ACQUIRE);
+	if (head == __atomic_load_n(ring->cq_tail, __ATOMIC_ACQUIRE))
+		return -EIO;
+	res = ring->cqes[head & *ring->cq_mask].res;
+	__atomic_store_n(ring->cq_head, head + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+/* io_uring's openat: 0 (the fd closed) or the errno. */
+static int ring_openat(struct ring *ring, const char *path, int flags)
+{
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_OPENAT,
+				   .fd = AT_FDCWD,
+				   .addr = (uintptr_t)path,
+				   .len = 0600,
+				   .open_flags = flags | O_CLOEXEC};
+	int res = ring_run(ring, &sqe);
+
+	if (res >= 0) {
+		close(res);
+		return 0;
+	}
+	return -res;
+}
+
+/* Sets up a ring before confinement, or skips naming the kernel's reason. */
+#define RING_SETUP(ring)                                                       \
+	do {                                                                   \
+		int _err = ring_setup(ring);                                   \
+		if (_err)                                                      \
+			SKIP(return,                                           \
+			     "io_uring unavailable on this kernel "            \
+			     "(io_uring_setup: %s)",                           \
+			     strerror(_err));                                  \
+	} while (0)
+
+/* A control that says EINVAL: the kernel predates this operation. */
+#define RING_REQUIRE_OP(res, name)                                             \
+	do {                                                                   \
+		if ((res) == EINVAL)                                           \
+			SKIP(return, "io_uring %s unsupported by this kernel", \
+			     name);                                            \
+	} while (0)
+
+TEST_F(escapes, R1_R9_iouring_openat_read)
+{
+	struct ring ring;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_RDONLY));
+	ASSERT_EQ(EACCES, ring_openat(&ring, FX_SECRET, O_RDONLY));
+}
+
+TEST_F(escapes, R2_R9_iouring_openat_write)
+{
+	struct ring ring;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_WRONLY | O_APPEND));
+	ASSERT_EQ(EACCES, ring_openat(&ring, FX_DEEP, O_WRONLY | O_APPEND));
+}
+
+TEST_F(escapes, R3_R9_iouring_openat_create)
+{
+	struct ring ring;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, ring_openat(&ring, FX_WORK "/new", O_WRONLY | O_CREAT));
+	ASSERT_EQ(EACCES,
+		  ring_openat(&ring, FX_PROTECTED "/new", O_WRONLY | O_CREAT));
+}
+
+TEST_F(escapes, R6_R9_iouring_openat_trunc)
+{
+	struct ring ring;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(EACCES, ring_openat(&ring, FX_SECRET, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(EACCES, ring_openat(&ring, FX_README, O_RDONLY | O_TRUNC));
+}
+
+TEST_F(escapes, R9_iouring_openat2)
+{
+	struct open_how how = {.flags = O_RDONLY | O_CLOEXEC};
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_OPENAT2,
+				   .fd = AT_FDCWD,
+				   .len = sizeof(how),
+				   .addr2 = (uintptr_t)&how};
+	struct ring ring;
+	int res;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	sqe.addr = (uintptr_t)FX_FILE;
+	res = ring_run(&ring, &sqe);
+	RING_REQUIRE_OP(-res, "openat2");
+	ASSERT_LE(0, res);
+	close(res);
+	sqe.addr = (uintptr_t)FX_SECRET;
+	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+}
+
+TEST_F(escapes, R4_R9_iouring_unlinkat)
+{
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_UNLINKAT,
+				   .fd = AT_FDCWD};
+	struct ring ring;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	sqe.addr = (uintptr_t)FX_FILE;
+	RING_REQUIRE_OP(-ring_run(&ring, &sqe), "unlinkat");
+	ASSERT_EQ(ENOENT, test_stat(FX_FILE));
+	sqe.addr = (uintptr_t)FX_SECRET;
+	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+}
+
+TEST_F(escapes, R5_R9_iouring_renameat)
+{
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_RENAMEAT,
+				   .fd = AT_FDCWD,
+				   .len = (__u32)AT_FDCWD};
+	struct ring ring;
+	int res;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	sqe.addr = (uintptr_t)FX_FILE;
+	sqe.addr2 = (uintptr_t)(FX_OTHER "/file");
+	res = -ring_run(&ring, &sqe);
+	RING_REQUIRE_OP(res, "renameat");
+	ASSERT_EQ(0, res);
+	sqe.addr = (uintptr_t)FX_SECRET;
+	sqe.addr2 = (uintptr_t)(FX_WORK "/stolen");
+	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+}
+
+TEST_F(escapes, R3_R9_iouring_mkdirat)
+{
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_MKDIRAT,
+				   .fd = AT_FDCWD,
+				   .len = 0700};
+	struct ring ring;
+	int res;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	sqe.addr = (uintptr_t)(FX_WORK "/newdir");
+	res = -ring_run(&ring, &sqe);
+	RING_REQUIRE_OP(res, "mkdirat");
+	ASSERT_EQ(0, res);
+	sqe.addr = (uintptr_t)(FX_PROTECTED "/newdir");
+	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+}
+
+TEST_F(escapes, R5_R9_iouring_linkat)
+{
+	struct io_uring_sqe sqe = {.opcode = IORING_OP_LINKAT,
+				   .fd = AT_FDCWD,
+				   .len = (__u32)AT_FDCWD};
+	struct ring ring;
+	int res;
+
+	RING_SETUP(&ring);
+	FX_CONFINE(&self->fx);
+	sqe.addr = (uintptr_t)FX_FILE;
+	sqe.addr2 = (uintptr_t)(FX_OTHER "/alias");
+	res = -ring_run(&ring, &sqe);
+	RING_REQUIRE_OP(res, "linkat");
+	ASSERT_EQ(0, res);
+	sqe.addr = (uintptr_t)FX_FILE;
+	sqe.addr2 = (uintptr_t)(FX_PROTECTED "/planted");
+	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+}
+
+/* ---- file handles (name_to_handle_at + open_by_handle_at, as root) ---- */
+
+struct handle {
+	struct file_handle head;
+	unsigned char bytes[MAX_HANDLE_SZ];
+};
+
+static void get_handle(struct __test_metadata *_metadata, const char *path,
+		       struct handle *handle)
+{
+	int mount_id;
+
+	handle->head.handle_bytes = MAX_HANDLE_SZ;
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, path, &handle->head,
+				       &mount_id, 0))
+	{
+		TH_LOG("name_to_handle_at '%s': %s", path, strerror(errno));
+	}
+}
+
+static int test_open_by_handle(struct handle *handle, int flags)
+{
+	int mount_fd = open(FX_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd, err = 0;
+
+	if (mount_fd < 0)
+		return errno;
+	fd = open_by_handle_at(mount_fd, &handle->head, flags | O_CLOEXEC);
+	if (fd < 0)
+		err = errno;
+	else
+		close(fd);
+	close(mount_fd);
+	return err;
+}
+
+TEST_F(escapes, R1_R9_handle_open_read)
+{
+	struct handle secret, control;
+
+	get_handle(_metadata, FX_SECRET, &secret);
+	get_handle(_metadata, FX_FILE, &control);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_RDONLY));
+	ASSERT_EQ(0, test_open_by_handle(&control, O_RDONLY));
+}
+
+TEST_F(escapes, R2_R9_handle_open_write)
+{
+	struct handle secret, control;
+
+	get_handle(_metadata, FX_DEEP, &secret);
+	get_handle(_metadata, FX_FILE2, &control);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_WRONLY));
+	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY));
+}
+
+TEST_F(escapes, R6_R9_handle_open_trunc)
+{
+	struct handle secret, control;
+
+	get_handle(_metadata, FX_SECRET, &secret);
+	get_handle(_metadata, FX_FILE, &control);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY | O_TRUNC));
+}
+
+TEST_F(escapes, R9_handle_of_protected_dir)
+{
+	struct handle dir;
+	int mount_fd, dirfd;
+
+	get_handle(_metadata, FX_PROTECTED, &dir);
+	FX_CONFINE(&self->fx);
+	mount_fd = open(FX_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, mount_fd);
+	/* Listing is allowed (R7); what is in it is not. */
+	dirfd = open_by_handle_at(mount_fd, &dir.head,
+				  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
+	close(dirfd);
+	close(mount_fd);
+}
+
+/* ---- renaming an ancestor ---- */
+
+TEST_F(escapes, R5_R9_rename_ancestor_into_work)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_rename(FX_RUN, FX_WORK "/run"));
+	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/run"));
+	ASSERT_EQ(0, test_rename(FX_DIR, FX_OTHER "/dir"));
+}
+
+TEST_F(escapes, R5_R9_rename_protected_into_work)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_rename(FX_PROTECTED, FX_WORK "/jr2"));
+	ASSERT_EQ(EACCES, test_rename(FX_SUB, FX_WORK "/sub"));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+}
+
+TEST_F(escapes, R5_R9_rename_over_ancestor)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_rename(FX_OTHER, FX_RUN));
+	ASSERT_EQ(EACCES, test_rename(FX_DIR, FX_PROTECTED));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+}
+
+TEST_F(escapes, R5_R9_rename_exchange_protected_with_work)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES,
+		  test_renameat2(FX_PROTECTED, FX_DIR, RENAME_EXCHANGE));
+	ASSERT_EQ(EACCES, test_renameat2(FX_RUN, FX_OTHER, RENAME_EXCHANGE));
+	ASSERT_EQ(0, test_renameat2(FX_FILE, FX_FILE2, RENAME_EXCHANGE));
+}
+
+/* ---- unshare + mount (P5), even as root ---- */
+
+TEST_F(escapes, P5_R9_mount_bind_protected_after_unshare)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	/* Control: unconfined, the same bind works (and is undone). */
+	bind_mount(_metadata, FX_DIR, FX_WORK "/bound");
+	ASSERT_EQ(0, umount(FX_WORK "/bound"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(EPERM, mount(FX_PROTECTED, FX_WORK "/bound", NULL, MS_BIND,
+			       NULL)
+				 ? errno
+				 : 0);
+	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/bound/secret"));
+}
+
+TEST_F(escapes, P5_R9_mount_tmpfs_over_protected)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM,
+		  mount("jr2", FX_PROTECTED, "tmpfs", 0, NULL) ? errno : 0);
+	ASSERT_EQ(EPERM, mount("jr2", FX_WORK, "tmpfs", 0, NULL) ? errno : 0);
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+}
+
+TEST_F(escapes, P5_mount_umount)
+{
+	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
+	bind_mount(_metadata, FX_DIR, FX_OTHER "/bound");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, umount2(FX_OTHER "/bound", MNT_DETACH) ? errno : 0);
+	ASSERT_EQ(EPERM, umount2(FX_ROOT, MNT_DETACH) ? errno : 0);
+	ASSERT_EQ(0, test_read(FX_OTHER "/bound/file2"));
+}
+
+TEST_F(escapes, P5_mount_remount)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, mount(NULL, FX_ROOT, NULL, MS_REMOUNT | MS_BIND,
+			       NULL)
+				 ? errno
+				 : 0);
+	ASSERT_EQ(EPERM, mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL)
+				 ? errno
+				 : 0);
+}
+
+TEST_F(escapes, P5_mount_pivot_root)
+{
+	fx_make_dir(_metadata, FX_WORK "/new-root", 0755);
+	fx_make_dir(_metadata, FX_WORK "/new-root/old", 0755);
+	bind_mount(_metadata, FX_WORK "/new-root", FX_WORK "/new-root");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, syscall(SYS_pivot_root, FX_WORK "/new-root",
+				 FX_WORK "/new-root/old")
+				 ? errno
+				 : 0);
+	ASSERT_EQ(0, test_read(FX_FILE));
+}
+
+TEST_F(escapes, P5_R9_mount_move_mount_clone)
+{
+	int tree;
+
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	FX_CONFINE(&self->fx);
+	tree = (int)syscall(SYS_open_tree, AT_FDCWD, FX_PROTECTED,
+			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0) {
+		/* Cloning a tree is itself a mount operation. */
+		ASSERT_EQ(EPERM, errno);
+		return;
+	}
+	ASSERT_EQ(EPERM, syscall(SYS_move_mount, tree, "", AT_FDCWD,
+				 FX_WORK "/bound", MOVE_MOUNT_F_EMPTY_PATH)
+				 ? errno
+				 : 0);
+	close(tree);
+	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/bound/secret"));
+}
+
+TEST_F(escapes, P5_mount_in_new_user_namespace)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, unshare(CLONE_NEWUSER | CLONE_NEWNS))
+	{
+		TH_LOG("unshare(CLONE_NEWUSER): %s: the kernel needs "
+		       "CONFIG_USER_NS (selftests/config)",
+		       strerror(errno));
+	}
+	ASSERT_EQ(EPERM, mount("jr2", FX_WORK, "tmpfs", 0, NULL) ? errno : 0);
+	ASSERT_EQ(EPERM,
+		  mount(FX_PROTECTED, FX_WORK, NULL, MS_BIND, NULL) ? errno : 0);
+}
+
+/* ---- chroot ---- */
+
+TEST_F(escapes, R9_chroot_into_protected_dir)
+{
+	FX_CONFINE(&self->fx);
+	/* Landlock does not hook chroot; the new root changes no rule. */
+	ASSERT_EQ(0, chroot(FX_PROTECTED) ? errno : 0);
+	ASSERT_EQ(0, test_chdir("/"));
+	ASSERT_EQ(EACCES, test_read("/secret"));
+	ASSERT_EQ(EACCES, test_creat("/new"));
+	ASSERT_EQ(0, test_list("/", NULL));
+}
+
+TEST_F(escapes, R9_chroot_then_break_out)
+{
+	int old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT_LE(0, old_root);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, chroot(FX_WORK) ? errno : 0);
+	ASSERT_EQ(0, test_read("/file"));
+	ASSERT_EQ(0, fchdir(old_root));
+	ASSERT_EQ(EACCES, test_read("." FX_SECRET));
+	ASSERT_EQ(EACCES, test_read("../../../.." FX_SECRET));
+	close(old_root);
+}
+
+/* ---- inherited and passed descriptors ---- */
+
+TEST_F(escapes, R9_fd_inherited_dir_openat)
+{
+	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT_LE(0, dirfd);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "sub/deep", O_RDWR));
+	ASSERT_EQ(EACCES, mkdirat(dirfd, "new", 0700) ? errno : 0);
+	ASSERT_EQ(EACCES, unlinkat(dirfd, "secret", 0) ? errno : 0);
+	close(dirfd);
+}
+
+TEST_F(escapes, R9_fd_inherited_dir_fchdir)
+{
+	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT_LE(0, dirfd);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, fchdir(dirfd));
+	ASSERT_EQ(EACCES, test_read("secret"));
+	ASSERT_EQ(EACCES, test_creat("new"));
+	ASSERT_EQ(0, test_read("../pid"));
+	close(dirfd);
+}
+
+/* The unconfined end sends `fd` over `sock` (SCM_RIGHTS). */
+static int send_fd(int sock, int fd)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	char byte = 'f';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control,
+			     .msg_controllen = sizeof(control)};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char control[CMSG_SPACE(sizeof(int))] = {0};
+	char byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control,
+			     .msg_controllen = sizeof(control)};
+	struct cmsghdr *cmsg;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
+	return fd;
+}
+
+/*
+ * An unconfined child that, after the test confined itself, opens `path`
+ * with `flags` and passes the descriptor: the fd the test receives.
+ */
+static int passed_fd(struct __test_metadata *_metadata, int sock[2],
+		     const char *path, int flags)
+{
+	pid_t pid = fork();
+	char go;
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		close(sock[0]);
+		if (read(sock[1], &go, 1) != 1)
+			_exit(1);
+		fd = open(path, flags | O_CLOEXEC);
+		_exit(fd < 0 || send_fd(sock[1], fd) ? 1 : 0);
+	}
+	close(sock[1]);
+	return pid;
+}
+
+TEST_F(escapes, R9_fd_passed_dir_openat)
+{
+	int sock[2], dirfd, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	pid = passed_fd(_metadata, sock, FX_PROTECTED, O_RDONLY | O_DIRECTORY);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(1, write(sock[0], "g", 1));
+	dirfd = recv_fd(sock[0]);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
+	ASSERT_EQ(0, test_openat(dirfd, "..", O_RDONLY | O_DIRECTORY));
+	close(dirfd);
+}
+
+TEST_F(escapes, R6_R9_fd_passed_file_reopen_write)
+{
+	int sock[2], fd, status;
+	char path[64];
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	pid = passed_fd(_metadata, sock, FX_SECRET, O_RDONLY);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(1, write(sock[0], "g", 1));
+	fd = recv_fd(sock[0]);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	/* A read-only fd passed on purpose: it cannot become more. */
+	ASSERT_EQ(EINVAL, test_ftruncate(fd, 0));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(EACCES, test_open(path, O_RDWR));
+	ASSERT_EQ(EACCES, test_open(path, O_WRONLY | O_TRUNC));
+	close(fd);
+}
+
+/* ---- FIFO and socket creation by side paths ---- */
+
+TEST_F(escapes, R3_R9_fifo_via_symlinked_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_mknod(FX_WORK "/jr2/fifo", S_IFIFO | 0600, 0));
+	ASSERT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
+}
+
+TEST_F(escapes, R3_R9_fifo_via_dirfd)
+{
+	int dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int control = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	ASSERT_LE(0, dirfd);
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, mkfifoat(dirfd, "fifo", 0600) ? errno : 0);
+	ASSERT_EQ(0, mkfifoat(control, "fifo", 0600) ? errno : 0);
+	close(dirfd);
+	close(control);
+}
+
+TEST_F(escapes, R3_R9_socket_bind_via_proc_fd)
+{
+	int dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char path[64];
+
+	ASSERT_LE(0, dirfd);
+	FX_CONFINE(&self->fx);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/sock", dirfd);
+	ASSERT_EQ(EACCES, test_bind_unix(path));
+	ASSERT_EQ(0, test_bind_unix(FX_WORK "/sock"));
+	close(dirfd);
+}
+
+TEST_F(escapes, R3_R9_socket_bind_via_dotdot)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_bind_unix(FX_WORK "/../run/jr2/sock"));
+	ASSERT_EQ(0, test_bind_unix(FX_WORK "/../other/sock"));
+}
+
+TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_bind_unix(FX_WORK "/bound/sock"));
+	ASSERT_EQ(0, test_bind_unix(FX_OTHER "/sock"));
+}
+
+/* ---- ptrace, process_vm_readv, /proc/<pid>/mem across the domain ---- */
+
+/*
+ * A child that lives until the test ends (its pipe closes): made before
+ * confinement it is outside the domain, made after it is inside.
+ */
+static pid_t sleeper(struct __test_metadata *_metadata)
+{
+	int lifeline[2];
+	pid_t pid;
+	char byte;
+
+	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(lifeline[1]);
+		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(lifeline[0]);
+	return pid;
+}
+
+static int test_ptrace(long request, pid_t pid)
+{
+	if (ptrace(request, pid, NULL, NULL))
+		return errno;
+	if (request == PTRACE_ATTACH)
+		waitpid(pid, NULL, __WALL);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	return 0;
+}
+
+TEST_F(escapes, P1_R9_ptrace_attach_outside_domain)
+{
+	pid_t outside = sleeper(_metadata), inside;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, test_ptrace(PTRACE_ATTACH, outside));
+	inside = sleeper(_metadata);
+	ASSERT_EQ(0, test_ptrace(PTRACE_ATTACH, inside));
+}
+
+TEST_F(escapes, P1_R9_ptrace_seize_outside_domain)
+{
+	pid_t outside = sleeper(_metadata), inside;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, test_ptrace(PTRACE_SEIZE, outside));
+	inside = sleeper(_metadata);
+	ASSERT_EQ(0, test_ptrace(PTRACE_SEIZE, inside));
+}
+
+TEST_F(escapes, P1_R9_ptrace_attach_parent)
+{
+	pid_t parent = getppid(); /* the harness runner: unconfined */
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, test_ptrace(PTRACE_ATTACH, parent));
+}
+
+static int test_proc_mem(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	return test_open(path, O_RDONLY);
+}
+
+TEST_F(escapes, P1_R9_procmem_outside_domain)
+{
+	pid_t outside = sleeper(_metadata), inside;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_proc_mem(outside));
+	inside = sleeper(_metadata);
+	ASSERT_EQ(0, test_proc_mem(inside));
+}
+
+static int test_vm_readv(pid_t pid, void *addr)
+{
+	char buf[8];
+	struct iovec local = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct iovec remote = {.iov_base = addr, .iov_len = sizeof(buf)};
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0 ? errno
+								   : 0;
+}
+
+TEST_F(escapes, P1_R9_vmreadv_outside_domain)
+{
+	/* Both children are forks of this test: the address is theirs too. */
+	static char marker[8] = "marker";
+	pid_t outside = sleeper(_metadata), inside;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EPERM, test_vm_readv(outside, marker));
+	inside = sleeper(_metadata);
+	ASSERT_EQ(0, test_vm_readv(inside, marker));
+}
+
+/* ---- a nested ruleset trying to widen access (P6) ---- */
+
+/* Adds a ruleset of its own: handles `handled`, grants `granted` on path. */
+static int nested_restrict(const char *path, uint64_t handled,
+			   uint64_t granted)
+{
+	struct jr2_ruleset_attr attr = {.handled_access_fs = handled};
+	struct jr2_path_beneath_attr rule = {.allowed_access = granted};
+	int ruleset, err = 0;
+
+	ruleset = (int)jr2_sys_create_ruleset(&attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return errno;
+	rule.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (rule.parent_fd < 0 ||
+	    jr2_sys_add_rule(ruleset, JR2_RULE_PATH_BENEATH, &rule, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    jr2_sys_restrict_self(ruleset, 0))
+		err = errno;
+	if (rule.parent_fd >= 0)
+		close(rule.parent_fd);
+	close(ruleset);
+	return err;
+}
+
+TEST_F(escapes, P6_R9_nested_grants_protected_dir)
+{
+	const uint64_t rw = JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_WRITE_FILE;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, nested_restrict(FX_PROTECTED, rw, rw));
+	ASSERT_EQ(EACCES, test_read(FX_SECRET));
+	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_WRONLY));
+	/* The nested layer now denies what it handles outside its rule. */
+	ASSERT_EQ(EACCES, test_read(FX_FILE));
+}
+
+TEST_F(escapes, P6_R9_nested_grants_root_everything)
+{
+	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, nested_restrict("/", all, all));
+	ASSERT_EQ(EACCES, test_read(FX_SECRET));
+	ASSERT_EQ(EACCES, test_creat(FX_PROTECTED "/new"));
+	ASSERT_EQ(EACCES, test_truncate(FX_README, 0));
+	ASSERT_EQ(0, test_read(FX_FILE));
+}
+
+/* `sh -c` that exits 0 when it can open `path` for reading, else 9. */
+#define READ_SCRIPT(path)                                                      \
+	"if (exec 3< " path ") 2>/dev/null; then exit 0; fi; exit 9"
+
+TEST_F(escapes, P6_R9_nested_survives_exec)
+{
+	char *const secret[] = {"/bin/sh", "-c", READ_SCRIPT(FX_SECRET), NULL};
+	char *const control[] = {"/bin/sh", "-c", READ_SCRIPT(FX_FILE), NULL};
+	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
+	int status = -1;
+
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(0, nested_restrict("/", all, all));
+	ASSERT_EQ(0, test_execve("/bin/sh", secret, &status));
+	ASSERT_EQ(9, status);
+	ASSERT_EQ(0, test_execve("/bin/sh", control, &status));
+	ASSERT_EQ(0, status);
+}
+
+/* ---- truncate by every side path ---- */
+
+TEST_F(escapes, R6_R9_truncate_via_symlink)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/link", 0));
+	ASSERT_EQ(EACCES, test_open(FX_WORK "/link", O_WRONLY | O_TRUNC));
+	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
+}
+
+TEST_F(escapes, R6_R9_truncate_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/bound/secret", 0));
+	ASSERT_EQ(EACCES, test_creat(FX_WORK "/bound/secret"));
+	ASSERT_EQ(0, test_creat(FX_OTHER "/new"));
+}
+
+TEST_F(escapes, R6_R9_truncate_via_dotdot)
+{
+	FX_CONFINE(&self->fx);
+	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/../run/jr2/secret", 0));
+	ASSERT_EQ(EACCES,
+		  test_open(FX_DIR "/../../run/jr2/secret", O_RDWR | O_TRUNC));
+	ASSERT_EQ(0, test_truncate(FX_DIR "/../file", 0));
+}
+
+TEST_F(escapes, R6_R9_truncate_via_proc_fd_reopen)
+{
+	char path[64];
+	int fd;
+
+	FX_CONFINE(&self->fx);
+	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ASSERT_EQ(EACCES, test_truncate(path, 0));
+	ASSERT_EQ(EACCES, test_open(path, O_WRONLY | O_TRUNC));
+	close(fd);
+}
+
+TEST_F(escapes, R6_R9_truncate_via_opath_dirfd)
+{
+	int dirfd;
+
+	FX_CONFINE(&self->fx);
+	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, dirfd);
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_WRONLY | O_TRUNC));
+	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY | O_TRUNC));
+	close(dirfd);
+}
+
+TEST_HARNESS_MAIN

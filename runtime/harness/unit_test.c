@@ -327,7 +327,8 @@ TEST (config_refusals_E3) {
 	    {"sandbox-user bob\n", "sandbox-user 'bob' is not a numeric uid"},
 	    {"mount /x\n", "unknown directive 'mount'"},
 	    {"secret\n", "directive 'secret' has no argument"},
-	    {"secret control\n", "secret name 'control' is the name of a Stand-in"},
+	    {"secret control\n",
+	     "secret name 'control' is the name of a Stand-in"},
 	};
 	struct jr2_harness_config cfg;
 	char err[512];

@@ -6,6 +6,7 @@
  */
 #include "helpers.h"
 
+#include <sys/prctl.h>
 #include <sys/sysmacros.h>
 
 #include "landlock_uapi.h"
@@ -334,6 +335,49 @@ TEST_F (compile, R9_hard_link_beside_protected_dir) {
 	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
 	EXPECT_EQ(EACCES, test_open("/a/prot/secret", O_RDONLY));
 	EXPECT_EQ(EACCES, test_open("/a/hardlink", O_RDONLY));
+}
+
+/* Mount points with a space (mountinfo writes it \\040) are found too. */
+TEST_F (compile, R9_bind_mount_at_path_with_space) {
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/b/with space"));
+	ASSERT_EQ(0, mount("/a/prot", "/b/with space", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	EXPECT_TRUE(has_note(&plan, "'/b/with space' is mount"));
+	EXPECT_EQ(-1, rule_of(&plan, "/b/with space"));
+	jr2_plan_free(&plan);
+}
+
+/* A rule whose path changed after compiling: nothing is restricted. */
+TEST_F (compile, G4_confine_all_or_nothing) {
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/dir"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	ASSERT_NE(-1, rule_of(&plan, "/a/dir"));
+	/* The dir is now a file: its rule cannot be added as planned. */
+	ASSERT_EQ(0, rmdir("/a/dir"));
+	ASSERT_EQ(0, jr2t_write("/a/dir", "now a file\n", 0600));
+	EXPECT_EQ(-1, jr2_confine_plan(&plan, 0, &err));
+	EXPECT_EQ(ESTALE, err.code);
+	EXPECT_FALSE(err.bad_input);
+	EXPECT_STREQ("rule '/a/dir': it was replaced while confining; run "
+		     "again",
+		     err.msg);
+	jr2_plan_free(&plan);
+	/* Not restricted: the secret still opens, and no_new_privs unset. */
+	EXPECT_EQ(0, test_open("/a/prot/secret", O_RDONLY));
+	EXPECT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 }
 
 /* Explicit paths must exist; jr2's defaults are skipped when missing. */

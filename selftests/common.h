@@ -49,7 +49,7 @@ static inline void jr2_ksft_result_skip(const char *fixture,
 	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
 	       variant[0] ? "." : "", variant, test, reason);
 }
-#define ksft_test_result_skip(fmt, reason)                                     \
+#define ksft_test_result_skip(fmt, reason) \
 	jr2_ksft_result_skip(f->name, variant->name, t->name, reason)
 
 #include "kselftest_harness.h"
@@ -80,23 +80,23 @@ static inline void jr2_ksft_result_skip(const char *fixture,
  * │       └── file2          "data2\n"
  * └── other/                 a second writable folder (moves between them)
  */
-#define FX_ROOT	     "/tmp"
-#define FX_RUN	     FX_ROOT "/run"
-#define FX_PID	     FX_RUN "/pid"
-#define FX_PROTECTED FX_RUN "/jr2"
-#define FX_SECRET    FX_PROTECTED "/secret"
-#define FX_SUB	     FX_PROTECTED "/sub"
-#define FX_DEEP	     FX_SUB "/deep"
-#define FX_REPOS     FX_ROOT "/repos"
-#define FX_README    FX_REPOS "/README"
-#define FX_TOOL	     FX_REPOS "/tool"
-#define FX_REPOS_SUB FX_REPOS "/sub"
+#define FX_ROOT	      "/tmp"
+#define FX_RUN	      FX_ROOT "/run"
+#define FX_PID	      FX_RUN "/pid"
+#define FX_PROTECTED  FX_RUN "/jr2"
+#define FX_SECRET     FX_PROTECTED "/secret"
+#define FX_SUB	      FX_PROTECTED "/sub"
+#define FX_DEEP	      FX_SUB "/deep"
+#define FX_REPOS      FX_ROOT "/repos"
+#define FX_README     FX_REPOS "/README"
+#define FX_TOOL	      FX_REPOS "/tool"
+#define FX_REPOS_SUB  FX_REPOS "/sub"
 #define FX_REPOS_FILE FX_REPOS_SUB "/file"
-#define FX_WORK	     FX_ROOT "/work"
-#define FX_FILE	     FX_WORK "/file"
-#define FX_DIR	     FX_WORK "/dir"
-#define FX_FILE2     FX_DIR "/file2"
-#define FX_OTHER     FX_ROOT "/other"
+#define FX_WORK	      FX_ROOT "/work"
+#define FX_FILE	      FX_WORK "/file"
+#define FX_DIR	      FX_WORK "/dir"
+#define FX_FILE2      FX_DIR "/file2"
+#define FX_OTHER      FX_ROOT "/other"
 
 #define FX_SECRET_TEXT "s3cret\n"
 #define FX_TOOL_STATUS 7
@@ -187,8 +187,8 @@ static inline int test_renameat2(const char *oldpath, const char *newpath,
 {
 	return syscall(SYS_renameat2, AT_FDCWD, oldpath, AT_FDCWD, newpath,
 		       flags)
-		       ? errno
-		       : 0;
+		   ? errno
+		   : 0;
 }
 
 static inline int test_unlink(const char *path)
@@ -330,8 +330,7 @@ static inline int test_connect_unix(const char *path)
  * execve() of `path` in a child: the errno of a failed execve, else 0 with
  * the child's exit status in *status (-1 when it did not exit).
  */
-static inline int test_execve(const char *path, char *const argv[],
-			      int *status)
+static inline int test_execve(const char *path, char *const argv[], int *status)
 {
 	int pipefd[2], err = 0, wstatus;
 	char *const envp[] = {"PATH=/bin:/usr/bin:/sbin:/usr/sbin", NULL};
@@ -376,8 +375,7 @@ static inline const char *fx_tool_at(const char *dir, const char *name,
 {
 	int len = snprintf(buf, size, "%s/%s", dir, name);
 
-	return len < 0 || (size_t)len >= size || access(buf, X_OK) ? NULL
-								    : buf;
+	return len < 0 || (size_t)len >= size || access(buf, X_OK) ? NULL : buf;
 }
 
 static inline const char *fx_tool(const char *name, char *buf, size_t size)
@@ -440,23 +438,22 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 }
 
 /* Finds a runtime program or fails the test, naming the fix. */
-#define FX_FIND_TOOL(name, buf)                                                   \
-	({                                                                     \
-		const char *_tool = fx_tool(name, buf, sizeof(buf));           \
-		ASSERT_NE(NULL, _tool)                                         \
-		{                                                              \
-			TH_LOG("%s not found: build it (make) or set "         \
-			       "JR2_BIN_DIR to its folder",                    \
-			       name);                                          \
-		}                                                              \
-		_tool;                                                         \
+#define FX_FIND_TOOL(name, buf)                                        \
+	({                                                             \
+		const char *_tool = fx_tool(name, buf, sizeof(buf));   \
+		ASSERT_NE(NULL, _tool)                                 \
+		{                                                      \
+			TH_LOG("%s not found: build it (make) or set " \
+			       "JR2_BIN_DIR to its folder",            \
+			       name);                                  \
+		}                                                      \
+		_tool;                                                 \
 	})
 
 /* ---- the fixture ---- */
 
 static inline void fx_make_file(struct __test_metadata *_metadata,
-				const char *path, const char *text,
-				mode_t mode)
+				const char *path, const char *text, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	ssize_t len = (ssize_t)strlen(text);
@@ -510,8 +507,8 @@ static inline void fx_setup(struct __test_metadata *_metadata,
 		       strerror(errno));
 	}
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	ASSERT_EQ(0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0,
-			   "mode=0755,size=16m"))
+	ASSERT_EQ(
+	    0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0, "mode=0755,size=16m"))
 	{
 		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
 		       "CONFIG_TMPFS (selftests/config)",
@@ -537,17 +534,14 @@ static inline void fx_setup(struct __test_metadata *_metadata,
 }
 
 /* A fixture named `group` with the tree above; its data is self->fx. */
-#define JR2_FIXTURE(group)                                                     \
-	FIXTURE(group)                                                         \
-	{                                                                      \
-		struct jr2_fx fx;                                              \
-	};                                                                     \
-	FIXTURE_SETUP(group)                                                   \
-	{                                                                      \
-		fx_setup(_metadata, &self->fx);                                \
-	}                                                                      \
-	FIXTURE_TEARDOWN(group)                                                \
-	{                                                                      \
+#define JR2_FIXTURE(group)                      \
+	FIXTURE (group) {                       \
+		struct jr2_fx fx;               \
+	};                                      \
+	FIXTURE_SETUP (group) {                 \
+		fx_setup(_metadata, &self->fx); \
+	}                                       \
+	FIXTURE_TEARDOWN (group) {              \
 	}
 
 /* ---- expectations, from runtime/abi.h's table alone ---- */
@@ -559,8 +553,8 @@ static inline bool fx_accepted(const struct jr2_abi *abi)
 }
 
 /* The errno a denial gives when `feature` is in force, else 0 (allowed). */
-static inline int fx_expect(const struct jr2_abi *abi,
-			    enum jr2_feature feature, int denied_errno)
+static inline int fx_expect(const struct jr2_abi *abi, enum jr2_feature feature,
+			    int denied_errno)
 {
 	return jr2_abi_has(abi, feature) ? denied_errno : 0;
 }
@@ -576,13 +570,13 @@ static inline const char *fx_unavailable_reason(const struct jr2_abi *abi,
 }
 
 /* Skips, naming the ABI reason, when the ABI in force lacks `feature`. */
-#define FX_REQUIRE_FEATURE(abi, feature)                                       \
-	do {                                                                   \
-		char _why[128];                                                \
-		if (!jr2_abi_has(abi, feature))                                \
-			SKIP(return, "%s",                                     \
-			     fx_unavailable_reason(abi, feature, _why,         \
-						   sizeof(_why)));             \
+#define FX_REQUIRE_FEATURE(abi, feature)                                     \
+	do {                                                                 \
+		char _why[128];                                              \
+		if (!jr2_abi_has(abi, feature))                              \
+			SKIP(return, "%s",                                   \
+				   fx_unavailable_reason(abi, feature, _why, \
+							 sizeof(_why)));     \
 	} while (0)
 
 /* Why the runtime refuses this ABI, for a skip line. */
@@ -662,7 +656,8 @@ static inline void fx_assert_refusal(struct __test_metadata *_metadata,
 
 /* jr2's layout on the fixture: protect run/jr2, read-only repos. */
 static inline int fx_confine_policy(struct __test_metadata *_metadata,
-				    struct jr2_fx *fx, struct jr2_policy *policy,
+				    struct jr2_fx *fx,
+				    struct jr2_policy *policy,
 				    struct jr2_err *err)
 {
 	int rc = jr2_confine_self(policy, &fx->abi, 0, err);
@@ -696,28 +691,28 @@ static inline void fx_policy(struct __test_metadata *_metadata,
  * runtime must refuse (G1-G3), asserts the refusal, its words and that
  * nothing was restricted, then skips naming the reason.
  */
-#define FX_CONFINE_WITH(fx, policy)                                            \
-	do {                                                                   \
-		struct jr2_err _err = {0};                                     \
-		char _why[128];                                                \
+#define FX_CONFINE_WITH(fx, policy)                                           \
+	do {                                                                  \
+		struct jr2_err _err = {0};                                    \
+		char _why[128];                                               \
 		int _rc = fx_confine_policy(_metadata, fx, policy, &_err);    \
-		if (!fx_accepted(&(fx)->abi)) {                                \
-			fx_assert_refusal(_metadata, &(fx)->abi, _rc, &_err);  \
-			ASSERT_EQ(0, test_read(FX_SECRET));                    \
-			SKIP(return, "%s",                                     \
-			     fx_refusal_reason(&(fx)->abi, _why,               \
-					       sizeof(_why)));                 \
-		}                                                              \
-		ASSERT_EQ(0, _rc);                                             \
+		if (!fx_accepted(&(fx)->abi)) {                               \
+			fx_assert_refusal(_metadata, &(fx)->abi, _rc, &_err); \
+			ASSERT_EQ(0, test_read(FX_SECRET));                   \
+			SKIP(return, "%s",                                    \
+				   fx_refusal_reason(&(fx)->abi, _why,        \
+						     sizeof(_why)));          \
+		}                                                             \
+		ASSERT_EQ(0, _rc);                                            \
 	} while (0)
 
 /* Confines the test child with jr2's layout on the fixture tree. */
-#define FX_CONFINE(fx)                                                         \
-	do {                                                                   \
-		struct jr2_policy _policy;                                     \
-		fx_policy(_metadata, &_policy);                                \
-		FX_CONFINE_WITH(fx, &_policy);                                 \
-		jr2_policy_free(&_policy);                                     \
+#define FX_CONFINE(fx)                          \
+	do {                                    \
+		struct jr2_policy _policy;      \
+		fx_policy(_metadata, &_policy); \
+		FX_CONFINE_WITH(fx, &_policy);  \
+		jr2_policy_free(&_policy);      \
 	} while (0)
 
 #endif /* JR2_SELFTESTS_COMMON_H */

@@ -22,7 +22,7 @@
 
 JR2_FIXTURE(gating)
 
-#define LOAD_FIELD(field)                                                      \
+#define LOAD_FIELD(field) \
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
 
 static int install_filter(struct sock_filter *insns, unsigned short len,
@@ -37,19 +37,18 @@ static int install_filter(struct sock_filter *insns, unsigned short len,
 static void fake_landlock_errno(struct __test_metadata *_metadata, int err)
 {
 	struct sock_filter insns[] = {
-		LOAD_FIELD(arch),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		LOAD_FIELD(nr),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-			 __NR_landlock_create_ruleset, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K,
-			 SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    LOAD_FIELD(arch),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    LOAD_FIELD(nr),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_create_ruleset, 0,
+		     1),
+	    BPF_STMT(BPF_RET | BPF_K,
+		     SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA)),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 
-	ASSERT_EQ(0, install_filter(insns, sizeof(insns) / sizeof(insns[0]),
-				    0))
+	ASSERT_EQ(0, install_filter(insns, sizeof(insns) / sizeof(insns[0]), 0))
 	{
 		TH_LOG("seccomp: %s: the kernel needs CONFIG_SECCOMP_FILTER "
 		       "(selftests/config)",
@@ -98,17 +97,17 @@ static void fake_landlock_version(struct __test_metadata *_metadata,
 {
 	static struct version_faker faker;
 	struct sock_filter insns[] = {
-		LOAD_FIELD(arch),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		LOAD_FIELD(nr),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-			 __NR_landlock_create_ruleset, 0, 3),
-		LOAD_FIELD(args[2]),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JR2_CREATE_RULESET_VERSION,
-			 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    LOAD_FIELD(arch),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	    LOAD_FIELD(nr),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_landlock_create_ruleset, 0,
+		     3),
+	    LOAD_FIELD(args[2]),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, JR2_CREATE_RULESET_VERSION, 0,
+		     1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	pthread_t thread;
 	int listener;
@@ -131,16 +130,15 @@ static void fake_landlock_version(struct __test_metadata *_metadata,
 /* The kernel's own answer, without the runtime: version, or -errno. */
 static int raw_abi(void)
 {
-	long version = jr2_sys_create_ruleset(NULL, 0,
-					      JR2_CREATE_RULESET_VERSION);
+	long version =
+	    jr2_sys_create_ruleset(NULL, 0, JR2_CREATE_RULESET_VERSION);
 
 	return version < 0 ? -errno : (int)version;
 }
 
 /* In-process: probe, then confine; asserts the refusal and no effect. */
 static void assert_refused(struct __test_metadata *_metadata,
-			   const struct jr2_abi *abi,
-			   enum jr2_verdict verdict)
+			   const struct jr2_abi *abi, enum jr2_verdict verdict)
 {
 	struct jr2_policy policy;
 	struct jr2_err err = {0};
@@ -194,8 +192,7 @@ static void assert_run_refused(struct __test_metadata *_metadata)
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/ran"));
 }
 
-TEST_F(gating, G1_no_landlock_refused)
-{
+TEST_F (gating, G1_no_landlock_refused) {
 	struct jr2_abi abi;
 
 	fake_landlock_errno(_metadata, ENOSYS);
@@ -205,31 +202,28 @@ TEST_F(gating, G1_no_landlock_refused)
 	assert_refused(_metadata, &abi, JR2_VERDICT_NO_LANDLOCK);
 }
 
-TEST_F(gating, G1_G5_no_landlock_check)
-{
+TEST_F (gating, G1_G5_no_landlock_check) {
 	char out[8192];
 
 	fake_landlock_errno(_metadata, ENOSYS);
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", NULL,
-				 NULL));
+	ASSERT_EQ(
+	    1, confine_cli(_metadata, out, sizeof(out), "check", NULL, NULL));
 	ASSERT_NE(NULL, strstr(out, "lacks Landlock"));
 	ASSERT_NE(NULL, strstr(out, "6.2"));
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check",
-				 "--json", NULL));
+	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", "--json",
+				 NULL));
 	ASSERT_NE(NULL, strstr(out, "\"landlock\": \"ENOSYS\""))
 	{
 		TH_LOG("check --json: %s", out);
 	}
 }
 
-TEST_F(gating, G1_no_landlock_run_never_runs_command)
-{
+TEST_F (gating, G1_no_landlock_run_never_runs_command) {
 	fake_landlock_errno(_metadata, ENOSYS);
 	assert_run_refused(_metadata);
 }
 
-TEST_F(gating, G2_not_enabled_refused)
-{
+TEST_F (gating, G2_not_enabled_refused) {
 	struct jr2_abi abi;
 
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
@@ -238,33 +232,30 @@ TEST_F(gating, G2_not_enabled_refused)
 	assert_refused(_metadata, &abi, JR2_VERDICT_NOT_ENABLED);
 }
 
-TEST_F(gating, G2_G5_not_enabled_check)
-{
+TEST_F (gating, G2_G5_not_enabled_check) {
 	char out[8192];
 
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", NULL,
-				 NULL));
+	ASSERT_EQ(
+	    1, confine_cli(_metadata, out, sizeof(out), "check", NULL, NULL));
 	ASSERT_NE(NULL, strstr(out, "lsm="))
 	{
 		TH_LOG("check: %s", out);
 	}
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check",
-				 "--json", NULL));
+	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", "--json",
+				 NULL));
 	ASSERT_NE(NULL, strstr(out, "\"landlock\": \"EOPNOTSUPP\""))
 	{
 		TH_LOG("check --json: %s", out);
 	}
 }
 
-TEST_F(gating, G2_not_enabled_run_never_runs_command)
-{
+TEST_F (gating, G2_not_enabled_run_never_runs_command) {
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
 	assert_run_refused(_metadata);
 }
 
-TEST_F(gating, G3_abi1_kernel_refused)
-{
+TEST_F (gating, G3_abi1_kernel_refused) {
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, 1);
@@ -274,8 +265,7 @@ TEST_F(gating, G3_abi1_kernel_refused)
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F(gating, G3_abi2_kernel_refused)
-{
+TEST_F (gating, G3_abi2_kernel_refused) {
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, 2);
@@ -284,13 +274,12 @@ TEST_F(gating, G3_abi2_kernel_refused)
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F(gating, G3_G5_abi2_kernel_check_and_run)
-{
+TEST_F (gating, G3_G5_abi2_kernel_check_and_run) {
 	char out[8192];
 
 	fake_landlock_version(_metadata, 2);
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", NULL,
-				 NULL));
+	ASSERT_EQ(
+	    1, confine_cli(_metadata, out, sizeof(out), "check", NULL, NULL));
 	ASSERT_NE(NULL, strstr(out, "ABI 2 found"))
 	{
 		TH_LOG("check: %s", out);
@@ -299,13 +288,12 @@ TEST_F(gating, G3_G5_abi2_kernel_check_and_run)
 	assert_run_refused(_metadata);
 }
 
-TEST_F(gating, G3_G7_cap2_refused_as_abi2_kernel)
-{
+TEST_F (gating, G3_G7_cap2_refused_as_abi2_kernel) {
 	struct jr2_abi abi;
 
 	if (self->fx.abi.probe_errno)
 		SKIP(return, "%s: a cap cannot lower a kernel without Landlock",
-		     strerror(self->fx.abi.probe_errno));
+			   strerror(self->fx.abi.probe_errno));
 	jr2_abi_probe(&abi, 2);
 	ASSERT_EQ(2, abi.cap);
 	ASSERT_EQ(self->fx.abi.kernel < 2 ? self->fx.abi.kernel : 2,
@@ -313,8 +301,7 @@ TEST_F(gating, G3_G7_cap2_refused_as_abi2_kernel)
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F(gating, G4_newer_kernel_used_at_newest_abi)
-{
+TEST_F (gating, G4_newer_kernel_used_at_newest_abi) {
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, JR2_ABI_NEWEST + 1);
@@ -330,8 +317,7 @@ TEST_F(gating, G4_newer_kernel_used_at_newest_abi)
 	ASSERT_EQ(JR2_VERDICT_ACCEPT, jr2_abi_verdict(&abi));
 }
 
-TEST_F(gating, G4_G7_probe_matches_kernel)
-{
+TEST_F (gating, G4_G7_probe_matches_kernel) {
 	const struct jr2_abi *abi = &self->fx.abi;
 	int raw = raw_abi();
 	int expected;
@@ -351,8 +337,7 @@ TEST_F(gating, G4_G7_probe_matches_kernel)
 	ASSERT_EQ(expected >= JR2_ABI_REQUIRED, fx_accepted(abi));
 }
 
-TEST_F(gating, G4_confines_under_abi_in_force)
-{
+TEST_F (gating, G4_confines_under_abi_in_force) {
 	/* Refused below ABI 3 (asserted, then skipped), else enforced. */
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
@@ -360,8 +345,7 @@ TEST_F(gating, G4_confines_under_abi_in_force)
 	ASSERT_EQ(0, test_read(FX_FILE));
 }
 
-TEST_F(gating, G4_compiles_every_right_and_scope)
-{
+TEST_F (gating, G4_compiles_every_right_and_scope) {
 	const struct jr2_abi *abi = &self->fx.abi;
 	struct jr2_ruleset_plan plan;
 	struct jr2_policy policy;
@@ -404,15 +388,14 @@ static void assert_features_reported(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F(gating, G5_check_json_matches_table)
-{
+TEST_F (gating, G5_check_json_matches_table) {
 	const struct jr2_abi *abi = &self->fx.abi;
 	char out[8192], want[128];
 	struct utsname uts;
 
-	ASSERT_EQ(fx_accepted(abi) ? 0 : 1,
-		  confine_cli(_metadata, out, sizeof(out), "check", "--json",
-			      NULL));
+	ASSERT_EQ(
+	    fx_accepted(abi) ? 0 : 1,
+	    confine_cli(_metadata, out, sizeof(out), "check", "--json", NULL));
 	ASSERT_EQ(0, uname(&uts));
 	snprintf(want, sizeof(want), "\"release\": \"%s\"", uts.release);
 	ASSERT_NE(NULL, strstr(out, want));
@@ -431,25 +414,23 @@ TEST_F(gating, G5_check_json_matches_table)
 	assert_features_reported(_metadata, abi, out);
 }
 
-TEST_F(gating, G5_check_text_names_each_feature)
-{
+TEST_F (gating, G5_check_text_names_each_feature) {
 	const struct jr2_abi *abi = &self->fx.abi;
 	char out[8192];
 
-	ASSERT_EQ(fx_accepted(abi) ? 0 : 1,
-		  confine_cli(_metadata, out, sizeof(out), "check", NULL,
-			      NULL));
+	ASSERT_EQ(
+	    fx_accepted(abi) ? 0 : 1,
+	    confine_cli(_metadata, out, sizeof(out), "check", NULL, NULL));
 	ASSERT_NE(NULL, strstr(out, "release: "));
 	ASSERT_NE(NULL, strstr(out, "verdict: "));
 	for (int f = 0; f < JR2_FEAT_COUNT; f++) {
 		const char *line = strstr(out, jr2_features[f].name);
 		const char *status =
-			jr2_abi_has(abi, f) ? "enforced" : "unavailable";
+		    jr2_abi_has(abi, f) ? "enforced" : "unavailable";
 
 		ASSERT_NE(NULL, line);
 		ASSERT_EQ(0, strncmp(line + strcspn(line, " ") +
-					     strspn(line + strcspn(line, " "),
-						    " "),
+					 strspn(line + strcspn(line, " "), " "),
 				     status, strlen(status)))
 		{
 			TH_LOG("feature %s is not '%s': %.80s",
@@ -458,8 +439,7 @@ TEST_F(gating, G5_check_text_names_each_feature)
 	}
 }
 
-TEST_F(gating, G6_G7_cap5_names_scopes_unavailable)
-{
+TEST_F (gating, G6_G7_cap5_names_scopes_unavailable) {
 	struct jr2_abi abi;
 	char out[8192];
 
@@ -479,25 +459,23 @@ TEST_F(gating, G6_G7_cap5_names_scopes_unavailable)
 	assert_features_reported(_metadata, &abi, out);
 }
 
-TEST_F(gating, G7_cap_flag_wins_over_environment)
-{
+TEST_F (gating, G7_cap_flag_wins_over_environment) {
 	char out[8192];
 
 	if (self->fx.abi.probe_errno)
 		SKIP(return, "%s: no ABI to cap",
-		     strerror(self->fx.abi.probe_errno));
+			   strerror(self->fx.abi.probe_errno));
 	ASSERT_EQ(0, setenv("JR2_MAX_ABI", "2", 1));
-	ASSERT_EQ(1, confine_cli(_metadata, out, sizeof(out), "check", NULL,
-				 NULL));
+	ASSERT_EQ(
+	    1, confine_cli(_metadata, out, sizeof(out), "check", NULL, NULL));
 	ASSERT_NE(NULL, strstr(out, "capped at 2"));
 	/* The flag wins: at 3 the runtime accepts any kernel of ABI 3+. */
 	ASSERT_EQ(self->fx.abi.kernel >= 3 ? 0 : 1,
-		  confine_cli(_metadata, out, sizeof(out), "check",
-			      "--max-abi", "3"));
+		  confine_cli(_metadata, out, sizeof(out), "check", "--max-abi",
+			      "3"));
 }
 
-TEST_F(gating, G7_bad_cap_refused)
-{
+TEST_F (gating, G7_bad_cap_refused) {
 	char out[8192], msg[256] = "";
 
 	ASSERT_EQ(0, setenv("JR2_MAX_ABI", "12", 1));
@@ -538,12 +516,13 @@ static pid_t outsider(struct __test_metadata *_metadata)
 }
 
 /* Confines with the ABI in force capped at `cap` (and by JR2_MAX_ABI). */
-#define CONFINE_CAPPED(limit)                                                   \
-	do {                                                                   \
-		int _env_cap = self->fx.abi.cap;                               \
-		jr2_abi_probe(&self->fx.abi,                                   \
-			      _env_cap && _env_cap < (limit) ? _env_cap : (limit));\
-		FX_CONFINE(&self->fx);                                         \
+#define CONFINE_CAPPED(limit)                                              \
+	do {                                                               \
+		int _env_cap = self->fx.abi.cap;                           \
+		jr2_abi_probe(&self->fx.abi, _env_cap &&_env_cap < (limit) \
+						 ? _env_cap                \
+						 : (limit));               \
+		FX_CONFINE(&self->fx);                                     \
 	} while (0)
 
 static void assert_signal_outcome(struct __test_metadata *_metadata,
@@ -554,8 +533,7 @@ static void assert_signal_outcome(struct __test_metadata *_metadata,
 		  kill(pid, SIGTERM) ? errno : 0);
 }
 
-TEST_F(gating, G6_G7_P2_cap5_signal_reaches_outside)
-{
+TEST_F (gating, G6_G7_P2_cap5_signal_reaches_outside) {
 	pid_t pid = outsider(_metadata);
 	int status;
 
@@ -568,8 +546,7 @@ TEST_F(gating, G6_G7_P2_cap5_signal_reaches_outside)
 	ASSERT_EQ(SIGTERM, WTERMSIG(status));
 }
 
-TEST_F(gating, G7_P2_cap6_signal_scoped)
-{
+TEST_F (gating, G7_P2_cap6_signal_scoped) {
 	pid_t pid = outsider(_metadata);
 	pid_t own;
 
@@ -580,8 +557,7 @@ TEST_F(gating, G7_P2_cap6_signal_scoped)
 	ASSERT_EQ(0, kill(own, SIGKILL));
 }
 
-TEST_F(gating, G6_G7_P2_cap5_abstract_socket_reachable)
-{
+TEST_F (gating, G6_G7_P2_cap5_abstract_socket_reachable) {
 	char name[64];
 	int listener;
 
@@ -594,8 +570,7 @@ TEST_F(gating, G6_G7_P2_cap5_abstract_socket_reachable)
 	close(listener);
 }
 
-TEST_F(gating, G7_P2_cap6_abstract_socket_scoped)
-{
+TEST_F (gating, G7_P2_cap6_abstract_socket_scoped) {
 	char name[64], own[64];
 	int listener, own_listener;
 

@@ -21,6 +21,7 @@ class Channel:
     tap: str = ""
     cmd_output: str = ""
     cmd_status: int = None
+    binary_s: dict = dataclasses.field(default_factory=dict)  # guest time of each binary
     suite_ended: bool = False
     ended: bool = False
 
@@ -51,6 +52,10 @@ def parse(text):
             ch.check_status, section = _int(rest), None
         elif word == "cmd-end":
             ch.cmd_status, section = _int(rest), None
+        elif word == "binary-time":
+            name, _, centis = rest.partition(" ")
+            if centis.strip().isdigit():
+                ch.binary_s[name] = int(centis) / 100
         elif word == "suite-end":
             ch.suite_ended, section = True, None
         elif word == "end":

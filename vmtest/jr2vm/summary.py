@@ -85,6 +85,6 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         "counts": counts,
         "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
                    "status": r.status, "reason": r.reason} for r in results],
-        "problems": problems, "durations": durations, "outcome": outcome,
+        "problems": problems, "durations": durations, "binary_s": ch.binary_s, "outcome": outcome,
         "binaries_sha256": binaries,
     }

@@ -21,6 +21,7 @@ TAP version 13
 1..1
 ok 1 a.R1_read
 # selftest-exit: a_test 0
+# jr2-vm: binary-time a_test 123
 # jr2-vm: suite-end
 # jr2-vm: end
 """
@@ -75,7 +76,8 @@ def test_channel_parts():
     assert channel.check_json(ch)["verdict"] == "accepted" and ch.check_status == 0
     assert ch.suite_binaries == 1 and ch.suite_ended and ch.ended
     assert ch.tap.startswith("# selftest: a_test\n") and "ok 1 a.R1_read\n" in ch.tap
-    assert "check stderr" not in ch.tap
+    assert "check stderr" not in ch.tap and "binary-time" not in ch.tap
+    assert ch.binary_s == {"a_test": 1.23}
 
 
 def test_a_channel_cut_off_has_no_end():

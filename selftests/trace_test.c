@@ -18,6 +18,7 @@
 
 #define DENIER_ENV "JR2_TRACE_DENIER"
 #define TRACE_FILE FX_ROOT "/trace.jsonl"
+#define AUDIT_FILE FX_ROOT "/audit.jsonl"
 #define OUT_SIZE 65536
 #define MAX_OPS 16
 
@@ -133,6 +134,7 @@ static void __attribute__((constructor)) denier(void)
 struct traced_run {
 	char out[OUT_SIZE];   /* the denier's lines and jr2-trace's stderr */
 	char trace[OUT_SIZE]; /* the JSON lines */
+	char audit[OUT_SIZE]; /* jr2-trace --audit's lines, when asked */
 	int status;
 	int errnos[MAX_OPS]; /* per op, as the denier saw them */
 	pid_t pid, ppid;
@@ -187,9 +189,12 @@ static void read_file(struct __test_metadata *_metadata, const char *path,
 	close(fd);
 }
 
-/* Runs the ops (";"-separated "op arg") confined, under the tracer. */
-static void run_traced(struct __test_metadata *_metadata, const char *ops,
-		       struct traced_run *run)
+/*
+ * Runs the ops (";"-separated "op arg") confined, under the tracer; with
+ * `audit`, the tracer itself runs under `jr2-trace --audit`.
+ */
+static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
+			  bool audit, struct traced_run *run)
 {
 	char tool[PATH_MAX], self[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -201,10 +206,12 @@ static void run_traced(struct __test_metadata *_metadata, const char *ops,
 	FX_FIND_TOOL("jr2-trace", tool);
 	ASSERT_EQ(0, setenv(DENIER_ENV, ops, 1));
 	{
-		char *argv[] = {tool, "--output", TRACE_FILE, "--", self, NULL};
+		char *traced[] = {tool, "--output", TRACE_FILE, "--", self, NULL};
+		char *audited[] = {tool, "--audit", "--output", AUDIT_FILE, "--",
+				   tool, "--output", TRACE_FILE, "--", self, NULL};
 
-		ASSERT_EQ(0, fx_run(argv, run->out, sizeof(run->out),
-				    &run->status));
+		ASSERT_EQ(0, fx_run(audit ? audited : traced, run->out,
+				    sizeof(run->out), &run->status));
 	}
 	unsetenv(DENIER_ENV);
 	ASSERT_EQ(0, run->status)
@@ -229,6 +236,14 @@ static void run_traced(struct __test_metadata *_metadata, const char *ops,
 	run->events = 0;
 	for (line = run->trace; (line = strchr(line, '\n')); line++)
 		run->events++;
+	if (audit)
+		read_file(_metadata, AUDIT_FILE, run->audit, sizeof(run->audit));
+}
+
+static void run_traced(struct __test_metadata *_metadata, const char *ops,
+		       struct traced_run *run)
+{
+	run_traced_as(_metadata, ops, false, run);
 }
 
 /*
@@ -440,6 +455,47 @@ TEST_F_TIMEOUT(trace, T2_scope_denials_seen_with_target, 120)
 	ASSERT_EQ(2, run.events)
 	{
 		TH_LOG("trace:\n%s", run.trace);
+	}
+}
+
+/*
+ * The independent check (ABI 7+): Landlock's own audit records of the same
+ * run name the same denial, blocker and path, in the domain the trace saw.
+ */
+TEST_F_TIMEOUT(trace, T2_trace_agrees_with_audit, 180)
+{
+	static struct traced_run run;
+	char path[256], line[1024], domain[64], needle[96];
+	const char *open_needles[] = {"\"operation\":\"open\"",
+				      path_needle(FX_SECRET, path, sizeof(path)),
+				      NULL};
+	const char *audit_needles[] = {"\"type\":\"landlock_access\"",
+				       "\"blockers\":\"fs.read_file\"", path,
+				       needle, NULL};
+	const char *found;
+
+	FX_REQUIRE_FEATURE(&self->fx.abi, JR2_FEAT_AUDIT_LOG_FLAGS);
+	REQUIRE_TRACING();
+	run_traced_as(_metadata, "open-read " FX_SECRET, true, &run);
+	ASSERT_EQ(EACCES, run.errnos[0]);
+	found = find_event(&run, open_needles, line, sizeof(line));
+	ASSERT_NE(NULL, found)
+	{
+		TH_LOG("trace:\n%s", run.trace);
+	}
+	found = strstr(found, "\"domain\":\"");
+	ASSERT_NE(NULL, found)
+	{
+		TH_LOG("ABI 7+ but no domain in the trace: %s", line);
+	}
+	ASSERT_EQ(1, sscanf(found, "\"domain\":\"%63[0-9a-f]\"", domain));
+	snprintf(needle, sizeof(needle), "\"domain\":\"%s\"", domain);
+	/* find_event() reads run.trace: look in the audit lines instead. */
+	memcpy(run.trace, run.audit, sizeof(run.trace));
+	ASSERT_NE(NULL, find_event(&run, audit_needles, line, sizeof(line)))
+	{
+		TH_LOG("no audit record of domain %s for %s:\n%s", domain,
+		       FX_SECRET, run.audit);
 	}
 }
 

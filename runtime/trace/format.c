@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -275,4 +276,75 @@ bool jr2_ksym_match(const char *line, const char *func, char *sym, size_t size)
 		return false;
 	strcpy(sym, name);
 	return true;
+}
+
+bool jr2_audit_split(const char *text, unsigned long long *serial,
+		     const char **fields)
+{
+	const char *colon = strstr(text, ":");
+	const char *end;
+	char *tail;
+
+	if (strncmp(text, "audit(", 6) || !colon)
+		return false;
+	*serial = strtoull(colon + 1, &tail, 10);
+	end = tail;
+	if (tail == colon + 1 || strncmp(end, "): ", 3))
+		return false;
+	*fields = end + 3;
+	return true;
+}
+
+bool jr2_audit_field(const char *fields, const char *key, char *value,
+		     size_t size)
+{
+	size_t key_len = strlen(key), n;
+	const char *p = fields;
+
+	while ((p = strstr(p, key))) {
+		if ((p == fields || p[-1] == ' ') && p[key_len] == '=')
+			break;
+		p += key_len;
+	}
+	if (!p || size == 0)
+		return false;
+	p += key_len + 1;
+	if (*p == '"') {
+		p++;
+		n = strcspn(p, "\"");
+	} else {
+		n = strcspn(p, " ");
+	}
+	if (n >= size)
+		n = size - 1;
+	memcpy(value, p, n);
+	value[n] = '\0';
+	return true;
+}
+
+int jr2_audit_json(int type, unsigned long long serial, const char *fields,
+		   int pid, char *out, size_t size)
+{
+	struct json_out o = {.buf = out, .size = size};
+	static const char *const keys[] = {"domain", "blockers", "path",
+					   "opid", "ocomm", "status"};
+	char value[512];
+
+	if (size == 0)
+		return -1;
+	/* 1423 AUDIT_LANDLOCK_ACCESS, 1424 AUDIT_LANDLOCK_DOMAIN */
+	put(&o, "{\"source\":\"audit\",\"type\":\"%s\",\"serial\":%llu",
+	    type == 1423 ? "landlock_access" : "landlock_domain", serial);
+	if (pid > 0)
+		put(&o, ",\"pid\":%d", pid);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!jr2_audit_field(fields, keys[i], value, sizeof(value)))
+			continue;
+		put(&o, ",\"%s\":", keys[i]);
+		put_string(&o, value, strlen(value));
+	}
+	put(&o, ",\"record\":");
+	put_string(&o, fields, strcspn(fields, "\n"));
+	put(&o, "}\n");
+	return o.overflow ? -1 : (int)o.len;
 }

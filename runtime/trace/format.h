@@ -52,4 +52,23 @@ int jr2_denial_json(const struct jr2_denial *event, int64_t realtime_offset_ns,
 bool jr2_ksym_match(const char *line, const char *func, char *sym,
 		    size_t size);
 
+/*
+ * An audit record's text: "audit(1764503000.123:456): domain=...".  Sets
+ * the serial and where the fields begin; false when it is not that shape.
+ */
+bool jr2_audit_split(const char *text, unsigned long long *serial,
+		     const char **fields);
+
+/* The value of `key=` in a record's fields (quotes dropped); false if none. */
+bool jr2_audit_field(const char *fields, const char *key, char *value,
+		     size_t size);
+
+/*
+ * One JSON line for a Landlock audit record (AUDIT_LANDLOCK_ACCESS or
+ * AUDIT_LANDLOCK_DOMAIN), with the pid from its SYSCALL record (0: unknown).
+ * Returns the length, or -1 when it does not fit.
+ */
+int jr2_audit_json(int type, unsigned long long serial, const char *fields,
+		   int pid, char *out, size_t size);
+
 #endif /* JR2_TRACE_FORMAT_H */

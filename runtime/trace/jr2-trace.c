@@ -5,6 +5,7 @@
  *   jr2-trace --probe            what this kernel lets us attach, and why not
  *   jr2-trace --pid PID          trace PID and its descendants until it exits
  *   jr2-trace -- CMD [ARGS]      run CMD traced from its first instruction
+ *   jr2-trace --audit ...        the same from Landlock's audit records
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -20,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "attach.h"
+#include "audit.h"
 #include "denials.skel.h"
 #include "format.h"
 
@@ -33,6 +36,7 @@ static const char usage[] =
 	"usage: jr2-trace [--output FILE] [--verbose] --pid PID\n"
 	"       jr2-trace [--output FILE] [--verbose] [--max-abi N] -- CMD "
 	"[ARGS...]\n"
+	"       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
 	"       jr2-trace --probe [--verbose]\n"
 	"       jr2-trace --help | --version\n"
 	"\n"
@@ -45,6 +49,9 @@ static const char usage[] =
 	"                 exit 0 when Landlock denials can be traced\n"
 	"  --pid PID      trace PID and its descendants until PID exits\n"
 	"  -- CMD ARGS    run CMD under the tracer; exit with its status\n"
+	"  --audit        read Landlock's audit records (ABI 7+) instead of\n"
+	"                 tracing: the independent check; audit is switched on\n"
+	"                 for the run when it is off\n"
 	"  --output FILE  write the JSON lines to FILE (default: stdout)\n"
 	"  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
 	"  --verbose      show libbpf's messages on stderr\n"
@@ -156,6 +163,42 @@ static bool alive(pid_t pid, pid_t child, int *status)
 	return kill(pid, 0) == 0 || errno != ESRCH;
 }
 
+/* The audit records of the run, until PID exits; then what is in flight. */
+static unsigned long long run_audit(pid_t pid, pid_t child, int go_fd,
+				    struct output *out, int *status)
+{
+	struct jr2_audit audit;
+	struct jr2_abi abi;
+	char err[512];
+	int ret;
+
+	jr2_abi_probe(&abi, 0);
+	if (abi.kernel < 7)
+		die(abi.kernel > 0 ? EXIT_CANNOT_TRACE : EXIT_NO_LANDLOCK, 0,
+		    "--audit: Landlock ABI %d < 7: this kernel writes no "
+		    "Landlock audit records (Linux 6.15 or newer does)",
+		    abi.kernel);
+	ret = jr2_audit_open(&audit, err, sizeof(err));
+	if (ret)
+		die(EXIT_CANNOT_TRACE, 0, "--audit: %s", err);
+	if (audit.enabled_by_us)
+		fprintf(stderr, "jr2-trace: audit was off: on for this run\n");
+	if (child && write(go_fd, "g", 1) != 1)
+		die(1, errno, "starting the command of pid %d", child);
+	while (!stop_signal && alive(pid, child, status)) {
+		ret = jr2_audit_read(&audit, out->file, POLL_MS);
+		if (ret < 0)
+			die(1, -ret, "reading the audit socket");
+		fflush(out->file);
+	}
+	/* kauditd sends records after the syscall: let the last ones come. */
+	for (int i = 0; i < 5; i++)
+		jr2_audit_read(&audit, out->file, POLL_MS);
+	jr2_audit_close(&audit, out->file);
+	fflush(out->file);
+	return audit.records;
+}
+
 static int probe(bool verbose)
 {
 	struct jr2_tracer tracer;
@@ -181,6 +224,7 @@ int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"probe", no_argument, NULL, 'P'},
+		{"audit", no_argument, NULL, 'a'},
 		{"pid", required_argument, NULL, 'p'},
 		{"output", required_argument, NULL, 'o'},
 		{"max-abi", required_argument, NULL, 'A'},
@@ -191,7 +235,7 @@ int main(int argc, char **argv)
 	};
 	struct output out = {.file = stdout};
 	const char *output = NULL, *max_abi = NULL;
-	bool do_probe = false, verbose = false;
+	bool do_probe = false, do_audit = false, verbose = false;
 	struct jr2_tracer tracer;
 	struct ring_buffer *rb;
 	char err[512], why[512];
@@ -202,6 +246,9 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'P':
 			do_probe = true;
+			break;
+		case 'a':
+			do_audit = true;
 			break;
 		case 'p':
 			pid = parse_number("--pid", optarg, 1 << 22);
@@ -247,6 +294,16 @@ int main(int argc, char **argv)
 		die(1, errno, "setting JR2_MAX_ABI '%s'", max_abi);
 	if (!pid)
 		pid = child = start_command(argv + optind, &go_fd);
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	if (do_audit) {
+		unsigned long long records;
+
+		records = run_audit(pid, child, go_fd, &out, &status);
+		fprintf(stderr, "jr2-trace: %llu Landlock audit records\n",
+			records);
+		goto done;
+	}
 
 	ret = jr2_tracer_open(&tracer, pid, verbose, err, sizeof(err));
 	if (ret)
@@ -261,8 +318,6 @@ int main(int argc, char **argv)
 			      &out, NULL);
 	if (!rb)
 		die(1, errno, "opening the ring buffer of '%s'", "events");
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
 	fprintf(stderr, "jr2-trace: tracing pid %d: %d points (%d by hook)%s\n",
 		pid, tracer.traced_points, tracer.landlock_points,
 		tracer.log_denial ? ", landlock_log_denial" : "");
@@ -274,14 +329,15 @@ int main(int argc, char **argv)
 			die(1, -ret, "reading the ring buffer");
 		fflush(out.file);
 	}
-	if (stop_signal && child)
-		kill(child, stop_signal);
 	ring_buffer__consume(rb);
 	fflush(out.file);
 	fprintf(stderr, "jr2-trace: %llu denials traced, %llu lost\n",
 		out.events, (unsigned long long)tracer.skel->bss->lost);
 	ring_buffer__free(rb);
 	jr2_tracer_close(&tracer);
+done:
+	if (stop_signal && child)
+		kill(child, stop_signal);
 	if (child) {
 		if (stop_signal)
 			waitpid(child, &status, 0);

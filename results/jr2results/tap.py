@@ -19,7 +19,9 @@ never a pass.  Test names follow `<group>.<IDs>_<what>`: the promise IDs
 import dataclasses
 import re
 
-RESULT = re.compile(r"^(not ok|ok) (\d+) (\S+)(?:.*?# (SKIP|XFAIL|TODO)\b ?(.*))?$", re.I)
+RESULT = re.compile(r"^(not ok|ok) (\d+)(?: -)? (\S+)(.*)$")
+# A directive ends a result line: `# SKIP reason`; any other `# text` is a comment.
+DIRECTIVE = re.compile(r"#\s*(SKIP|XFAIL|TODO)\b\s*(.*)$", re.I)
 PLAN = re.compile(r"^1\.\.(\d+)")
 BEGIN = re.compile(r"^# selftest: (\S+)")
 END = re.compile(r"^# selftest-exit: (\S+) (-?\d+)")
@@ -93,9 +95,10 @@ def parse(text):
         m = RESULT.match(line)
         if m:
             seen += 1
-            directive = (m.group(4) or "").upper()
+            d = DIRECTIVE.search(m.group(4))
+            directive = d.group(1).upper() if d else ""
             if directive == "SKIP":
-                status, reason = "skip", m.group(5) or ""
+                status, reason = "skip", d.group(2)
             elif m.group(1) == "ok":
                 status, reason = "pass", ""
             else:

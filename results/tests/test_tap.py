@@ -50,3 +50,12 @@ def test_bare_tap_short_plan_is_an_error():
     assert [r.status for r in results] == ["pass", "fail", "error"]
     assert results[-1].name == "tap.<crash>"
     assert [r.status for r in tap.parse("1..1\nok 1 a.R1_x\n")] == ["pass"]
+
+
+def test_comments_and_dashes_after_the_name_are_not_directives():
+    text = ("TAP version 13\n1..4\nok 1 coverage.G1 # 3 tests\nok 2 - a.R1_dash\n"
+            "not ok 3 a.R2_x # TODO later\nok 4 a.R3_y #skip no ABI 6\n")
+    results = tap.parse(text)
+    assert [(r.name, r.status, r.reason) for r in results] == [
+        ("coverage.G1", "pass", ""), ("a.R1_dash", "pass", ""), ("a.R2_x", "fail", ""),
+        ("a.R3_y", "skip", "no ABI 6")]

@@ -19,8 +19,8 @@
 #define DENIER_ENV "JR2_TRACE_DENIER"
 #define TRACE_FILE FX_ROOT "/trace.jsonl"
 #define AUDIT_FILE FX_ROOT "/audit.jsonl"
-#define OUT_SIZE 65536
-#define MAX_OPS 16
+#define OUT_SIZE   65536
+#define MAX_OPS	   16
 
 /* ---- the traced side: runs before main() when DENIER_ENV is set ---- */
 
@@ -33,7 +33,8 @@ static int denier_plain_ruleset(const struct jr2_abi *abi)
 	uint64_t handled = jr2_abi_fs_rights(abi->in_force);
 	uint64_t read = JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_READ_DIR |
 			JR2_ACCESS_FS_EXECUTE;
-	int ruleset = jr2_ruleset_create(handled, jr2_abi_scopes(abi->in_force));
+	int ruleset =
+	    jr2_ruleset_create(handled, jr2_abi_scopes(abi->in_force));
 	const struct {
 		const char *path;
 		uint64_t access;
@@ -45,9 +46,9 @@ static int denier_plain_ruleset(const struct jr2_abi *abi)
 	for (size_t i = 0; i < 3 && ret >= 0; i++) {
 		int fd = open(rules[i].path, O_PATH | O_CLOEXEC);
 
-		ret = fd < 0 ? -errno
-			     : jr2_ruleset_add_path(ruleset, fd,
-						    rules[i].access);
+		ret = fd < 0
+			  ? -errno
+			  : jr2_ruleset_add_path(ruleset, fd, rules[i].access);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -132,7 +133,7 @@ static void __attribute__((constructor)) denier(void)
 /* ---- the test side ---- */
 
 struct traced_run {
-	char out[OUT_SIZE];   /* the denier's lines and jr2-trace's stderr */
+	char out[OUT_SIZE]; /* the denier's lines and jr2-trace's stderr */
 	char trace[OUT_SIZE]; /* the JSON lines */
 	char audit[OUT_SIZE]; /* jr2-trace --audit's lines, when asked */
 	int status;
@@ -160,17 +161,17 @@ static int probe_tracer(struct __test_metadata *_metadata, char *why,
 	{
 		TH_LOG("jr2-trace --probe printed no verdict:\n%s", out);
 	}
-	snprintf(why, size, "jr2-trace --probe: %.*s", (int)strcspn(verdict, "\n"),
-		 verdict + strlen("verdict: "));
+	snprintf(why, size, "jr2-trace --probe: %.*s",
+		 (int)strcspn(verdict, "\n"), verdict + strlen("verdict: "));
 	return status;
 }
 
 /* Skips with the tracer's own reason where this kernel cannot trace. */
-#define REQUIRE_TRACING()                                                      \
-	do {                                                                   \
-		char _why[600];                                                \
-		if (probe_tracer(_metadata, _why, sizeof(_why)) != 0)          \
-			SKIP(return, "%s", _why);                              \
+#define REQUIRE_TRACING()                                             \
+	do {                                                          \
+		char _why[600];                                       \
+		if (probe_tracer(_metadata, _why, sizeof(_why)) != 0) \
+			SKIP(return, "%s", _why);                     \
 	} while (0)
 
 static void read_file(struct __test_metadata *_metadata, const char *path,
@@ -206,9 +207,11 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 	FX_FIND_TOOL("jr2-trace", tool);
 	ASSERT_EQ(0, setenv(DENIER_ENV, ops, 1));
 	{
-		char *traced[] = {tool, "--output", TRACE_FILE, "--", self, NULL};
-		char *audited[] = {tool, "--audit", "--output", AUDIT_FILE, "--",
-				   tool, "--output", TRACE_FILE, "--", self, NULL};
+		char *traced[] = {tool, "--output", TRACE_FILE,
+				  "--", self,	    NULL};
+		char *audited[] = {tool, "--audit", "--output", AUDIT_FILE,
+				   "--", tool,	    "--output", TRACE_FILE,
+				   "--", self,	    NULL};
 
 		ASSERT_EQ(0, fx_run(audit ? audited : traced, run->out,
 				    sizeof(run->out), &run->status));
@@ -221,8 +224,8 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 	}
 	line = strstr(run->out, "denier pid ");
 	ASSERT_NE(NULL, line);
-	ASSERT_EQ(2, sscanf(line, "denier pid %d ppid %d", &run->pid,
-				   &run->ppid));
+	ASSERT_EQ(2,
+		  sscanf(line, "denier pid %d ppid %d", &run->pid, &run->ppid));
 	for (line = strchr(line, '\n'); line && n < MAX_OPS;
 	     line = strchr(line + 1, '\n')) {
 		char op[32], arg[256];
@@ -237,7 +240,8 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 	for (line = run->trace; (line = strchr(line, '\n')); line++)
 		run->events++;
 	if (audit)
-		read_file(_metadata, AUDIT_FILE, run->audit, sizeof(run->audit));
+		read_file(_metadata, AUDIT_FILE, run->audit,
+			  sizeof(run->audit));
 }
 
 static void run_traced(struct __test_metadata *_metadata, const char *ops,
@@ -276,8 +280,8 @@ static const char *find_event(const struct traced_run *run,
 					  "\"lsm\":\"landlock\"", NULL};       \
 		snprintf(_op, sizeof(_op), "\"operation\":\"%s\"", operation); \
 		snprintf(_errno, sizeof(_errno), "\"errno\":%d,", err);        \
-		ASSERT_NE(NULL, find_event(run, _needles, _line,               \
-					   sizeof(_line)))                     \
+		ASSERT_NE(NULL,                                                \
+			  find_event(run, _needles, _line, sizeof(_line)))     \
 		{                                                              \
 			TH_LOG("no Landlock denial %s %s errno %d in the "     \
 			       "trace:\n%s",                                   \
@@ -393,7 +397,8 @@ TEST_F_TIMEOUT(trace, T2_allowed_operations_trace_nothing, 120)
 TEST_F_TIMEOUT(trace, T2_fs_denials_seen_with_target, 120)
 {
 	static struct traced_run run;
-	int truncate_errno = fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
+	int truncate_errno =
+	    fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
 	int denials = 4 + (truncate_errno != 0);
 	char path[256];
 
@@ -466,9 +471,9 @@ TEST_F_TIMEOUT(trace, T2_trace_agrees_with_audit, 180)
 {
 	static struct traced_run run;
 	char path[256], line[1024], domain[64], needle[96];
-	const char *open_needles[] = {"\"operation\":\"open\"",
-				      path_needle(FX_SECRET, path, sizeof(path)),
-				      NULL};
+	const char *open_needles[] = {
+	    "\"operation\":\"open\"",
+	    path_needle(FX_SECRET, path, sizeof(path)), NULL};
 	const char *audit_needles[] = {"\"type\":\"landlock_access\"",
 				       "\"blockers\":\"fs.read_file\"", path,
 				       needle, NULL};

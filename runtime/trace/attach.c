@@ -14,7 +14,7 @@
 #include "denials.skel.h"
 #include "format.h"
 
-#define KPROBE_PMU "/sys/bus/event_source/devices/kprobe/type"
+#define KPROBE_PMU   "/sys/bus/event_source/devices/kprobe/type"
 #define PROBE_TARGET "security_file_open"
 
 /* libbpf's messages: kept for the failing program's name, or printed. */
@@ -52,8 +52,8 @@ static bool btf_has_func(const struct btf *btf, const char *name)
 static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
 {
 	const struct bpf_insn ret0[] = {
-		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
-		{.code = BPF_JMP | BPF_EXIT},
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+	    {.code = BPF_JMP | BPF_EXIT},
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
 		    .expected_attach_type = BPF_TRACE_FEXIT);
@@ -65,7 +65,7 @@ static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
 		return;
 	}
 	opts.attach_btf_id =
-		btf__find_by_name_kind(btf, PROBE_TARGET, BTF_KIND_FUNC);
+	    btf__find_by_name_kind(btf, PROBE_TARGET, BTF_KIND_FUNC);
 	if ((int)opts.attach_btf_id <= 0) {
 		k->tracing_errno = ENOENT;
 		return;
@@ -121,7 +121,7 @@ static void find_ksyms(struct jr2_tracer *t)
 }
 
 static void note(char *buf, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void note(char *buf, const char *fmt, ...)
 {
@@ -184,8 +184,8 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 			      "is traced");
 }
 
-static struct bpf_program *program(struct denials_bpf *skel,
-				   const char *prefix, int i)
+static struct bpf_program *program(struct denials_bpf *skel, const char *prefix,
+				   int i)
 {
 	char name[64];
 
@@ -198,7 +198,7 @@ static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj)
+	bpf_object__for_each_program (prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		switch (t->points[i].how) {
@@ -223,8 +223,10 @@ static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
 		}
 	}
 	bpf_program__set_autoload(skel->progs.on_log_denial, t->log_denial);
-	bpf_program__set_autoload(skel->progs.on_fork, root_tgid && t->fork_tracking);
-	bpf_program__set_autoload(skel->progs.on_exit, root_tgid && t->fork_tracking);
+	bpf_program__set_autoload(skel->progs.on_fork,
+				  root_tgid && t->fork_tracking);
+	bpf_program__set_autoload(skel->progs.on_exit,
+				  root_tgid && t->fork_tracking);
 }
 
 /* A program failed to load: fall back for what it served. */
@@ -247,8 +249,9 @@ static bool give_up_program(struct jr2_tracer *t, const char *name, int err,
 	}
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit")) {
 		t->fork_tracking = false;
-		note(t->fork_note, "%s failed to load (%s): parents walked instead",
-		     name, strerrorname_np(err));
+		note(t->fork_note,
+		     "%s failed to load (%s): parents walked instead", name,
+		     strerrorname_np(err));
 		return true;
 	}
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
@@ -335,8 +338,8 @@ static void attach(struct jr2_tracer *t)
 			break;
 		case JR2_HOW_KPROBE:
 			/* The return half first: an entry alone is useless. */
-			ok = attach_one(t, program(skel, "kr", i), s->ksym, true,
-					s->note) &&
+			ok = attach_one(t, program(skel, "kr", i), s->ksym,
+					true, s->note) &&
 			     attach_one(t, program(skel, "kp", i), s->ksym,
 					false, s->note);
 			break;
@@ -353,9 +356,8 @@ static void attach(struct jr2_tracer *t)
 		if (s->how != JR2_HOW_SECURITY)
 			t->landlock_points++;
 	}
-	if (t->log_denial &&
-	    !attach_one(t, skel->progs.on_log_denial, NULL, false,
-			t->log_denial_note))
+	if (t->log_denial && !attach_one(t, skel->progs.on_log_denial, NULL,
+					 false, t->log_denial_note))
 		t->log_denial = false;
 	if (bpf_program__autoload(skel->progs.on_fork) &&
 	    (!attach_one(t, skel->progs.on_fork, NULL, false, t->fork_note) ||
@@ -385,10 +387,11 @@ int jr2_tracer_open(struct jr2_tracer *t, __u32 root_tgid, bool verbose,
 	t->fork_tracking = true;
 	if (t->kernel.btf_errno) {
 		/* CO-RE needs the kernel's BTF: nothing can load. */
-		snprintf(err, size,
-			 "no kernel BTF (/sys/kernel/btf/vmlinux: %s): the "
-			 "tracer needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
-			 strerror(t->kernel.btf_errno));
+		snprintf(
+		    err, size,
+		    "no kernel BTF (/sys/kernel/btf/vmlinux: %s): the "
+		    "tracer needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		    strerror(t->kernel.btf_errno));
 		ret = -t->kernel.btf_errno;
 		goto out;
 	}
@@ -423,12 +426,12 @@ const char *jr2_tracer_refusal(const struct jr2_tracer *t, char *buf,
 	if (k->landlock_abi <= 0) {
 		snprintf(buf, size, "%s",
 			 k->landlock_errno == EOPNOTSUPP
-				 ? "Landlock is built but not enabled (add "
-				   "landlock to the lsm= boot parameter): "
-				   "there is no Landlock to trace"
-				 : "this kernel has no Landlock "
-				   "(landlock_create_ruleset: ENOSYS): there "
-				   "is no Landlock to trace");
+			     ? "Landlock is built but not enabled (add "
+			       "landlock to the lsm= boot parameter): "
+			       "there is no Landlock to trace"
+			     : "this kernel has no Landlock "
+			       "(landlock_create_ruleset: ENOSYS): there "
+			       "is no Landlock to trace");
 		return buf;
 	}
 	if (k->btf_errno) {
@@ -464,7 +467,8 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 	fprintf(out, "btf: %s\n",
 		k->btf_errno ? strerrorname_np(k->btf_errno) : "yes");
 	if (k->tracing_errno)
-		fprintf(out, "tracing programs: refused (fexit on %s: %s at %s)\n",
+		fprintf(out,
+			"tracing programs: refused (fexit on %s: %s at %s)\n",
 			PROBE_TARGET, strerrorname_np(k->tracing_errno),
 			k->tracing_step);
 	else
@@ -472,8 +476,8 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 	fprintf(out, "kprobes: %s\n",
 		k->kprobes_errno ? "no (no kprobe PMU)" : "yes");
 	fprintf(out, "landlock_log_denial: %s%s%s\n",
-		t->log_denial ? "fentry" : "no", t->log_denial_note[0] ? ": " : "",
-		t->log_denial_note);
+		t->log_denial ? "fentry" : "no",
+		t->log_denial_note[0] ? ": " : "", t->log_denial_note);
 	fprintf(out, "fork tracking: %s%s%s\n",
 		t->fork_tracking ? "yes" : "no (parents walked instead)",
 		t->fork_note[0] ? ": " : "", t->fork_note);

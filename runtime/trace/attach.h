@@ -16,8 +16,8 @@
 
 enum jr2_how {
 	JR2_HOW_NONE,
-	JR2_HOW_FEXIT,	  /* fexit on the Landlock hook */
-	JR2_HOW_KPROBE,	  /* kprobe + kretprobe on the Landlock hook */
+	JR2_HOW_FEXIT, /* fexit on the Landlock hook */
+	JR2_HOW_KPROBE, /* kprobe + kretprobe on the Landlock hook */
 	JR2_HOW_SECURITY, /* fexit on the security_* entry point */
 };
 
@@ -25,18 +25,18 @@ enum jr2_how {
 
 struct jr2_point_state {
 	enum jr2_how how;
-	char ksym[128];		/* the kallsyms name a kprobe attaches to */
+	char ksym[128]; /* the kallsyms name a kprobe attaches to */
 	char note[JR2_NOTE_LEN]; /* why not a better way; why none */
 };
 
 struct jr2_kernel {
-	int landlock_abi;    /* > 0, or 0 with landlock_errno set */
-	int landlock_errno;  /* ENOSYS: none; EOPNOTSUPP: not enabled */
-	int btf_errno;	     /* 0: /sys/kernel/btf/vmlinux loaded */
-	int tracing_errno;   /* 0: an fexit program loads and attaches */
+	int landlock_abi; /* > 0, or 0 with landlock_errno set */
+	int landlock_errno; /* ENOSYS: none; EOPNOTSUPP: not enabled */
+	int btf_errno; /* 0: /sys/kernel/btf/vmlinux loaded */
+	int tracing_errno; /* 0: an fexit program loads and attaches */
 	const char *tracing_step; /* "load" or "attach" when refused */
-	int kprobes_errno;   /* 0: the kprobe PMU is there */
-	bool kallsyms;	     /* /proc/kallsyms shows addresses */
+	int kprobes_errno; /* 0: the kprobe PMU is there */
+	bool kallsyms; /* /proc/kallsyms shows addresses */
 };
 
 struct denials_bpf;

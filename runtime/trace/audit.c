@@ -26,11 +26,11 @@ struct audit_request {
 static int audit_call(int fd, int type, struct audit_status *status)
 {
 	struct audit_request request = {
-		.header = {.nlmsg_len = NLMSG_LENGTH(sizeof(*status)),
-			   .nlmsg_type = type,
-			   .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
-			   .nlmsg_seq = type},
-		.status = *status,
+	    .header = {.nlmsg_len = NLMSG_LENGTH(sizeof(*status)),
+		       .nlmsg_type = type,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		       .nlmsg_seq = type},
+	    .status = *status,
 	};
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	char buf[8192];
@@ -69,8 +69,8 @@ static int audit_call(int fd, int type, struct audit_status *status)
 int jr2_audit_open(struct jr2_audit *a, char *err, size_t size)
 {
 	struct sockaddr_nl group = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1),
+	    .nl_family = AF_NETLINK,
+	    .nl_groups = 1U << (AUDIT_NLGRP_READLOG - 1),
 	};
 	struct audit_status status = {0};
 	int ret;
@@ -95,7 +95,8 @@ int jr2_audit_open(struct jr2_audit *a, char *err, size_t size)
 	}
 	ret = audit_call(a->fd, AUDIT_GET, &status);
 	if (ret) {
-		snprintf(err, size, "AUDIT_GET: %s: run as root (CAP_AUDIT_CONTROL)",
+		snprintf(err, size,
+			 "AUDIT_GET: %s: run as root (CAP_AUDIT_CONTROL)",
 			 strerror(-ret));
 		goto fail;
 	}
@@ -167,8 +168,9 @@ static void on_message(struct jr2_audit *a, FILE *out, int type,
 		snprintf(r->text, sizeof(r->text), "%s", fields);
 	} else if (type == AUDIT_SYSCALL) {
 		flush(a, out, serial,
-		      jr2_audit_field(fields, "pid", pid, sizeof(pid)) ? atoi(pid)
-								       : 0);
+		      jr2_audit_field(fields, "pid", pid, sizeof(pid))
+			  ? atoi(pid)
+			  : 0);
 	} else if (type == AUDIT_EOE) {
 		flush(a, out, serial, 0);
 	}

@@ -18,11 +18,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define AF_UNIX 1
-#define AF_INET 2
-#define AF_INET6 10
+#define AF_UNIX		1
+#define AF_INET		2
+#define AF_INET6	10
 #define PARENT_WALK_MAX 32
-#define SUN_PATH_MAX 108
+#define SUN_PATH_MAX	108
 
 /* The tgid whose descendants are traced; 0 traces every process. */
 const volatile __u32 root_tgid = 0;
@@ -143,8 +143,8 @@ int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
 	r.access = BPF_CORE_READ(request, access);
 	if (bpf_core_type_exists(struct landlock_domain___jr2))
 		r.domain = BPF_CORE_READ(
-			(const struct landlock_cred_security___jr2 *)subject,
-			domain, hierarchy, id);
+		    (const struct landlock_cred_security___jr2 *)subject,
+		    domain, hierarchy, id);
 	else if (bpf_core_field_exists(struct landlock_hierarchy, id))
 		r.domain = BPF_CORE_READ(subject, domain, hierarchy, id);
 	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
@@ -165,7 +165,7 @@ struct path_walk {
 	struct mount *mnt;
 	struct dentry *dentry;
 	__u64 mnt_off; /* offsetof(struct mount, mnt) on this kernel */
-	__u32 off;     /* where the next component goes in path[] */
+	__u32 off; /* where the next component goes in path[] */
 	__u16 parts;
 	__u8 done;
 };
@@ -214,14 +214,13 @@ static long path_step(__u32 i, void *data)
 }
 
 /* Path components from dentry up to the root of the mount tree. */
-static __always_inline void read_path(struct jr2_denial *e,
-				      struct vfsmount *vfsmnt,
-				      struct dentry *dentry)
+static __always_inline void
+read_path(struct jr2_denial *e, struct vfsmount *vfsmnt, struct dentry *dentry)
 {
 	struct path_walk w = {
-		.vfsmnt = vfsmnt,
-		.dentry = dentry,
-		.mnt_off = bpf_core_field_offset(struct mount, mnt),
+	    .vfsmnt = vfsmnt,
+	    .dentry = dentry,
+	    .mnt_off = bpf_core_field_offset(struct mount, mnt),
 	};
 
 	w.mnt = (void *)vfsmnt - w.mnt_off;
@@ -234,7 +233,8 @@ static __always_inline void read_path(struct jr2_denial *e,
 static __always_inline void read_unix_name(struct jr2_denial *e,
 					   struct sock *peer)
 {
-	struct unix_address *addr = BPF_CORE_READ((struct unix_sock *)peer, addr);
+	struct unix_address *addr =
+	    BPF_CORE_READ((struct unix_sock *)peer, addr);
 	int addr_len;
 	__u32 len;
 
@@ -251,11 +251,10 @@ static __always_inline void read_unix_name(struct jr2_denial *e,
 	 * name[0].sun_path: the family (2 bytes) comes first.  A constant size
 	 * keeps the verifier sure of the bound; only len bytes are used.
 	 */
-	bpf_probe_read_kernel(e->path, SUN_PATH_MAX,
-			      (void *)addr +
-				      bpf_core_field_offset(struct unix_address,
-							    name) +
-				      sizeof(__u16));
+	bpf_probe_read_kernel(
+	    e->path, SUN_PATH_MAX,
+	    (void *)addr + bpf_core_field_offset(struct unix_address, name) +
+		sizeof(__u16));
 	e->sun_len = len;
 	e->path_used = SUN_PATH_MAX;
 }
@@ -290,7 +289,7 @@ static __always_inline void read_target(struct jr2_denial *e, int kind,
 	case JR2_TARGET_PATH0:
 	case JR2_TARGET_PATH1: {
 		const struct path *path =
-			(void *)(kind == JR2_TARGET_PATH0 ? a0 : a1);
+		    (void *)(kind == JR2_TARGET_PATH0 ? a0 : a1);
 
 		read_path(e, BPF_CORE_READ(path, mnt),
 			  BPF_CORE_READ(path, dentry));
@@ -332,7 +331,8 @@ static __always_inline void read_target(struct jr2_denial *e, int kind,
 	}
 }
 
-#define RECORD(path_bytes) (__builtin_offsetof(struct jr2_denial, path) + (path_bytes))
+#define RECORD(path_bytes) \
+	(__builtin_offsetof(struct jr2_denial, path) + (path_bytes))
 
 static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 				__u64 a0, __u64 a1, __u64 a2)
@@ -373,8 +373,8 @@ static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 	read_target(e, kind, a0, a1, a2);
 	/* Constant sizes: most paths are short, and a burst must fit. */
 	if (e->path_used <= JR2_TRACE_PATH_SHORT)
-		ret = bpf_ringbuf_output(&events, e, RECORD(JR2_TRACE_PATH_SHORT),
-					 0);
+		ret = bpf_ringbuf_output(&events, e,
+					 RECORD(JR2_TRACE_PATH_SHORT), 0);
 	else if (e->path_used <= JR2_TRACE_PATH_MEDIUM)
 		ret = bpf_ringbuf_output(&events, e,
 					 RECORD(JR2_TRACE_PATH_MEDIUM), 0);
@@ -412,31 +412,31 @@ static __always_inline int kret(long ret, __u16 point, int kind)
 /* The return value follows the nargs arguments in a fexit context. */
 #define ARG(ctx, n, nargs) ((n) < (nargs) ? (ctx)[n] : 0)
 
-#define JR2_PROGRAMS(id, hook, sec, op, kind, nargs)                           \
-	SEC("fexit")                                                           \
-	int fx_##id(unsigned long long *ctx)                                   \
-	{                                                                      \
-		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_FEXIT,      \
-			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),      \
-			    ARG(ctx, 2, nargs));                               \
-	}                                                                      \
-	SEC("fexit")                                                           \
-	int sx_##id(unsigned long long *ctx)                                   \
-	{                                                                      \
-		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_SECURITY,   \
-			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),      \
-			    ARG(ctx, 2, nargs));                               \
-	}                                                                      \
-	SEC("kprobe")                                                          \
-	int kp_##id(struct pt_regs *ctx)                                       \
-	{                                                                      \
-		return save_args(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),       \
-				 PT_REGS_PARM3(ctx));                          \
-	}                                                                      \
-	SEC("kretprobe")                                                       \
-	int kr_##id(struct pt_regs *ctx)                                       \
-	{                                                                      \
-		return kret(PT_REGS_RC(ctx), JR2_POINT_##id, kind);            \
+#define JR2_PROGRAMS(id, hook, sec, op, kind, nargs)                         \
+	SEC("fexit")                                                         \
+	int fx_##id(unsigned long long *ctx)                                 \
+	{                                                                    \
+		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_FEXIT,    \
+			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),    \
+			    ARG(ctx, 2, nargs));                             \
+	}                                                                    \
+	SEC("fexit")                                                         \
+	int sx_##id(unsigned long long *ctx)                                 \
+	{                                                                    \
+		return emit(ctx[nargs], JR2_POINT_##id, JR2_SOURCE_SECURITY, \
+			    kind, ARG(ctx, 0, nargs), ARG(ctx, 1, nargs),    \
+			    ARG(ctx, 2, nargs));                             \
+	}                                                                    \
+	SEC("kprobe")                                                        \
+	int kp_##id(struct pt_regs *ctx)                                     \
+	{                                                                    \
+		return save_args(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),     \
+				 PT_REGS_PARM3(ctx));                        \
+	}                                                                    \
+	SEC("kretprobe")                                                     \
+	int kr_##id(struct pt_regs *ctx)                                     \
+	{                                                                    \
+		return kret(PT_REGS_RC(ctx), JR2_POINT_##id, kind);          \
 	}
 
 JR2_TRACE_POINTS(JR2_PROGRAMS)

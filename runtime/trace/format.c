@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#define JR2_POINT_INFO(id, hook, sec, op, kind, nargs)                         \
+#define JR2_POINT_INFO(id, hook, sec, op, kind, nargs) \
 	[JR2_POINT_##id] = {#id, #hook, #sec, op, kind},
 const struct jr2_point_info jr2_points[JR2_POINT_COUNT] = {
-	JR2_TRACE_POINTS(JR2_POINT_INFO)};
+    JR2_TRACE_POINTS(JR2_POINT_INFO)};
 #undef JR2_POINT_INFO
 
 const char *jr2_source_name(enum jr2_source source)
@@ -63,9 +63,12 @@ const char *jr2_request_name(uint32_t type)
 {
 	/* enum landlock_request_type (security/landlock/audit.h, 6.15+) */
 	static const char *const names[] = {
-		[1] = "ptrace",		     [2] = "fs_change_topology",
-		[3] = "fs_access",	     [4] = "net_access",
-		[5] = "scope_abstract_unix", [6] = "scope_signal",
+	    [1] = "ptrace",
+	    [2] = "fs_change_topology",
+	    [3] = "fs_access",
+	    [4] = "net_access",
+	    [5] = "scope_abstract_unix",
+	    [6] = "scope_signal",
 	};
 
 	if (type < sizeof(names) / sizeof(names[0]))
@@ -117,7 +120,7 @@ struct json_out {
 };
 
 static void put(struct json_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void put(struct json_out *o, const char *fmt, ...)
 {
@@ -249,7 +252,8 @@ int jr2_denial_json(const struct jr2_denial *e, int64_t realtime_offset_ns,
 			put(&o, ",\"request\":\"%s\"", request);
 		else
 			put(&o, ",\"request\":%u", e->request_type);
-		put(&o, ",\"access\":\"0x%llx\"", (unsigned long long)e->access);
+		put(&o, ",\"access\":\"0x%llx\"",
+		    (unsigned long long)e->access);
 		if (e->domain)
 			put(&o, ",\"domain\":\"%llx\"",
 			    (unsigned long long)e->domain);
@@ -327,7 +331,7 @@ int jr2_audit_json(int type, unsigned long long serial, const char *fields,
 {
 	struct json_out o = {.buf = out, .size = size};
 	static const char *const keys[] = {"domain", "blockers", "path",
-					   "opid", "ocomm", "status"};
+					   "opid",   "ocomm",	 "status"};
 	char value[512];
 
 	if (size == 0)

@@ -15,8 +15,8 @@
 #include "denials.h"
 
 struct jr2_point_info {
-	const char *id;	      /* "file_open" */
-	const char *hook;     /* Landlock's function: "hook_file_open" */
+	const char *id; /* "file_open" */
+	const char *hook; /* Landlock's function: "hook_file_open" */
 	const char *security; /* the LSM entry point: "security_file_open" */
 	const char *operation;
 	enum jr2_target_kind kind;
@@ -49,8 +49,7 @@ int jr2_denial_json(const struct jr2_denial *event, int64_t realtime_offset_ns,
  * A line of /proc/kallsyms names function `func` when its symbol is `func`
  * or a compiler clone of it (`func.isra.0`); copies the symbol to sym.
  */
-bool jr2_ksym_match(const char *line, const char *func, char *sym,
-		    size_t size);
+bool jr2_ksym_match(const char *line, const char *func, char *sym, size_t size);
 
 /*
  * An audit record's text: "audit(1764503000.123:456): domain=...".  Sets

@@ -38,8 +38,7 @@ static void base_event(struct jr2_denial *e, enum jr2_point point)
 	strcpy(e->comm, "cat");
 }
 
-TEST(path_is_assembled_root_first)
-{
+TEST (path_is_assembled_root_first) {
 	const char *const parts[] = {"secret", "jr2", "run", "tmp", NULL};
 	struct jr2_denial e;
 	char out[64];
@@ -51,8 +50,7 @@ TEST(path_is_assembled_root_first)
 	ASSERT_STREQ("/tmp/run/jr2/secret", out);
 }
 
-TEST(path_without_components_is_root)
-{
+TEST (path_without_components_is_root) {
 	struct jr2_denial e;
 	char out[8];
 
@@ -61,8 +59,7 @@ TEST(path_without_components_is_root)
 	ASSERT_STREQ("/", out);
 }
 
-TEST(path_too_long_for_buffer_fails)
-{
+TEST (path_too_long_for_buffer_fails) {
 	const char *const parts[] = {"secret", "jr2", NULL};
 	struct jr2_denial e;
 	char out[8];
@@ -74,8 +71,7 @@ TEST(path_too_long_for_buffer_fails)
 	ASSERT_EQ(11, jr2_denial_path(&e, out, 12));
 }
 
-TEST(open_denial_json_has_every_field)
-{
+TEST (open_denial_json_has_every_field) {
 	const char *const parts[] = {"secret", "tmp", NULL};
 	struct jr2_denial e;
 	char out[1024];
@@ -83,16 +79,16 @@ TEST(open_denial_json_has_every_field)
 	base_event(&e, JR2_POINT_file_open);
 	set_path(&e, parts);
 	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
-	ASSERT_STREQ("{\"time\":\"1970-01-01T00:00:01.500000000Z\",\"pid\":42,"
-		     "\"tgid\":41,\"comm\":\"cat\",\"hook\":\"hook_file_open\","
-		     "\"source\":\"fexit\",\"operation\":\"open\","
-		     "\"path\":\"/tmp/secret\",\"errno\":13,\"error\":\"EACCES\","
-		     "\"lsm\":\"landlock\"}\n",
-		     out);
+	ASSERT_STREQ(
+	    "{\"time\":\"1970-01-01T00:00:01.500000000Z\",\"pid\":42,"
+	    "\"tgid\":41,\"comm\":\"cat\",\"hook\":\"hook_file_open\","
+	    "\"source\":\"fexit\",\"operation\":\"open\","
+	    "\"path\":\"/tmp/secret\",\"errno\":13,\"error\":\"EACCES\","
+	    "\"lsm\":\"landlock\"}\n",
+	    out);
 }
 
-TEST(request_fields_follow_when_the_kernel_tells)
-{
+TEST (request_fields_follow_when_the_kernel_tells) {
 	struct jr2_denial e;
 	char out[1024];
 
@@ -106,12 +102,12 @@ TEST(request_fields_follow_when_the_kernel_tells)
 	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "\"operation\":\"signal\",\"target_pid\":1,"
 				    "\"errno\":1,\"error\":\"EPERM\""));
-	ASSERT_NE(NULL, strstr(out, "\"request\":\"scope_signal\",\"access\":"
-				    "\"0x0\",\"domain\":\"1a2b\",\"layer\":2}"));
+	ASSERT_NE(NULL,
+		  strstr(out, "\"request\":\"scope_signal\",\"access\":"
+			      "\"0x0\",\"domain\":\"1a2b\",\"layer\":2}"));
 }
 
-TEST(security_source_is_not_attributed_without_request)
-{
+TEST (security_source_is_not_attributed_without_request) {
 	struct jr2_denial e;
 	char out[1024];
 
@@ -124,8 +120,7 @@ TEST(security_source_is_not_attributed_without_request)
 	ASSERT_NE(NULL, strstr(out, "\"lsm\":null"));
 }
 
-TEST(comm_and_path_are_escaped)
-{
+TEST (comm_and_path_are_escaped) {
 	const char *const parts[] = {"a\"b\\c\n", NULL};
 	struct jr2_denial e;
 	char out[1024];
@@ -138,8 +133,7 @@ TEST(comm_and_path_are_escaped)
 	ASSERT_NE(NULL, strstr(out, "\"path\":\"/a\\\"b\\\\c\\u000a\""));
 }
 
-TEST(abstract_and_unnamed_sockets)
-{
+TEST (abstract_and_unnamed_sockets) {
 	struct jr2_denial e;
 	char out[1024];
 
@@ -155,8 +149,7 @@ TEST(abstract_and_unnamed_sockets)
 	ASSERT_NE(NULL, strstr(out, "\"socket\":null"));
 }
 
-TEST(tcp_port_is_shown)
-{
+TEST (tcp_port_is_shown) {
 	struct jr2_denial e;
 	char out[1024];
 
@@ -167,8 +160,7 @@ TEST(tcp_port_is_shown)
 	ASSERT_NE(NULL, strstr(out, "\"family\":10,\"port\":443,"));
 }
 
-TEST(small_buffer_fails_instead_of_cutting)
-{
+TEST (small_buffer_fails_instead_of_cutting) {
 	struct jr2_denial e;
 	char out[32], big[1024];
 
@@ -179,8 +171,7 @@ TEST(small_buffer_fails_instead_of_cutting)
 	ASSERT_EQ(-1, jr2_denial_json(&e, 0, big, sizeof(big)));
 }
 
-TEST(kallsyms_matches_name_and_clones_only)
-{
+TEST (kallsyms_matches_name_and_clones_only) {
 	char sym[64];
 
 	ASSERT_TRUE(jr2_ksym_match("ffffffff81afbe50 t hook_file_open\n",
@@ -193,12 +184,11 @@ TEST(kallsyms_matches_name_and_clones_only)
 				    "hook_file_open", sym, sizeof(sym)));
 	ASSERT_FALSE(jr2_ksym_match("ffffffff81afbe50 d hook_file_open\n",
 				    "hook_file_open", sym, sizeof(sym)));
-	ASSERT_FALSE(jr2_ksym_match("garbage", "hook_file_open", sym,
-				    sizeof(sym)));
+	ASSERT_FALSE(
+	    jr2_ksym_match("garbage", "hook_file_open", sym, sizeof(sym)));
 }
 
-TEST(every_point_has_names)
-{
+TEST (every_point_has_names) {
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		ASSERT_EQ(0, strncmp("hook_", jr2_points[i].hook, 5));
 		ASSERT_EQ(0, strncmp("security_", jr2_points[i].security, 9));

@@ -27,38 +27,38 @@
 #include "denials.skel.h"
 #include "format.h"
 
-#define EXIT_USAGE 2
+#define EXIT_USAGE	  2
 #define EXIT_CANNOT_TRACE 3
-#define EXIT_NO_LANDLOCK 4
-#define POLL_MS 100
+#define EXIT_NO_LANDLOCK  4
+#define POLL_MS		  100
 
 static const char usage[] =
-	"usage: jr2-trace [--output FILE] [--verbose] --pid PID\n"
-	"       jr2-trace [--output FILE] [--verbose] [--max-abi N] -- CMD "
-	"[ARGS...]\n"
-	"       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
-	"       jr2-trace --probe [--verbose]\n"
-	"       jr2-trace --help | --version\n"
-	"\n"
-	"Prints each Landlock denial of PID or CMD and of their descendants as\n"
-	"one JSON object per line: time, pid, tgid, comm, hook, operation,\n"
-	"target (path, target_pid, port or socket), errno, and the domain and\n"
-	"layer where the kernel tells.\n"
-	"\n"
-	"  --probe        say what can attach on this kernel and why not;\n"
-	"                 exit 0 when Landlock denials can be traced\n"
-	"  --pid PID      trace PID and its descendants until PID exits\n"
-	"  -- CMD ARGS    run CMD under the tracer; exit with its status\n"
-	"  --audit        read Landlock's audit records (ABI 7+) instead of\n"
-	"                 tracing: the independent check; audit is switched on\n"
-	"                 for the run when it is off\n"
-	"  --output FILE  write the JSON lines to FILE (default: stdout)\n"
-	"  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
-	"  --verbose      show libbpf's messages on stderr\n"
-	"\n"
-	"Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
-	"kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
-	"See jr2-trace(1).\n";
+    "usage: jr2-trace [--output FILE] [--verbose] --pid PID\n"
+    "       jr2-trace [--output FILE] [--verbose] [--max-abi N] -- CMD "
+    "[ARGS...]\n"
+    "       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
+    "       jr2-trace --probe [--verbose]\n"
+    "       jr2-trace --help | --version\n"
+    "\n"
+    "Prints each Landlock denial of PID or CMD and of their descendants as\n"
+    "one JSON object per line: time, pid, tgid, comm, hook, operation,\n"
+    "target (path, target_pid, port or socket), errno, and the domain and\n"
+    "layer where the kernel tells.\n"
+    "\n"
+    "  --probe        say what can attach on this kernel and why not;\n"
+    "                 exit 0 when Landlock denials can be traced\n"
+    "  --pid PID      trace PID and its descendants until PID exits\n"
+    "  -- CMD ARGS    run CMD under the tracer; exit with its status\n"
+    "  --audit        read Landlock's audit records (ABI 7+) instead of\n"
+    "                 tracing: the independent check; audit is switched on\n"
+    "                 for the run when it is off\n"
+    "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
+    "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
+    "  --verbose      show libbpf's messages on stderr\n"
+    "\n"
+    "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
+    "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
+    "See jr2-trace(1).\n";
 
 static void __attribute__((noreturn, format(printf, 3, 4)))
 die(int status, int err, const char *fmt, ...)
@@ -99,7 +99,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < offsetof(struct jr2_denial, path))
 		return 0;
 	memcpy(&event, data, size < sizeof(event) ? size : sizeof(event));
-	n = jr2_denial_json(&event, out->realtime_offset_ns, line, sizeof(line));
+	n = jr2_denial_json(&event, out->realtime_offset_ns, line,
+			    sizeof(line));
 	if (n < 0)
 		return 0;
 	fwrite(line, 1, n, out->file);
@@ -213,9 +214,9 @@ static int probe(bool verbose)
 		printf("bpf object: not loaded: %s\n", err);
 	jr2_tracer_report(&tracer, stdout);
 	ret = !jr2_tracer_refusal(&tracer, why, sizeof(why))
-		      ? 0
-		      : (tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
-							  : EXIT_CANNOT_TRACE);
+		  ? 0
+		  : (tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
+						     : EXIT_CANNOT_TRACE);
 	jr2_tracer_close(&tracer);
 	return ret;
 }
@@ -223,15 +224,15 @@ static int probe(bool verbose)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"probe", no_argument, NULL, 'P'},
-		{"audit", no_argument, NULL, 'a'},
-		{"pid", required_argument, NULL, 'p'},
-		{"output", required_argument, NULL, 'o'},
-		{"max-abi", required_argument, NULL, 'A'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{},
+	    {"probe", no_argument, NULL, 'P'},
+	    {"audit", no_argument, NULL, 'a'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"max-abi", required_argument, NULL, 'A'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {},
 	};
 	struct output out = {.file = stdout};
 	const char *output = NULL, *max_abi = NULL;
@@ -242,7 +243,8 @@ int main(int argc, char **argv)
 	pid_t pid = 0, child = 0;
 	int opt, go_fd = -1, status = 0, ret;
 
-	while ((opt = getopt_long(argc, argv, "+p:o:vh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:o:vh", options, NULL)) !=
+	       -1) {
 		switch (opt) {
 		case 'P':
 			do_probe = true;
@@ -307,11 +309,13 @@ int main(int argc, char **argv)
 
 	ret = jr2_tracer_open(&tracer, pid, verbose, err, sizeof(err));
 	if (ret)
-		die(EXIT_CANNOT_TRACE, 0, "cannot trace on this kernel: %s", err);
+		die(EXIT_CANNOT_TRACE, 0, "cannot trace on this kernel: %s",
+		    err);
 	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
 		die(tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
 						    : EXIT_CANNOT_TRACE,
-		    0, "cannot trace on this kernel: %s (see jr2-trace --probe)",
+		    0,
+		    "cannot trace on this kernel: %s (see jr2-trace --probe)",
 		    why);
 	out.realtime_offset_ns = realtime_offset_ns();
 	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,

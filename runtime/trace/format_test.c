@@ -196,4 +196,47 @@ TEST (every_point_has_names) {
 	}
 }
 
+TEST (audit_record_split_and_fields) {
+	const char *text = "audit(1764503000.123:456): domain=1e99670e7 "
+			   "blockers=fs.read_file path=\"/tmp/p/secret\" "
+			   "dev=\"tmpfs\" ino=3";
+	unsigned long long serial = 0;
+	const char *fields = NULL;
+	char value[64];
+
+	ASSERT_TRUE(jr2_audit_split(text, &serial, &fields));
+	ASSERT_EQ(456ULL, serial);
+	ASSERT_EQ(0, strncmp("domain=", fields, 7));
+	ASSERT_TRUE(jr2_audit_field(fields, "blockers", value, sizeof(value)));
+	ASSERT_STREQ("fs.read_file", value);
+	ASSERT_TRUE(jr2_audit_field(fields, "path", value, sizeof(value)));
+	ASSERT_STREQ("/tmp/p/secret", value);
+	ASSERT_FALSE(jr2_audit_field(fields, "pid", value, sizeof(value)));
+	ASSERT_FALSE(jr2_audit_split("type=1423 msg=x", &serial, &fields));
+}
+
+TEST (audit_field_skips_longer_keys) {
+	char value[16];
+
+	/* "ppid=1" must not be read as "pid". */
+	ASSERT_TRUE(jr2_audit_field("arch=c000003e ppid=1 pid=130 comm=\"cat\"",
+				    "pid", value, sizeof(value)));
+	ASSERT_STREQ("130", value);
+}
+
+TEST (audit_access_record_as_json) {
+	char out[1024];
+
+	ASSERT_LT(0, jr2_audit_json(1423, 7,
+				    "domain=1a blockers=fs.make_dir "
+				    "path=\"/tmp/p\" dev=\"tmpfs\" ino=2",
+				    131, out, sizeof(out)));
+	ASSERT_STREQ("{\"source\":\"audit\",\"type\":\"landlock_access\","
+		     "\"serial\":7,\"pid\":131,\"domain\":\"1a\","
+		     "\"blockers\":\"fs.make_dir\",\"path\":\"/tmp/p\","
+		     "\"record\":\"domain=1a blockers=fs.make_dir "
+		     "path=\\\"/tmp/p\\\" dev=\\\"tmpfs\\\" ino=2\"}\n",
+		     out);
+}
+
 TEST_HARNESS_MAIN

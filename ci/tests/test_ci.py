@@ -47,13 +47,15 @@ source = "kernel.org"
 sha256 = ""
 """
 # `make` for the scripts: `all` builds nothing, `matrix RUN=x` copies a fixture
-# run to $JR2_RESULTS/x, then runs $FAKE_AFTER (a fault injected after the run).
+# run to $JR2_RESULTS/x (results/x in a clone, as vmtest), then runs $FAKE_AFTER
+# (a fault injected after the run).
 FAKE_MAKE = """#!/bin/sh
 set -eu
-echo "fake make $*" >> "$JR2_RESULTS/make.log"
+results=${JR2_RESULTS:-results}
+echo "fake make $*" >> "$results/make.log"
 [ "$1" = matrix ] || exit 0
 for arg; do case $arg in RUN=*) run=${arg#RUN=} ;; esac; done
-cp -r "$FAKE_RUN" "$JR2_RESULTS/$run"
+cp -r "$FAKE_RUN" "$results/$run"
 sh -c "${FAKE_AFTER:-true}"
 exit "${FAKE_STATUS:-0}"
 """
@@ -210,3 +212,17 @@ def test_release_gate_fails_when_the_matrix_wrote_nothing(env):
     assert text.splitlines() == ["release gate for 9.9.9, run r1: FAIL",
                                  f"FAIL `make matrix` (exit status 2) wrote no "
                                  f"{env['JR2_RESULTS']}/r1: see its output above"]
+
+
+def test_release_gate_clone_gates_head_and_brings_the_files_back(env):
+    proc = ci(env, "release-gate", "--clone", "--version", "9.9.9", "--run", "r2",
+              "--bin-dir", env["TMP"] + "/bin")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = pathlib.Path(env["JR2_RESULTS"])
+    assert "clone HEAD (" in proc.stdout
+    assert (results / "r2" / "run.json").exists()
+    text = (results / "release" / "9.9.9" / "gate.txt").read_text()
+    assert text.startswith("release gate for 9.9.9, run r2: PASS")
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert f"note tree: commit {head}, 0 uncommitted change(s)" in text

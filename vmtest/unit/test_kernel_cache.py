@@ -113,3 +113,34 @@ def test_a_path_is_a_users_own_kernel(tmp_path):
     assert kernel.entry is None and kernel.vmlinuz == image and kernel.name == "custom-linux"
     with pytest.raises(jr2kernels.KernelError, match="no kernel image"):
         jr2kernels.resolve(str(tmp_path / "nothing"), entries=[])
+
+
+def fake_bzimage(payload, setup_sects=4):
+    """A bzImage header (boot protocol 2.08+) around a compressed payload."""
+    image = bytearray((setup_sects + 1) * 512)
+    image[0x1F1] = setup_sects
+    image[0x202:0x206] = b"HdrS"
+    offset = 0x100
+    image[0x248:0x24C] = offset.to_bytes(4, "little")
+    image[0x24C:0x250] = (len(payload) + 4).to_bytes(4, "little")
+    return bytes(image) + b"\0" * offset + payload + b"\x10\x00\x00\x00"
+
+
+@pytest.mark.parametrize("compress", [
+    lambda d: __import__("lzma").compress(d, format=__import__("lzma").FORMAT_XZ),
+    lambda d: __import__("gzip").compress(d),
+], ids=["xz", "gzip"])
+def test_the_vmlinux_is_unpacked_from_a_bzimage(tmp_path, compress):
+    elf = b"\x7fELF" + bytes(range(256)) * 8
+    (tmp_path / "bzImage").write_bytes(fake_bzimage(compress(elf)))
+    jr2kernels.extract_vmlinux(tmp_path / "bzImage", tmp_path / "vmlinux")
+    assert (tmp_path / "vmlinux").read_bytes() == elf
+
+
+def test_a_bzimage_of_unknown_payload_says_to_boot_it_whole(tmp_path):
+    (tmp_path / "bzImage").write_bytes(fake_bzimage(b"LZ4!" * 10))
+    with pytest.raises(jr2kernels.KernelError, match="boot the bzImage itself"):
+        jr2kernels.extract_vmlinux(tmp_path / "bzImage", tmp_path / "vmlinux")
+    (tmp_path / "other").write_bytes(b"\0" * 4096)
+    with pytest.raises(jr2kernels.KernelError, match="not a bzImage"):
+        jr2kernels.extract_vmlinux(tmp_path / "other", tmp_path / "vmlinux")

@@ -2,12 +2,14 @@
 """The ci/ scripts, run for real against the fixture runs of results/tests,
 with a stand-in for `make` (no QEMU here): the release gate passes a clean
 matrix and fails on each injected fault."""
+import importlib.machinery
 import json
 import os
 import pathlib
 import re
 import shutil
 import subprocess
+import types
 
 import pytest
 
@@ -88,26 +90,45 @@ def gate(env, **extra):
     return proc, text, out
 
 
-def test_matrix_kernels_lists_json_gate_words_and_cache_keys(env):
-    assert ci(env, "matrix-kernels").stdout.split() == FIXTURE_KERNELS
-    assert json.loads(ci(env, "matrix-kernels", "--json").stdout) == FIXTURE_KERNELS
-    assert ci(env, "matrix-kernels", "--gate").stdout.splitlines() == [
-        *FIXTURE_KERNELS, "6.2=no tarball on these machines"]
-    key = ci(env, "matrix-kernels", "--cache-key", "6.1").stdout.strip()
+def matrix_kernels(env, monkeypatch, capsys, *args):
+    """ci/matrix-kernels run in this process (a subprocess each costs ~0.2 s)."""
+    for key in ("JR2_KERNEL_MATRIX", "JR2_RELEASE_MISSING"):
+        monkeypatch.setenv(key, env[key])
+    monkeypatch.setattr("sys.argv", ["matrix-kernels", *args])
+    loader = importlib.machinery.SourceFileLoader("matrix_kernels", str(CI / "matrix-kernels"))
+    module = types.ModuleType(loader.name)
+    module.__file__ = loader.path
+    loader.exec_module(module)
+    try:
+        module.main()
+        status = 0
+    except SystemExit as e:
+        status = e.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_matrix_kernels_lists_json_gate_words_and_cache_keys(env, monkeypatch, capsys):
+    def run(*args):
+        return matrix_kernels(env, monkeypatch, capsys, *args)[1]
+    assert run().split() == FIXTURE_KERNELS
+    assert json.loads(run("--json")) == FIXTURE_KERNELS
+    assert run("--gate").splitlines() == [*FIXTURE_KERNELS, "6.2=no tarball on these machines"]
+    key = run("--cache-key", "6.1").strip()
     assert re.fullmatch(r"jr2-kernel-6\.1-[0-9a-f]{32}", key)
-    variant = ci(env, "matrix-kernels", "--cache-key", "6.1-nolsm").stdout.strip()
+    variant = run("--cache-key", "6.1-nolsm").strip()
     assert variant.split("-")[-1] == key.split("-")[-1]  # a variant boots its base's files
-    assert ci(env, "matrix-kernels", "--cache-key", "6.12").stdout.split("-")[-1] != key
+    assert run("--cache-key", "6.12").split("-")[-1] != key
     pathlib.Path(env["JR2_KERNEL_MATRIX"]).write_text(MATRIX.replace("439422e4", "00000000"))
-    assert ci(env, "matrix-kernels", "--cache-key", "6.1").stdout.strip() != key
+    assert run("--cache-key", "6.1").strip() != key
 
 
-def test_matrix_kernels_names_bad_input(env):
-    proc = ci(env, "matrix-kernels", "--cache-key", "9.9")
-    assert proc.returncode == 2 and "kernel '9.9' is not in" in proc.stderr
+def test_matrix_kernels_names_bad_input(env, monkeypatch, capsys):
+    status, _, err = matrix_kernels(env, monkeypatch, capsys, "--cache-key", "9.9")
+    assert status == 2 and "kernel '9.9' is not in" in err
     pathlib.Path(env["JR2_RELEASE_MISSING"]).write_text("6.3 typo\n")
-    proc = ci(env, "matrix-kernels")
-    assert proc.returncode == 2 and "kernel '6.3' is not in the matrix" in proc.stderr
+    status, _, err = matrix_kernels(env, monkeypatch, capsys)
+    assert status == 2 and "kernel '6.3' is not in the matrix" in err
 
 
 def test_declared_missing_kernels_exist_in_the_real_matrix():
@@ -142,32 +163,11 @@ def test_release_gate_passes_a_clean_matrix(env):
     assert log == ["fake make all", "fake make matrix RUN=r1 KERNELS=" + " ".join(FIXTURE_KERNELS)]
 
 
-def test_release_gate_fails_a_test_made_to_fail(env):
-    tap = "$JR2_RESULTS/r1/6.12/suite.tap"
-    proc, text, _ = gate(env, FAKE_AFTER=f"sed -i 's/^ok 3 protected_dir.R6/not ok 3 "
-                                         f"protected_dir.R6/' {tap}")
-    assert proc.returncode == 1
-    assert "FAIL 6.12: protected_dir.R6_truncate_o_trunc failed" in text
-
-
-def test_release_gate_fails_a_kernel_that_oopses(env):
-    proc, text, _ = gate(env, FAKE_AFTER="echo '[ 9.1] Oops: 0000 [#1] SMP' >> "
-                                         "$JR2_RESULTS/r1/7.3/console.log")
-    assert proc.returncode == 1 and "FAIL 7.3: console: [ 9.1] Oops: 0000 [#1] SMP" in text
-
-
 def test_release_gate_fails_a_binary_changed_after_the_run(env):
     proc, text, _ = gate(env, FAKE_AFTER="echo rebuilt >> $TMP/bin/jr2-confine")
     assert proc.returncode == 1
     assert "FAIL 6.12: binary 'jr2-confine' changed after the run" in text
     assert "FAIL binary 'jr2-confine' was rebuilt during the run" in text
-
-
-def test_release_gate_fails_a_kernel_missing(env):
-    proc, text, _ = gate(env, FAKE_AFTER="rm -r $JR2_RESULTS/r1/6.1", FAKE_STATUS="2")
-    assert proc.returncode == 1
-    assert "FAIL 6.1: missing from the run, and no reason is declared for it" in text
-    assert "`make matrix` exited 2" in proc.stderr
 
 
 def test_release_gate_fails_the_fixture_faults(env):
@@ -187,12 +187,12 @@ def test_report_job_names_the_matrix_and_fails_on_a_failed_kernel(env):
     assert meta["kernels"] == FIXTURE_KERNELS and meta["run_id"] == "ci-1"
     assert "| | **5.10** | **6.1** | **6.1-nolsm** | **6.12** | **7.3** |" in proc.stdout
     shutil.copytree(FIXTURES / "faults", results / "ci-2")
+    shutil.rmtree(results / "ci-2" / "6.1")
     proc = ci(env, "report-job", "ci-2")
     assert proc.returncode == 1
-    assert "kernel 6.12: fail" in proc.stderr and "kernel 7.3: fail" in proc.stderr
-    shutil.rmtree(results / "ci-1" / "6.1")
-    proc = ci(env, "report-job", "ci-1")
-    assert proc.returncode == 1 and "kernel 6.1: missing" in proc.stderr
+    assert proc.stderr.splitlines() == ["report-job: kernel 6.1: missing",
+                                        "report-job: kernel 6.12: fail",
+                                        "report-job: kernel 7.3: fail"]
 
 
 def test_kernel_job_runs_one_kernel_and_writes_its_files(env):

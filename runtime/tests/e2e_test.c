@@ -37,6 +37,7 @@
  * │   ├── a/x          "x\n"
  * │   └── b/
  * └── marker           never there unless a command ran
+ * /tmp/bin/            copies of jr2-confine and jr2-try
  */
 #define FX     "/tmp/fx"
 #define PROT   FX "/prot"
@@ -56,9 +57,9 @@ FIXTURE_SETUP (e2e) {
 
 	ASSERT_LE(0, cap) TH_LOG("%s", msg);
 	jr2_abi_probe(&self->abi, cap);
+	ASSERT_EQ(0, jr2t_private_tmp_bins());
 	snprintf(self->try_bin, sizeof(self->try_bin), "%s/jr2-try",
 		 jr2t_bin_dir());
-	ASSERT_EQ(0, jr2t_private_tmp());
 	ASSERT_EQ(0, jr2t_mkdirs(PROT "/sub"));
 	ASSERT_EQ(0, jr2t_mkdirs(PROT "/empty"));
 	ASSERT_EQ(0, jr2t_mkdirs(RO "/sub"));

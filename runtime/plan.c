@@ -364,8 +364,8 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		if (access) {
 			snprintf(why, sizeof(why), "beside %s (%s)", below,
 				 access & JR2_ACCESS_FS_WRITE_FILE
-					 ? "full"
-					 : "read-only tree");
+				     ? "full"
+				     : "read-only tree");
 			add_rule(plan, child, access, entry->type == JR2_FT_DIR,
 				 entry->dev, entry->ino, why);
 		}

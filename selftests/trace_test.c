@@ -85,6 +85,26 @@ static int denier_confine(void)
 	return ret;
 }
 
+/* A grandchild of the tracer: it must be followed through fork(). */
+static int denier_fork_open(const char *path)
+{
+	int status;
+	pid_t child;
+
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return errno;
+	if (child == 0) {
+		printf("child pid %d\n", getpid());
+		fflush(stdout);
+		_exit(test_open(path, O_RDONLY));
+	}
+	if (waitpid(child, &status, 0) < 0)
+		return errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static int denier_op(const char *op, const char *arg)
 {
 	if (!strcmp(op, "open-read"))
@@ -103,6 +123,8 @@ static int denier_op(const char *op, const char *arg)
 		return kill(getppid(), 0) ? errno : 0;
 	if (!strcmp(op, "connect-unix"))
 		return test_connect_unix(arg);
+	if (!strcmp(op, "fork-open"))
+		return denier_fork_open(arg);
 	return EINVAL;
 }
 
@@ -139,6 +161,7 @@ struct traced_run {
 	int status;
 	int errnos[MAX_OPS]; /* per op, as the denier saw them */
 	pid_t pid, ppid;
+	pid_t child; /* of a fork-open op */
 	int events;
 };
 
@@ -235,6 +258,8 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 		    strstr(ops, op))
 			n++;
 	}
+	line = strstr(run->out, "child pid ");
+	run->child = line ? atoi(line + strlen("child pid ")) : 0;
 	read_file(_metadata, TRACE_FILE, run->trace, sizeof(run->trace));
 	run->events = 0;
 	for (line = run->trace; (line = strchr(line, '\n')); line++)
@@ -365,6 +390,32 @@ TEST_F_TIMEOUT(trace, T1_denial_is_one_json_line, 120)
 			TH_LOG("ABI %d kernel, yet no domain: %s",
 			       self->fx.abi.kernel, line);
 		}
+}
+
+/* A denial of the traced command's child: followed through fork(). */
+TEST_F_TIMEOUT(trace, T1_child_followed_through_fork, 120)
+{
+	static struct traced_run run;
+	char path[256], pid[32], line[1024];
+	const char *needles[] = {pid,
+				 "\"operation\":\"open\"",
+				 path_needle(FX_SECRET, path, sizeof(path)),
+				 "\"errno\":13,",
+				 "\"lsm\":\"landlock\"",
+				 NULL};
+
+	REQUIRE_TRACING();
+	run_traced(_metadata, "fork-open " FX_SECRET, &run);
+	ASSERT_EQ(EACCES, run.errnos[0]);
+	ASSERT_LT(0, run.child);
+	ASSERT_NE(run.pid, run.child);
+	snprintf(pid, sizeof(pid), "\"tgid\":%d,", run.child);
+	ASSERT_NE(NULL, find_event(&run, needles, line, sizeof(line)))
+	{
+		TH_LOG("no denial of child %d in the trace:\n%s", run.child,
+		       run.trace);
+	}
+	ASSERT_EQ(1, run.events);
 }
 
 /*

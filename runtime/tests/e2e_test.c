@@ -115,6 +115,21 @@ static int try_free(FIXTURE_DATA(e2e) * self, const char *verb, const char *a,
 	return jr2t_runv(&self->o, NULL, argv);
 }
 
+/* The JSON in self->o.out parses (Python's json, as the driver reads it). */
+static int json_parses(FIXTURE_DATA(e2e) * self, const char *expr)
+{
+	char code[400];
+	char *argv[] = {"/usr/bin/python3", "-c", code, NULL};
+
+	if (jr2t_write("/tmp/out.json", self->o.out, 0644))
+		return -1;
+	snprintf(code, sizeof(code),
+		 "import json; d = json.load(open('/tmp/out.json')); "
+		 "print(%s)",
+		 expr);
+	return jr2t_runv(&self->o, NULL, argv);
+}
+
 /* jr2-try's report: its status is the errno, its first line the name. */
 #define EXPECT_TRY(expected, call)                                     \
 	do {                                                           \
@@ -460,6 +475,16 @@ TEST_F (e2e, G5_check_on_this_kernel) {
 		  status);
 	EXPECT_NE(NULL, strstr(self->o.out, "\"release\": "));
 	EXPECT_NE(NULL, strstr(self->o.out, "\"errata\": "));
+	EXPECT_EQ(0, json_parses(self, "d['abi']['in_force'], "
+				       "d['features']['truncate']['status'], "
+				       "len(d['features'])"));
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "%d %s 8\n", self->abi.in_force,
+			 self->abi.in_force >= 3 ? "enforced" : "unavailable");
+		EXPECT_STREQ(want, self->o.out);
+	}
 	EXPECT_EQ(2,
 		  jr2t_run(&self->o, "jr2-confine", "check", "--frob", NULL));
 }
@@ -665,6 +690,11 @@ TEST_F (e2e, G4_abi_table_json) {
 				      "\"fs_rights\": [\"execute\""));
 	EXPECT_NE(NULL, strstr(self->o.out, "\"name\": \"resolve_unix\", "
 					    "\"min_abi\": 9"));
+	EXPECT_EQ(0, json_parses(self, "[a['features']['scope_signal'] "
+				       "for a in d['abis']]"));
+	EXPECT_STREQ("[False, False, False, False, False, True, True, True, "
+		     "True, True, True]\n",
+		     self->o.out);
 	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "abi-table", "--max-abi",
 			      "3", NULL));
 }

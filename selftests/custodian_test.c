@@ -257,4 +257,25 @@ TEST_F(custodian, R8_bearer_file_read_once_at_start)
 		     0600);
 }
 
+/* A second harness on the same dir must not rewrite the Stand-ins. */
+TEST_F(custodian, R8_E5_second_harness_on_same_dir_refused)
+{
+	struct hx *hx = &self->hx;
+	char *const second[] = {hx->harness, "serve", "--root", HX_ROOT, NULL};
+	char before[128], after[128], log[HX_OUT_SIZE];
+	int status;
+
+	HX_START(hx, NULL);
+	control_standin(_metadata, before, sizeof(before));
+	ASSERT_EQ(0, fx_run(second, log, sizeof(log), &status));
+	ASSERT_EQ(1, status);
+	ASSERT_NE(NULL, strstr(log, "another harness serves '" HX_PROTECTED))
+	{
+		TH_LOG("log: %s", log);
+	}
+	control_standin(_metadata, after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	ASSERT_EQ(0, hx_status(hx, log, sizeof(log)));
+}
+
 HX_MAIN

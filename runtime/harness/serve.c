@@ -443,6 +443,24 @@ static void make_secrets(const char *bearer_file)
 	explicit_bzero(token, sizeof(token));
 }
 
+/* Before anything in the protected dir is rewritten: one harness per dir. */
+static void refuse_second_harness(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		die(1, "cannot make a unix socket for", H.protected_dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s", H.protected_dir,
+		 JR2_CONTROL_SOCKET);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
+		die_msg(1,
+			"another harness serves '%s' (its control socket "
+			"answers); stop it first or give another --root",
+			H.protected_dir);
+	close(fd);
+}
+
 static int listen_unix(int type, const char *path, bool abstract, mode_t mode)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
@@ -1172,6 +1190,7 @@ int serve(const struct serve_options *opts)
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
 	make_protected_dir(opts->root);
+	refuse_second_harness();
 	compose_environments(opts->start_env_fd);
 	make_policy(opts->root);
 	make_secrets(opts->bearer_file);

@@ -226,3 +226,14 @@ def test_release_gate_clone_gates_head_and_brings_the_files_back(env):
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     assert f"note tree: commit {head}, 0 uncommitted change(s)" in text
+
+
+def test_release_gate_fails_a_build_that_fails(env, tmp_path):
+    failing = tmp_path / "failing-make"
+    failing.write_text('#!/bin/sh\n[ "$1" != all ] || { echo "cc: error" >&2; exit 2; }\n')
+    failing.chmod(0o755)
+    proc, text, _ = gate(env, MAKE=str(failing))
+    assert proc.returncode == 1
+    lines = text.splitlines()
+    assert lines[0] == "release gate for 9.9.9, run r1: FAIL"
+    assert lines[1].startswith("FAIL `make all` failed at commit ")

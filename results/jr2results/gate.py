@@ -147,10 +147,18 @@ def decide(run, matrix, built, built_before=None, required=()):
         else:
             findings.append(Finding(name, "missing from the run, and no reason is declared "
                                           "for it"))
+    # The same suite runs on every kernel: a test reports everywhere, if only as a skip.
+    suite = {}
+    for kernel in run.kernels:
+        for r in kernel.results:
+            suite.setdefault(r.name, kernel.name)
     for kernel in run.kernels:
         if kernel.name not in matrix:
             notes.append(Finding(kernel.name, "run, though not in the release matrix"))
         lines = verdict_findings(kernel) + health_findings(kernel) + test_findings(kernel)
+        names = {r.name for r in kernel.results}
+        lines += [f"{name} never reported (it did on {where})" for name, where in suite.items()
+                  if name not in names and not name.endswith(">")]
         lines += binary_findings(kernel, built)
         lines += [f"binary '{b}' was not tested in the VM" for b in required
                   if kernel.binaries and b not in kernel.binaries]

@@ -178,3 +178,10 @@ def test_gate_command_names_bad_input(tmp_path, capsys):
                      str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert f"run folder '{tmp_path / 'nope'}' does not exist" in err
+
+
+def test_a_test_that_reports_on_some_kernels_only(clean_copy):
+    edit(clean_copy / "clean" / "6.12" / "suite.tap", "ok 4 processes.helper_reaps_children\n", "")
+    found = [f for f in texts(decide(clean_copy)) if "counts" not in f]
+    assert "6.12: processes.helper_reaps_children never reported (it did on 5.10)" in found
+    assert any(f.startswith("6.12: processes_test.<crash> errored: 1 of 4") for f in found)

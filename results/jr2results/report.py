@@ -159,7 +159,11 @@ def _header(k):
     s = k.summary
     landlock = s.get("landlock", "ok")
     abi = f"ABI {s.get('abi')}" if landlock == "ok" else f"Landlock {landlock}"
-    return k.name, f"{s.get('release', '?')}", abi, s.get("outcome", "?")
+    c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
+    for r in k.results:
+        c[r.status] += 1
+    tests = f"{c['pass']} pass, {c['fail'] + c['error']} fail, {c['skip']} skip"
+    return k.name, f"{s.get('release', '?')}", abi, s.get("outcome", "?"), tests
 
 
 def markdown(matrix):
@@ -169,7 +173,7 @@ def markdown(matrix):
         out[1:1] = ["", matrix.about]
     out.append("| | " + " | ".join(f"**{k.name}**" for k in kernels) + " |")
     out.append("|---|" + "---|" * len(kernels))
-    for label, index in (("release", 1), ("Landlock", 2), ("outcome", 3)):
+    for label, index in (("release", 1), ("Landlock", 2), ("outcome", 3), ("tests", 4)):
         out.append(f"| {label} | " + " | ".join(_header(k)[index] for k in kernels) + " |")
 
     def note(text):
@@ -245,9 +249,10 @@ def html_page(matrix):
            '<span style="background:#f2f2f2">untested</span></p>',
            '<table id="matrix"><thead><tr><th>promise</th>']
     for k in kernels:
-        name, release, abi, outcome = _header(k)
+        name, release, abi, outcome, tests = _header(k)
         out.append(f'<th class="kernel" data-kernel="{e(name)}">{e(name)}<br>'
-                   f"<small>{e(release)}<br>{e(abi)}<br>outcome: {e(outcome)}</small></th>")
+                   f"<small>{e(release)}<br>{e(abi)}<br>outcome: {e(outcome)}<br>"
+                   f"{e(tests)}</small></th>")
     out.append("</tr></thead><tbody>")
     for section in matrix.sections:
         out.append(f'<tr class="group"><th colspan="{len(kernels) + 1}">'

@@ -84,7 +84,7 @@ def promise_cell(kernel, promise_id, results):
     if bad:
         return Cell("fail", f"{len(bad)} of {len(tests)} failed", detail)
     if kernel.refused_by_design and not passed:
-        return Cell("refused", kernel.verdict_text, detail)
+        return Cell("refused", kernel.summary.get("verdict_code") or kernel.verdict, detail)
     if passed:
         skipped = len(tests) - len(passed)
         return Cell("pass", f"{len(passed)}/{len(tests)}" + (f", {skipped} skipped"

@@ -380,7 +380,7 @@ TEST_F (escapes, R9_proc_self_fd_dir_path) {
 	close(fd);
 }
 
-TEST_F (escapes, R1_R9_proc_self_fd_reopen_read_only_file_rdwr) {
+TEST_F (escapes, O2_R9_proc_self_fd_reopen_rdwr) {
 	char path[64];
 	int fd;
 
@@ -1148,7 +1148,11 @@ TEST_F (escapes, R3_R9_socket_bind_via_bindmount) {
 	ASSERT_EQ(0, test_bind_unix(FX_OTHER "/sock"));
 }
 
-/* ---- ptrace, process_vm_readv, /proc/<pid>/mem across the domain ---- */
+/*
+ * ---- ptrace, process_vm_readv, /proc/<pid>/mem across the domain ----
+ * The process made before confinement stands for the Harness: unconfined,
+ * on the parent's side of the domain (P1).
+ */
 
 /*
  * A child that lives until the test ends (its pipe closes): made before

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fswalk.h"
+#include "links.h"
 #include "plan.h"
 #include "policy.h"
 #include "policy_internal.h"
@@ -248,12 +249,14 @@ static bool is_mount_point(const struct mount *mounts, size_t n,
 	return false;
 }
 
-/* Hard links stay within a file system: only there is nlink needed. */
-static bool holds_protected(const struct jr2_fsview *view, dev_t dev)
+/*
+ * Hard links stay within a file system: only there is a file's link count
+ * needed (a rule on a file linked into a restricted path would grant it).
+ */
+static bool holds_restricted(const struct jr2_fsview *view, dev_t dev)
 {
 	for (size_t i = 0; i < view->n_targets; i++)
-		if (view->targets[i].kind == JR2_KIND_PROTECT &&
-		    view->targets[i].dev == dev)
+		if (view->targets[i].dev == dev)
 			return true;
 	return false;
 }
@@ -261,7 +264,7 @@ static bool holds_protected(const struct jr2_fsview *view, dev_t dev)
 /*
  * Lists an ancestor.  An entry is stat'ed only where readdir cannot tell
  * enough (unknown type, a mount point, a file on the file system of a
- * protected dir, whose hard links count): the rest keeps dev and ino 0,
+ * restricted path, whose hard links count): the rest keeps dev and ino 0,
  * "unchecked", so confining re-checks only its type.
  */
 static int list_dir(struct jr2_fsview *view, const char *path,
@@ -312,7 +315,7 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 		    de->d_type == DT_UNKNOWN ||
 		    is_mount_point(mounts, n_mounts, path, de->d_name) ||
 		    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
-		     holds_protected(view, st.st_dev));
+		     holds_restricted(view, st.st_dev));
 		memset(&est, 0, sizeof(est));
 		est.st_nlink = 1;
 		est.st_mode = de->d_type == DT_DIR   ? S_IFDIR
@@ -363,6 +366,8 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
 	}
+	if (!ret)
+		ret = jr2_check_protected_links(&view, err);
 	if (!ret)
 		jr2_plan_ancestors(view.targets, view.n_targets, &ancestors);
 	for (size_t i = 0; i < ancestors.n && !ret; i++)

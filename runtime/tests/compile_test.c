@@ -316,16 +316,66 @@ TEST_F (compile, R1_nested_protected_dirs) {
 	EXPECT_EQ(0, test_open("/a/prot/inner", O_RDONLY | O_DIRECTORY));
 }
 
-/* A hard link beside the protected dir to a file in it: no rule. */
-TEST_F (compile, R9_hard_link_beside_protected_dir) {
+/*
+ * A hard link to a protected file, made before confinement in a granted
+ * folder, is another path to it: confining is refused, naming the file.
+ */
+TEST_F (compile, R9_hard_link_outside_protected_dir_refused) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
 	NEED_LANDLOCK();
 	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/work/deep"));
 	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
-	ASSERT_EQ(0, link("/a/prot/secret", "/a/hardlink"));
+	ASSERT_EQ(0, link("/a/prot/secret", "/a/work/deep/hardlink"));
 	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(-1, jr2_policy_compile(&self->policy, self->abi.in_force,
+					 &plan, &err));
+	EXPECT_EQ(EMLINK, err.code);
+	EXPECT_FALSE(err.bad_input);
+	EXPECT_STREQ("protected file '/a/prot/secret' has 2 links, 1 of them "
+		     "outside the protected dirs: a link would reach it "
+		     "around the rules; remove the other links (find / "
+		     "-samefile '/a/prot/secret')",
+		     err.msg);
+	EXPECT_EQ(-1, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(0, test_open("/a/work/deep/hardlink", O_RDONLY));
+
+	/* Control: without the outside link, confined, and denied. */
+	ASSERT_EQ(0, unlink("/a/work/deep/hardlink"));
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/prot/secret", O_RDONLY));
+}
+
+/* Links with every name inside the protected dir reach nothing more. */
+TEST_F (compile, R9_hard_link_inside_protected_dir_fine) {
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot/sub"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, link("/a/prot/secret", "/a/prot/sub/again"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(EACCES, test_open("/a/prot/secret", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/a/prot/sub/again", O_RDONLY));
+}
+
+/*
+ * A file beside a restricted path with several links gets no rule: a rule
+ * binds to the inode, and would grant it under its other names (here a
+ * read-only file).
+ */
+TEST_F (compile, O2_R9_hard_linked_sibling_gets_no_rule) {
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/ro"));
+	ASSERT_EQ(0, jr2t_write("/a/ro/file", "r\n", 0644));
+	ASSERT_EQ(0, link("/a/ro/file", "/a/hardlink"));
+	ASSERT_EQ(0, jr2_policy_add_read_only(&self->policy, "/a/ro", &err));
 	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
 					&plan, &err));
 	EXPECT_EQ(-1, rule_of(&plan, "/a/hardlink"));
@@ -333,8 +383,9 @@ TEST_F (compile, R9_hard_link_beside_protected_dir) {
 	jr2_plan_free(&plan);
 
 	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
-	EXPECT_EQ(EACCES, test_open("/a/prot/secret", O_RDONLY));
-	EXPECT_EQ(EACCES, test_open("/a/hardlink", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/a/ro/file", O_WRONLY));
+	EXPECT_EQ(EACCES, test_open("/a/hardlink", O_WRONLY));
+	EXPECT_EQ(0, test_open("/a/ro/file", O_RDONLY));
 }
 
 /* Mount points with a space (mountinfo writes it \\040) are found too. */

@@ -582,6 +582,19 @@ TEST_F (e2e, R9_rules_report_bind_mount) {
 	EXPECT_TRY(0, UNCONFINED("open-read", FREE "/alias/secret", NULL));
 }
 
+/* A link to a protected file made before: refused, nothing run (R9). */
+TEST_F (e2e, R9_hard_link_outside_refused) {
+	NEED_CONFINEMENT();
+	ASSERT_EQ(0, link(PROT "/secret", FREE "/a/stolen"));
+	EXPECT_EQ(125, CONFINED("creat", MARKER, NULL));
+	EXPECT_FALSE(jr2t_exists(MARKER));
+	EXPECT_NE(NULL, strstr(self->o.err, "protected file '" PROT "/secret' "
+					    "has 2 links, 1 of them outside"));
+	/* Control: without the link, it runs. */
+	ASSERT_EQ(0, unlink(FREE "/a/stolen"));
+	EXPECT_TRY(0, CONFINED("creat", MARKER, NULL));
+}
+
 /* A config file gives the same policy as the flags. */
 TEST_F (e2e, R1_O1_config_file) {
 	char *argv[] = {"jr2-confine",	"run", "--quiet",     "--config",

@@ -218,7 +218,7 @@ static void read_file(struct __test_metadata *_metadata, const char *path,
  * `audit`, the tracer itself runs under `jr2-trace --audit`.
  */
 static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
-			  bool audit, struct traced_run *run)
+			  bool audit, const char *avoid, struct traced_run *run)
 {
 	char tool[PATH_MAX], self[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -232,12 +232,16 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 	{
 		char *traced[] = {tool, "--output", TRACE_FILE,
 				  "--", self,	    NULL};
+		char *avoiding[] = {tool,	"--avoid",  (char *)avoid,
+				    "--output", TRACE_FILE, "--",
+				    self,	NULL};
 		char *audited[] = {tool, "--audit", "--output", AUDIT_FILE,
 				   "--", tool,	    "--output", TRACE_FILE,
 				   "--", self,	    NULL};
+		char **argv = audit ? audited : avoid ? avoiding : traced;
 
-		ASSERT_EQ(0, fx_run(audit ? audited : traced, run->out,
-				    sizeof(run->out), &run->status));
+		ASSERT_EQ(
+		    0, fx_run(argv, run->out, sizeof(run->out), &run->status));
 	}
 	unsetenv(DENIER_ENV);
 	ASSERT_EQ(0, run->status)
@@ -272,7 +276,7 @@ static void run_traced_as(struct __test_metadata *_metadata, const char *ops,
 static void run_traced(struct __test_metadata *_metadata, const char *ops,
 		       struct traced_run *run)
 {
-	run_traced_as(_metadata, ops, false, run);
+	run_traced_as(_metadata, ops, false, NULL, run);
 }
 
 /*
@@ -350,6 +354,52 @@ TEST_F_TIMEOUT(trace, T3_probe_names_why, 120)
 		    strstr(why, "EOPNOTSUPP"))
 	{
 		TH_LOG("the reason names no errno: %s", why);
+	}
+}
+
+/*
+ * The fallback ways, forced with --avoid: a kprobe pair on the hook (where
+ * the kernel has kprobes), then fexit on security_file_open.  Each sees the
+ * denial; the latter names Landlock only where landlock_log_denial tells.
+ */
+TEST_F_TIMEOUT(trace, T3_fallback_ways_see_the_denial, 240)
+{
+	static struct traced_run run;
+	char tool[PATH_MAX], out[OUT_SIZE], path[256], line[1024];
+	bool kprobes;
+	int status;
+
+	REQUIRE_TRACING();
+	FX_FIND_TOOL("jr2-trace", tool);
+	{
+		char *argv[] = {tool, "--probe", NULL};
+
+		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+	}
+	kprobes = strstr(out, "\nkprobes: yes\n") != NULL;
+	for (int i = 0; i < 2; i++) {
+		bool security = i == 1 || !kprobes;
+		const char *needles[] = {
+		    security ? "\"hook\":\"security_file_open\","
+			       "\"source\":\"security\""
+			     : "\"hook\":\"hook_file_open\","
+			       "\"source\":\"kretprobe\"",
+		    path_needle(FX_SECRET, path, sizeof(path)), "\"errno\":13,",
+		    security && self->fx.abi.kernel < 7
+			? "\"lsm\":null"
+			: "\"lsm\":\"landlock\"",
+		    NULL};
+
+		run_traced_as(_metadata, "open-read " FX_SECRET, false,
+			      i == 0 ? "fexit" : "fexit,kprobe", &run);
+		ASSERT_EQ(EACCES, run.errnos[0]);
+		ASSERT_NE(NULL, find_event(&run, needles, line, sizeof(line)))
+		{
+			TH_LOG("--avoid %s: no such denial (%s) in:\n%s",
+			       i == 0 ? "fexit" : "fexit,kprobe", needles[0],
+			       run.trace);
+		}
+		ASSERT_EQ(1, run.events);
 	}
 }
 
@@ -532,7 +582,7 @@ TEST_F_TIMEOUT(trace, T2_trace_agrees_with_audit, 180)
 
 	FX_REQUIRE_FEATURE(&self->fx.abi, JR2_FEAT_AUDIT_LOG_FLAGS);
 	REQUIRE_TRACING();
-	run_traced_as(_metadata, "open-read " FX_SECRET, true, &run);
+	run_traced_as(_metadata, "open-read " FX_SECRET, true, NULL, &run);
 	ASSERT_EQ(EACCES, run.errnos[0]);
 	found = find_event(&run, open_needles, line, sizeof(line));
 	ASSERT_NE(NULL, found)

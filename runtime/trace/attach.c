@@ -145,10 +145,11 @@ static enum jr2_how next_way(const struct jr2_tracer *t, int i,
 	const struct jr2_point_info *p = &jr2_points[i];
 	bool tracing = k->tracing_errno == 0;
 
-	if (failed < JR2_HOW_FEXIT && tracing && btf_has_func(btf, p->hook))
+	if (failed < JR2_HOW_FEXIT && tracing && btf_has_func(btf, p->hook) &&
+	    !(t->avoid & (1U << JR2_HOW_FEXIT)))
 		return JR2_HOW_FEXIT;
 	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
-	    t->points[i].ksym[0])
+	    t->points[i].ksym[0] && !(t->avoid & (1U << JR2_HOW_KPROBE)))
 		return JR2_HOW_KPROBE;
 	/* Without the hook in kallsyms Landlock cannot deny here at all. */
 	if (failed < JR2_HOW_SECURITY && tracing && t->points[i].ksym[0] &&
@@ -169,7 +170,9 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 		return;
 	}
 	if (s->how != JR2_HOW_FEXIT) {
-		if (k->tracing_errno)
+		if (t->avoid & (1U << JR2_HOW_FEXIT))
+			note(s->note, "fexit: avoided (--avoid)");
+		else if (k->tracing_errno)
 			note(s->note, "fexit: tracing programs refused (%s)",
 			     strerrorname_np(k->tracing_errno));
 		else
@@ -177,8 +180,10 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 	}
 	if (s->how != JR2_HOW_FEXIT && s->how != JR2_HOW_KPROBE)
 		note(s->note, "kprobe: %s",
-		     k->kprobes_errno ? "no kprobe PMU in this kernel"
-				      : "no symbol in kallsyms");
+		     t->avoid & (1U << JR2_HOW_KPROBE)
+			 ? "avoided (--avoid)"
+			 : (k->kprobes_errno ? "no kprobe PMU in this kernel"
+					     : "no symbol in kallsyms"));
 	if (s->how == JR2_HOW_SECURITY)
 		note(s->note, "Landlock named only where landlock_log_denial "
 			      "is traced");
@@ -365,14 +370,15 @@ static void attach(struct jr2_tracer *t)
 		t->fork_tracking = false;
 }
 
-int jr2_tracer_open(struct jr2_tracer *t, __u32 root_tgid, bool verbose,
+int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 		    char *err, size_t size)
 {
 	struct btf *btf = NULL;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	libbpf_log.verbose = verbose;
+	t->avoid = opts->avoid;
+	libbpf_log.verbose = opts->verbose;
 	libbpf_set_print(on_libbpf_print);
 	probe_kernel(&t->kernel, &btf);
 	find_ksyms(t);
@@ -395,7 +401,7 @@ int jr2_tracer_open(struct jr2_tracer *t, __u32 root_tgid, bool verbose,
 		ret = -t->kernel.btf_errno;
 		goto out;
 	}
-	ret = load(t, root_tgid, btf, err, size);
+	ret = load(t, opts->root_tgid, btf, err, size);
 	if (ret == 0)
 		attach(t);
 out:

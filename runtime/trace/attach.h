@@ -39,6 +39,13 @@ struct jr2_kernel {
 	bool kallsyms; /* /proc/kallsyms shows addresses */
 };
 
+/* What to trace and how; avoid: bits (1 << JR2_HOW_*) not to use. */
+struct jr2_trace_opts {
+	__u32 root_tgid; /* its descendants are traced; 0: every process */
+	bool verbose; /* libbpf's messages on stderr */
+	unsigned int avoid;
+};
+
 struct denials_bpf;
 struct bpf_link;
 
@@ -50,6 +57,7 @@ struct jr2_tracer {
 	char log_denial_note[JR2_NOTE_LEN];
 	bool fork_tracking; /* sched_process_fork/exit raw tracepoints */
 	char fork_note[JR2_NOTE_LEN];
+	unsigned int avoid; /* from jr2_trace_opts */
 	int traced_points; /* points with a way to see their denials */
 	int landlock_points; /* of those, attributed to Landlock */
 	struct bpf_link *links[4 * JR2_POINT_COUNT + 3];
@@ -57,12 +65,11 @@ struct jr2_tracer {
 };
 
 /*
- * Probes the kernel, loads what it allows and attaches it, tracing the
- * descendants of root_tgid (0: every process).  Returns 0, or -errno with
- * a sentence in err when nothing could be loaded at all.
+ * Probes the kernel, loads what it allows and attaches it.  Returns 0, or
+ * -errno with a sentence in err when nothing could be loaded at all.
  */
-int jr2_tracer_open(struct jr2_tracer *tracer, __u32 root_tgid, bool verbose,
-		    char *err, size_t size);
+int jr2_tracer_open(struct jr2_tracer *tracer,
+		    const struct jr2_trace_opts *opts, char *err, size_t size);
 /* Human-readable: what attached where and why not; one line each. */
 void jr2_tracer_report(const struct jr2_tracer *tracer, FILE *out);
 /* Why tracing Landlock denials cannot work here; NULL when it can. */

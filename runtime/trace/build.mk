@@ -8,8 +8,10 @@ TRACE_OUT := $(BUILD)/trace
 TRACE_DEBS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_CLANG ?= clang
+# -fms-extensions: newer kernels' BTF (7.x) dumps embedded tagged structs
+# ("struct ns_tree;" as a member), which clang reads only with it.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	-I$(TRACE_OUT) -I$(TRACE_DIR)
+	-fms-extensions -Wno-microsoft-anon-tag -I$(TRACE_OUT) -I$(TRACE_DIR)
 TRACE_CFLAGS := $(CFLAGS) -I$(TRACE_OUT) -I$(TRACE_DIR)
 # libbpf.a and what it needs, all static so it runs in a busybox initramfs.
 TRACE_LIBS := -l:libbpf.a -lelf -lz -lzstd
@@ -32,7 +34,7 @@ $(TRACE_OUT)/vmlinux.h: | $(TRACE_OUT)/debs.stamp
 	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
 $(TRACE_OUT)/denials.bpf.o: $(TRACE_DIR)/denials.bpf.c $(TRACE_DIR)/denials.h \
-		$(TRACE_OUT)/vmlinux.h
+		$(TRACE_OUT)/vmlinux.h $(TRACE_DIR)/build.mk
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(TRACE_OUT)/denials.skel.h: $(TRACE_OUT)/denials.bpf.o

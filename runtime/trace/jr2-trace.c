@@ -33,11 +33,12 @@
 #define POLL_MS		  100
 
 static const char usage[] =
-    "usage: jr2-trace [--output FILE] [--verbose] --pid PID\n"
-    "       jr2-trace [--output FILE] [--verbose] [--max-abi N] -- CMD "
-    "[ARGS...]\n"
+    "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] --pid PID\n"
+    "       jr2-trace [--output FILE] [--verbose] [--avoid WAYS] [--max-abi "
+    "N]\n"
+    "                 -- CMD [ARGS...]\n"
     "       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
-    "       jr2-trace --probe [--verbose]\n"
+    "       jr2-trace --probe [--verbose] [--avoid WAYS]\n"
     "       jr2-trace --help | --version\n"
     "\n"
     "Prints each Landlock denial of PID or CMD and of their descendants as\n"
@@ -55,6 +56,8 @@ static const char usage[] =
     "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
     "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
     "  --verbose      show libbpf's messages on stderr\n"
+    "  --avoid WAYS   attach without fexit, kprobe or both (fexit,kprobe):\n"
+    "                 checks the fallbacks\n"
     "\n"
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
     "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
@@ -133,6 +136,28 @@ static long parse_number(const char *what, const char *text, long max)
 	return value;
 }
 
+/* "fexit,kprobe" -> bits (1 << JR2_HOW_*). */
+static unsigned int parse_avoid(const char *text)
+{
+	char list[64], *save = NULL;
+	unsigned int avoid = 0;
+
+	snprintf(list, sizeof(list), "%s", text);
+	for (char *way = strtok_r(list, ",", &save); way;
+	     way = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(way, "fexit"))
+			avoid |= 1U << JR2_HOW_FEXIT;
+		else if (!strcmp(way, "kprobe"))
+			avoid |= 1U << JR2_HOW_KPROBE;
+		else
+			die(EXIT_USAGE, 0,
+			    "--avoid '%s': '%s' is not a way to attach: name "
+			    "fexit, kprobe or both (fexit,kprobe)",
+			    text, way);
+	}
+	return avoid;
+}
+
 /* The command waits on `go` until the tracer is attached. */
 static pid_t start_command(char **argv, int *go_fd)
 {
@@ -200,14 +225,15 @@ static unsigned long long run_audit(pid_t pid, pid_t child, int go_fd,
 	return audit.records;
 }
 
-static int probe(bool verbose)
+static int probe(struct jr2_trace_opts *opts)
 {
 	struct jr2_tracer tracer;
 	char err[512], why[512];
 	int ret;
 
 	/* Our own pid as the root, so that every program kind loads. */
-	ret = jr2_tracer_open(&tracer, getpid(), verbose, err, sizeof(err));
+	opts->root_tgid = getpid();
+	ret = jr2_tracer_open(&tracer, opts, err, sizeof(err));
 	if (ret == 0)
 		printf("bpf object: loaded\n");
 	else
@@ -230,13 +256,15 @@ int main(int argc, char **argv)
 	    {"output", required_argument, NULL, 'o'},
 	    {"max-abi", required_argument, NULL, 'A'},
 	    {"verbose", no_argument, NULL, 'v'},
+	    {"avoid", required_argument, NULL, 'X'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {},
 	};
 	struct output out = {.file = stdout};
 	const char *output = NULL, *max_abi = NULL;
-	bool do_probe = false, do_audit = false, verbose = false;
+	struct jr2_trace_opts opts = {0};
+	bool do_probe = false, do_audit = false;
 	struct jr2_tracer tracer;
 	struct ring_buffer *rb;
 	char err[512], why[512];
@@ -263,7 +291,10 @@ int main(int argc, char **argv)
 			max_abi = optarg;
 			break;
 		case 'v':
-			verbose = true;
+			opts.verbose = true;
+			break;
+		case 'X':
+			opts.avoid = parse_avoid(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -281,7 +312,7 @@ int main(int argc, char **argv)
 			die(EXIT_USAGE, 0,
 			    "--probe takes no --pid or command: run "
 			    "'jr2-trace --probe' alone");
-		return probe(verbose);
+		return probe(&opts);
 	}
 	if (!pid == !(optind < argc))
 		die(EXIT_USAGE, 0,
@@ -307,7 +338,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 
-	ret = jr2_tracer_open(&tracer, pid, verbose, err, sizeof(err));
+	opts.root_tgid = pid;
+	ret = jr2_tracer_open(&tracer, &opts, err, sizeof(err));
 	if (ret)
 		die(EXIT_CANNOT_TRACE, 0, "cannot trace on this kernel: %s",
 		    err);

@@ -95,7 +95,7 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct output *out = ctx;
 	struct jr2_denial event = {0};
-	char line[4096];
+	char line[8192]; /* a path of JR2_TRACE_PATH_BUF bytes, all escaped */
 	int n;
 
 	/* A record stops after the path bytes it uses (denials.h). */

@@ -54,5 +54,6 @@ test-vmtest-unit:
 	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
 		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml
 
-bench-vmtest: vmtest-deps $(VMTEST_PROBE)
-	$(PYTHON) vmtest/bench
+# BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry).
+bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
+	$(PYTHON) vmtest/bench $(BENCH_KERNELS)

@@ -4,9 +4,11 @@ import datetime
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import jr2kernels
@@ -17,6 +19,23 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = REPO / "results"
 DEFAULT_TIMEOUT_S = 600
 DEFAULT_TEST_TIMEOUT_S = 300
+
+
+# The QEMUs running now, killed when vmtest itself is stopped.
+_running = set()
+_running_lock = threading.Lock()
+
+
+def stop_guests_on_signals():
+    """SIGTERM/SIGINT/SIGHUP end every QEMU this process started, then the process."""
+    def stop(signum, _frame):
+        with _running_lock:
+            for proc in list(_running):
+                proc.kill()
+        print(f"vmtest: stopped by signal {signum}: guests killed", file=sys.stderr, flush=True)
+        os._exit(128 + signum)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, stop)
 
 
 def say(name, msg):
@@ -112,6 +131,8 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
         timed_out = False
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT)
+        with _running_lock:
+            _running.add(proc)
         try:
             while proc.poll() is None:
                 follow.poll(start)
@@ -126,6 +147,8 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            with _running_lock:
+                _running.discard(proc)
     follow.poll(start)
     ended_at = time.monotonic() - start
     console_text = console.read_text(errors="replace") if console.exists() else ""

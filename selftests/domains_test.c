@@ -257,15 +257,31 @@ TEST_F(domains, P4_stopped_spawner_is_replaced)
 	struct hx *hx = &self->hx;
 	const char *const argv[] = {"/bin/true", NULL};
 	unsigned int generation;
-	char out[HX_OUT_SIZE];
+	char out[HX_OUT_SIZE], log[HX_OUT_SIZE];
 	char spawner[16];
 
 	HX_START(hx, NULL);
 	generation = hx->generation;
 	hx_pid_str(hx->spawner, spawner, sizeof(spawner));
-	/* Same domain: a program can signal its spawner (P3). */
-	ASSERT_STREQ("ok", HX_TRY(hx, "kill", spawner, "19"));
-	ASSERT_EQ(125, hx_exec(hx, argv, out, sizeof(out)));
+	/*
+	 * Same domain: a program can signal its spawner (P3).  It waits a
+	 * little first: stopped before it reported the start, the spawner
+	 * would make this very request the one that waits out the timeout.
+	 */
+	{
+		char script[PATH_MAX + 64];
+		const char *const stopper[] = {"/bin/sh", "-c", script, NULL};
+
+		snprintf(script, sizeof(script), "sleep 0.3; exec %s kill %s 19",
+			 hx->try_tool, spawner);
+		ASSERT_EQ(0, hx_exec(hx, stopper, out, sizeof(out)));
+		ASSERT_STREQ("ok\n", out);
+	}
+	ASSERT_EQ(125, hx_exec(hx, argv, out, sizeof(out)))
+	{
+		hx_log(log, sizeof(log));
+		TH_LOG("answer: %s; log: %s", out, log);
+	}
 	ASSERT_NE(NULL, strstr(out, "did not answer within"))
 	{
 		TH_LOG("answer: %s", out);

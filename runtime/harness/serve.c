@@ -1141,8 +1141,9 @@ static void expire_waiting(long long now)
 			continue;
 		if (c->state == IN_FLIGHT) {
 			/*
-			 * A stopped spawner (its programs may SIGSTOP it) must
-			 * not hang a client: answer, and replace the spawner.
+			 * A stopped spawner (its programs may SIGSTOP it, even
+			 * before it reported their own start) must not hang a
+			 * client: answer, and replace the spawner.
 			 */
 			conn_reply(c,
 				   "error %d the spawner (generation %u, pid "

@@ -103,7 +103,6 @@ static inline void jr2_ksft_result_skip(const char *fixture,
 
 struct jr2_fx {
 	struct jr2_abi abi; /* the ABI in force: kernel's, or the cap */
-	bool confined;
 };
 
 /* ---- operations: 0 or the errno, never an assert ---- */
@@ -654,7 +653,7 @@ static inline void fx_assert_refusal(struct __test_metadata *_metadata,
 	}
 }
 
-/* jr2's layout on the fixture: protect run/jr2, read-only repos. */
+/* Confines with `policy` under the fixture's ABI; logs a refusal. */
 static inline int fx_confine_policy(struct __test_metadata *_metadata,
 				    struct jr2_fx *fx,
 				    struct jr2_policy *policy,
@@ -662,14 +661,12 @@ static inline int fx_confine_policy(struct __test_metadata *_metadata,
 {
 	int rc = jr2_confine_self(policy, &fx->abi, 0, err);
 
-	if (rc == 0)
-		fx->confined = true;
-	else
+	if (rc)
 		TH_LOG("jr2_confine_self: %s", err->msg);
-	(void)_metadata;
 	return rc;
 }
 
+/* jr2's layout on the fixture: protect run/jr2, read-only repos. */
 static inline void fx_policy(struct __test_metadata *_metadata,
 			     struct jr2_policy *policy)
 {

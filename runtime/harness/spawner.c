@@ -91,6 +91,26 @@ static void reply(int sock, const char *fmt, ...)
 
 #define MAX_CANDIDATES 64
 
+/*
+ * Programs start with every signal at its default, whatever the harness
+ * inherited (an ignored signal stays ignored across fork and execve).  The
+ * raw syscall: glibc refuses the two signals it keeps for itself.
+ */
+static void reset_signal_dispositions(void)
+{
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} dfl = {.handler = SIG_DFL};
+
+	for (int sig = 1; sig < _NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL,
+				sizeof(dfl.mask));
+}
+
 /* What the vfork child needs; shared with the spawner (CLONE_VM). */
 struct launch {
 	const struct jr2_request *req;
@@ -233,6 +253,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	reset_signal_dispositions();
 	signal(SIGPIPE, SIG_IGN);
 	/* Everything of the harness but this channel is closed first. */
 	if (sock != JR2_SPAWNER_FD) {

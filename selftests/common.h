@@ -558,13 +558,19 @@ static inline int fx_expect(const struct jr2_abi *abi, enum jr2_feature feature,
 	return jr2_abi_has(abi, feature) ? denied_errno : 0;
 }
 
-/* "ABI 5 < 6: scope_signal unavailable" into buf. */
+/* "ABI 5 < 6: scope_signal unavailable" into buf (or the probe's errno). */
 static inline const char *fx_unavailable_reason(const struct jr2_abi *abi,
 						enum jr2_feature feature,
 						char *buf, size_t size)
 {
-	snprintf(buf, size, "ABI %d < %d: %s unavailable", abi->in_force,
-		 jr2_features[feature].min_abi, jr2_features[feature].name);
+	if (abi->probe_errno)
+		snprintf(buf, size, "no Landlock (%s): %s unavailable",
+			 strerrorname_np(abi->probe_errno),
+			 jr2_features[feature].name);
+	else
+		snprintf(buf, size, "ABI %d < %d: %s unavailable",
+			 abi->in_force, jr2_features[feature].min_abi,
+			 jr2_features[feature].name);
 	return buf;
 }
 

@@ -393,10 +393,9 @@ TEST_F (gating, G4_compiles_every_right_and_scope) {
 	struct jr2_ruleset_plan plan;
 	struct jr2_policy policy;
 	struct jr2_err err = {0};
-	char why[128];
 
 	if (!fx_accepted(abi))
-		SKIP(return, "%s", fx_refusal_reason(abi, why, sizeof(why)));
+		FX_CONFINE(&self->fx); /* asserts the refusal, then skips */
 	fx_policy(_metadata, &policy);
 	ASSERT_EQ(0, jr2_policy_compile(&policy, abi->in_force, &plan, &err))
 	{

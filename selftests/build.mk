@@ -26,7 +26,8 @@ $(BUILD)/selftests/%_test: selftests/%_test.c selftests/common.h \
 	$(CC) $(CFLAGS) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LIBS) \
 		$(LDFLAGS_STATIC)
 
-test-selftests: $(SELFTESTS_BINS)
+# The tests run the shipped programs too (jr2-confine, jr2-harness, ...).
+test-selftests: $(SELFTESTS_BINS) $(BINS)
 	@mkdir -p $(TEST_RESULTS)
 	selftests/run-tests $(BUILD)/selftests | tee $(TEST_RESULTS)/selftests.tap
 

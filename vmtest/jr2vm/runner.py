@@ -116,8 +116,9 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     out_dir.mkdir(parents=True, exist_ok=True)
     base = base or initramfs.build_base(initramfs.payload_binaries())
     console, chan = out_dir / "console.log", out_dir / "channel.log"
-    for path in (console, chan):
-        path.unlink(missing_ok=True)
+    # A folder reused (same RUN=) keeps nothing of the boot before.
+    for old in ("console.log", "channel.log", "suite.tap", "check.json", "summary.json", "cmd.out"):
+        (out_dir / old).unlink(missing_ok=True)
     say(name, f"kernel {kernel.vmlinuz}{' cmdline ' + kernel.cmdline if kernel.cmdline else ''}")
     image = jr2kernels.boot_image(kernel)  # unpacked once per kernel, before the clock
     start = time.monotonic()

@@ -5,7 +5,8 @@ What is tested is jr2's runtime; the kernel is the environment it runs in.
 So: one checkout (this repository at the run's commit), one build (the
 static runtime the VMs ran, its SHA256s in `misc`), and per kernel a root
 test `jr2` (the highest status of that kernel), `jr2.vm.verdict`,
-`jr2.vm.health` and one test per suite test at `jr2.<group>.<test>`, each
+`jr2.vm.health`, one per suite binary at `jr2.<group>` (its guest time as
+duration) and one test per suite test at `jr2.<group>.<test>`, each
 with an `environment` naming the kernel.  IDs are `jr2:<run>:<kernel>:...`.
 """
 import re
@@ -76,6 +77,13 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
                            comment=r.reason if r.status == "skip" else None,
                            log_excerpt=_excerpt(r.reason) if r.status in ("fail", "error")
                            else None, start_time=start_time, misc=misc))
+    # One node per suite binary: its status is its tests', its duration the guest's time.
+    for binary, seconds in kernel.summary.get("binary_s", {}).items():
+        statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]
+        group = binary.removesuffix("_test")
+        tests.append(_test(build_id, f"{base}:{binary}", path_of(ORIGIN, group),
+                           summary_status(statuses), env, duration=seconds,
+                           start_time=start_time, comment=f"{binary}: {len(statuses)} tests"))
     verdict = gate.verdict_findings(kernel)
     tests.append(_test(build_id, f"{base}:vm.verdict", path_of(ORIGIN, "vm", "verdict"),
                        "FAIL" if verdict else "PASS", env,

@@ -55,6 +55,10 @@ def test_statuses_follow_the_results(faults):
                      "jr2:faults:6.1-nolsm": "PASS", "jr2:faults:6.12": "FAIL",
                      "jr2:faults:7.3": "ERROR"}
     assert by_id["jr2:faults:6.12"]["duration"] == 9.8
+    binary = by_id["jr2:faults:6.12:protected_dir_test"]
+    assert (binary["path"], binary["status"], binary["duration"]) == ("jr2.protected_dir", "FAIL", 0.7)
+    assert by_id["jr2:faults:7.3:escapes_test"]["status"] == "ERROR"
+    assert by_id["jr2:faults:6.1:escapes_test"]["status"] == "SKIP"
 
 
 def test_a_kernel_without_tap_is_missed(clean_copy):

@@ -251,43 +251,66 @@ TEST_F(domains, P4_spawner_killed_100_times_while_starting)
 	}
 }
 
-/* A program of the domain may stop the spawner: no client hangs on it. */
+/* As env(1): 127 not found, 126 not executable, else CMD's own status. */
+TEST_F(domains, A3_exec_statuses_and_failures)
+{
+	struct hx *hx = &self->hx;
+	const char *const missing[] = {"no-such-program", NULL};
+	const char *const not_exec[] = {HX_ETC "/file", NULL};
+	const char *const sh7[] = {"/bin/sh", "-c", "exit 7", NULL};
+	const char *const killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+	const char *const bad_cwd[] = {"--cwd", HX_MNT "/missing", NULL};
+	const char *const truth[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE];
+
+	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
+	HX_START(hx, NULL);
+	ASSERT_EQ(7, hx_exec(hx, sh7, out, sizeof(out)));
+	ASSERT_EQ(128 + SIGKILL, hx_exec(hx, killed, out, sizeof(out)));
+	ASSERT_EQ(127, hx_exec(hx, missing, out, sizeof(out)));
+	ASSERT_STREQ("jr2-harness: execve 'no-such-program': No such file or "
+		     "directory\n",
+		     out);
+	ASSERT_EQ(126, hx_exec(hx, not_exec, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "Permission denied"));
+	ASSERT_EQ(127, hx_exec_opts(hx, bad_cwd, truth, out, sizeof(out)));
+	ASSERT_STREQ("jr2-harness: chdir '" HX_MNT "/missing': No such file or "
+		     "directory\n",
+		     out);
+	/* No failed start is left as a live program. */
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\nprograms:\n"));
+}
+
+/*
+ * A program of the domain may stop its spawner (same domain, P3): stopped,
+ * it would hold requests and its clients' stdio, so the harness replaces it
+ * at once (it sees the stop as the spawner's parent).
+ */
 TEST_F(domains, P4_stopped_spawner_is_replaced)
 {
 	struct hx *hx = &self->hx;
 	const char *const argv[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE], log[HX_OUT_SIZE], spawner[16];
 	unsigned int generation;
-	char out[HX_OUT_SIZE], log[HX_OUT_SIZE];
-	char spawner[16];
+	pid_t stopped;
 
 	HX_START(hx, NULL);
 	generation = hx->generation;
-	hx_pid_str(hx->spawner, spawner, sizeof(spawner));
-	/*
-	 * Same domain: a program can signal its spawner (P3).  It waits a
-	 * little first: stopped before it reported the start, the spawner
-	 * would make this very request the one that waits out the timeout.
-	 */
-	{
-		char script[PATH_MAX + 64];
-		const char *const stopper[] = {"/bin/sh", "-c", script, NULL};
-
-		snprintf(script, sizeof(script), "sleep 0.3; exec %s kill %s 19",
-			 hx->try_tool, spawner);
-		ASSERT_EQ(0, hx_exec(hx, stopper, out, sizeof(out)));
-		ASSERT_STREQ("ok\n", out);
-	}
-	ASSERT_EQ(125, hx_exec(hx, argv, out, sizeof(out)))
-	{
-		hx_log(log, sizeof(log));
-		TH_LOG("answer: %s; log: %s", out, log);
-	}
-	ASSERT_NE(NULL, strstr(out, "did not answer within"))
-	{
-		TH_LOG("answer: %s", out);
-	}
+	stopped = hx->spawner;
+	hx_pid_str(stopped, spawner, sizeof(spawner));
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", spawner, "19"));
 	hx_wait_ready(_metadata, hx, generation + 1);
+	ASSERT_NE(stopped, hx->spawner);
 	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "stopped by signal 19; replacing it"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	/* The stopped one is gone, not left behind stopped. */
+	ASSERT_EQ(-1, kill(stopped, 0));
+	ASSERT_EQ(ESRCH, errno);
 }
 
 HX_MAIN

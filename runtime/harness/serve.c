@@ -639,12 +639,17 @@ static void refuse(struct conn *c, const char *fmt, ...)
 	conn_close(c);
 }
 
-static struct conn *conn_by_id(unsigned long id)
+/* The connection of request `id` in `state` (or RUNNING too, if asked). */
+static struct conn *conn_by_id(unsigned long id, bool running_too)
 {
-	for (int i = 0; i < MAX_CONNS; i++)
-		if (H.conns[i].kind == CONN_CONTROL &&
-		    H.conns[i].state == IN_FLIGHT && H.conns[i].id == id)
-			return &H.conns[i];
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &H.conns[i];
+
+		if (c->kind == CONN_CONTROL && c->id == id &&
+		    (c->state == IN_FLIGHT ||
+		     (running_too && c->state == RUNNING)))
+			return c;
+	}
 	return NULL;
 }
 
@@ -969,7 +974,7 @@ static void on_spawner_message(void)
 		} else if (sscanf(buf, "started %lu %d%n", &id, &pid, &used) ==
 			       2 &&
 			   pid > 0) {
-			c = conn_by_id(id);
+			c = conn_by_id(id, false);
 			if (H.n_programs == MAX_PROGRAMS) {
 				say("more than %d live programs; pid %d is not "
 				    "tracked",
@@ -997,8 +1002,13 @@ static void on_spawner_message(void)
 		} else if (sscanf(buf, "error %lu %d %n", &id, &err, &used) ==
 			       2 &&
 			   used > 0) {
-			c = conn_by_id(id);
+			/* After "started" when execve itself failed. */
+			c = conn_by_id(id, true);
 			if (c) {
+				for (size_t i = 0; i < H.n_programs; i++)
+					if (H.programs[i].conn == c)
+						H.programs[i] =
+						    H.programs[--H.n_programs];
 				conn_reply(c, "error %d %s\n", err, buf + used);
 				conn_close(c);
 			}
@@ -1073,9 +1083,23 @@ static void reap(void)
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
 		bool known = false;
 
+		if (WIFSTOPPED(status)) {
+			/*
+			 * Its programs may stop their spawner (same domain).
+			 * Stopped, it would hold requests and the stdio of
+			 * its clients: a new one takes over at once.
+			 */
+			if (pid == H.spawner_pid) {
+				say("spawner generation %u (pid %d) stopped by "
+				    "signal %d; replacing it",
+				    H.generation, (int)pid, WSTOPSIG(status));
+				kill(pid, SIGKILL);
+			}
+			continue; /* a stopped program is its own business */
+		}
 		if (pid == H.spawner_pid) {
 			spawner_died(status);
 			continue;
@@ -1253,10 +1277,11 @@ int serve(const struct serve_options *opts)
 			expire_waiting(now_ms());
 			continue;
 		}
-		if (pfd[0].revents)
-			on_signal();
+		/* Reports first: a program's report precedes its exit. */
 		if ((pfd[4].revents & ~POLLOUT) && H.spawner_fd >= 0)
 			on_spawner_message();
+		if (pfd[0].revents)
+			on_signal();
 		if ((pfd[4].revents & POLLOUT) && H.spawner_fd >= 0)
 			flush_queue();
 		for (int i = FIXED; i < n; i++) {

@@ -111,24 +111,43 @@ static void reset_signal_dispositions(void)
 				sizeof(dfl.mask));
 }
 
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
 /* What the vfork child needs; shared with the spawner (CLONE_VM). */
 struct launch {
 	const struct jr2_request *req;
+	int sock; /* the channel to the harness */
 	char *candidates[MAX_CANDIDATES]; /* argv[0], or along PATH */
 	size_t n_candidates;
 	int fds[JR2_REQ_MAX_FDS];
 	size_t n_fds;
 	int exec_errno; /* set by the child when it fails */
-	const char *failed_step;
+	const char *failed_step; /* and where */
+	const char *failed_on; /* and on what */
+	bool child_reported; /* the child told the harness itself */
 };
 
+/*
+ * The child reports its own start ("started", just before execve) and its
+ * own failure ("error", before it exits), on its copy of the channel.  So
+ * the harness reads the report before the exit status can reach it, and a
+ * program that stops or kills its spawner at once cannot hide its start.
+ */
 static int launch_child(void *arg)
 {
 	struct launch *l = arg;
-	int moved[JR2_REQ_MAX_FDS];
+	int moved[JR2_REQ_MAX_FDS], ctl, err;
 	sigset_t none;
 
 	/* Only syscalls here: the memory is the spawner's until execve. */
+	ctl = fcntl(l->sock, F_DUPFD_CLOEXEC, (int)l->n_fds);
+	if (ctl < 0) {
+		l->failed_step = "fcntl(F_DUPFD)";
+		l->exec_errno = errno;
+		_exit(127); /* the spawner reports this one */
+	}
 	if (setpgid(0, 0)) {
 		l->failed_step = "setpgid";
 		goto fail;
@@ -147,37 +166,45 @@ static int launch_child(void *arg)
 			goto fail;
 		}
 	}
-	/* R10: nothing but the fds of the request crosses execve. */
-	if (syscall(SYS_close_range, (unsigned int)l->n_fds, ~0U, 0)) {
+	/*
+	 * R10: nothing but the fds of the request crosses execve.  Marked
+	 * close-on-exec rather than closed: ctl must outlive a failed execve.
+	 */
+	if (syscall(SYS_close_range, (unsigned int)l->n_fds, ~0U,
+		    CLOSE_RANGE_CLOEXEC)) {
 		l->failed_step = "close_range";
 		goto fail;
 	}
 	if (l->req->cwd && chdir(l->req->cwd)) {
 		l->failed_step = "chdir";
+		l->failed_on = l->req->cwd;
 		goto fail;
 	}
 	/* An ignored signal stays ignored across execve: not SIGPIPE. */
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	reply(ctl, "started %s %d", l->req->id, (int)getpid());
 	/* As execvpe: ENOENT and ENOTDIR try the next, EACCES is kept. */
-	int exec_errno = ENOENT;
-
+	err = ENOENT;
 	for (size_t i = 0; i < l->n_candidates; i++) {
 		execve(l->candidates[i], (char *const *)l->req->argv,
 		       (char *const *)l->req->envp);
 		if (errno == EACCES) {
-			exec_errno = EACCES;
+			err = EACCES;
 		} else if (errno != ENOENT && errno != ENOTDIR) {
-			exec_errno = errno;
+			err = errno;
 			break;
 		}
 	}
 	l->failed_step = "execve";
-	l->exec_errno = exec_errno;
-	_exit(127);
+	goto report;
 fail:
-	l->exec_errno = errno;
+	err = errno;
+report:
+	reply(ctl, "error %s %d %s '%s': %s", l->req->id, err, l->failed_step,
+	      l->failed_on ? l->failed_on : l->req->argv[0], strerror(err));
+	l->child_reported = true;
 	_exit(127);
 }
 
@@ -211,7 +238,7 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 		  size_t n_fds)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct launch l = {.req = req, .n_fds = n_fds};
+	struct launch l = {.req = req, .sock = sock, .n_fds = n_fds};
 	pid_t pid;
 
 	if (n_fds < 3) {
@@ -226,19 +253,16 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	/*
 	 * CLONE_PARENT: the program is the harness's child, so the harness
 	 * reaps it and learns its status even after this spawner is gone.
-	 * CLONE_VM|CLONE_VFORK: no page-table copy, and the child's failure
-	 * is in `l` when clone returns (posix_spawn does the same).
+	 * CLONE_VM|CLONE_VFORK: no page-table copy, as posix_spawn does.
 	 */
 	pid = clone(launch_child, stack + sizeof(stack),
 		    CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, &l);
 	if (pid < 0)
 		reply(sock, "error %s %d clone: %s", req->id, errno,
 		      strerror(errno));
-	else if (l.exec_errno)
+	else if (l.exec_errno && !l.child_reported)
 		reply(sock, "error %s %d %s '%s': %s", req->id, l.exec_errno,
 		      l.failed_step, req->argv[0], strerror(l.exec_errno));
-	else
-		reply(sock, "started %s %d", req->id, pid);
 	for (size_t i = 0; i < l.n_candidates; i++)
 		free(l.candidates[i]);
 }

@@ -10,6 +10,8 @@
  *   "fail <message>"        could not confine; the spawner then exits 125
  *   "started <id> <pid>"    program of request <id> is running as <pid>
  *   "error <id> <errno> <message>"  request <id> could not be started
+ * "started" and most "error"s are sent by the program's own process before
+ * its execve or its exit, so they always precede its exit status.
  */
 #ifndef JR2_SPAWNER_H
 #define JR2_SPAWNER_H

@@ -78,10 +78,10 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine
 # depend on their shared header and on the programs they drive.
 HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
 	scoped_signal scoped_abstract
-$(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test): \
-	selftests/harness_helpers.h $(OBJ)/libjr2harness.a
+# They alone link the control channel's framing, for their raw requests (R8).
+HARNESS_SUITE_BINS := $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test)
+$(HARNESS_SUITE_BINS): selftests/harness_helpers.h $(OBJ)/libjr2harness.a
+$(HARNESS_SUITE_BINS): SELFTESTS_LIBS += $(OBJ)/libjr2harness.a
 
-# The control channel's framing, for the suite's raw requests (R8).
 $(OBJ)/libjr2harness.a: $(OBJ)/harness/channel.o $(OBJ)/harness/request.o
 	rm -f $@ && ar rcs $@ $^
-SELFTESTS_LIBS += $(OBJ)/libjr2harness.a

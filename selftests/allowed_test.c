@@ -13,7 +13,8 @@
 
 JR2_FIXTURE(allowed)
 
-TEST_F (allowed, A1_create_write_read_file) {
+TEST_F(allowed, A1_create_write_read_file)
+{
 	char buf[8] = "";
 	int fd;
 
@@ -27,28 +28,32 @@ TEST_F (allowed, A1_create_write_read_file) {
 	ASSERT_EQ(EACCES, test_write(FX_PROTECTED "/new", "x", O_CREAT));
 }
 
-TEST_F (allowed, A1_append_and_overwrite) {
+TEST_F(allowed, A1_append_and_overwrite)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_write(FX_FILE, "more", O_APPEND));
 	ASSERT_EQ(0, test_write(FX_FILE2, "over", O_TRUNC));
 	ASSERT_EQ(EACCES, test_write(FX_SECRET, "x", O_APPEND));
 }
 
-TEST_F (allowed, A1_truncate_file) {
+TEST_F(allowed, A1_truncate_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_truncate(FX_FILE, 1));
 	ASSERT_EQ(0, test_open(FX_FILE2, O_WRONLY | O_TRUNC));
 	ASSERT_EQ(EACCES, test_truncate(FX_SECRET, 1));
 }
 
-TEST_F (allowed, A1_remove_file) {
+TEST_F(allowed, A1_remove_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_unlink(FX_FILE));
 	ASSERT_EQ(ENOENT, test_stat(FX_FILE));
 	ASSERT_EQ(EACCES, test_unlink(FX_SECRET));
 }
 
-TEST_F (allowed, A1_make_and_remove_folders) {
+TEST_F(allowed, A1_make_and_remove_folders)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_mkdir(FX_WORK "/a"));
 	ASSERT_EQ(0, test_mkdir(FX_WORK "/a/b"));
@@ -61,7 +66,8 @@ TEST_F (allowed, A1_make_and_remove_folders) {
 	ASSERT_EQ(EACCES, test_mkdir(FX_PROTECTED "/a"));
 }
 
-TEST_F (allowed, A1_make_special_files) {
+TEST_F(allowed, A1_make_special_files)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
 	ASSERT_EQ(0, test_symlink("file", FX_WORK "/link"));
@@ -70,7 +76,8 @@ TEST_F (allowed, A1_make_special_files) {
 	ASSERT_EQ(EACCES, test_mknod(FX_PROTECTED "/fifo", S_IFIFO | 0600, 0));
 }
 
-TEST_F (allowed, A1_write_new_tree_depth_12) {
+TEST_F(allowed, A1_write_new_tree_depth_12)
+{
 	char path[PATH_MAX] = FX_WORK;
 
 	FX_CONFINE(&self->fx);
@@ -84,7 +91,8 @@ TEST_F (allowed, A1_write_new_tree_depth_12) {
 	ASSERT_EQ(EACCES, test_creat(FX_SUB "/leaf"));
 }
 
-TEST_F (allowed, A2_move_file_between_folders) {
+TEST_F(allowed, A2_move_file_between_folders)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_rename(FX_FILE, FX_OTHER "/file"));
 	ASSERT_EQ(0, test_read(FX_OTHER "/file"));
@@ -92,7 +100,8 @@ TEST_F (allowed, A2_move_file_between_folders) {
 	ASSERT_EQ(EACCES, test_rename(FX_DIR "/file", FX_PROTECTED "/file"));
 }
 
-TEST_F (allowed, A2_rename_in_place) {
+TEST_F(allowed, A2_rename_in_place)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_rename(FX_FILE, FX_WORK "/renamed"));
 	ASSERT_EQ(0, test_rename(FX_WORK "/renamed", FX_FILE));
@@ -101,21 +110,24 @@ TEST_F (allowed, A2_rename_in_place) {
 	ASSERT_EQ(EACCES, test_rename(FX_SECRET, FX_PROTECTED "/renamed"));
 }
 
-TEST_F (allowed, A2_move_folder_between_folders) {
+TEST_F(allowed, A2_move_folder_between_folders)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_rename(FX_DIR, FX_OTHER "/dir"));
 	ASSERT_EQ(0, test_read(FX_OTHER "/dir/file2"));
 	ASSERT_EQ(EACCES, test_rename(FX_OTHER "/dir", FX_PROTECTED "/dir"));
 }
 
-TEST_F (allowed, A2_exchange_and_link) {
+TEST_F(allowed, A2_exchange_and_link)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_renameat2(FX_FILE, FX_FILE2, RENAME_EXCHANGE));
 	ASSERT_EQ(0, test_link(FX_FILE, FX_OTHER "/hard"));
 	ASSERT_EQ(EACCES, test_link(FX_FILE, FX_PROTECTED "/hard"));
 }
 
-TEST_F (allowed, A3_exec_bin_sh) {
+TEST_F(allowed, A3_exec_bin_sh)
+{
 	char *const argv[] = {"/bin/sh", "-c", "exit 3", NULL};
 	int status = -1;
 
@@ -125,7 +137,8 @@ TEST_F (allowed, A3_exec_bin_sh) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (allowed, A3_exec_usr_bin_tool) {
+TEST_F(allowed, A3_exec_usr_bin_tool)
+{
 	/* One of these is in every image: Debian's coreutils, or busybox. */
 	const char *const tools[] = {"/usr/bin/env", "/usr/bin/id",
 				     "/usr/bin/true", "/bin/true"};
@@ -150,7 +163,8 @@ TEST_F (allowed, A3_exec_usr_bin_tool) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (allowed, A3_exec_script_from_work) {
+TEST_F(allowed, A3_exec_script_from_work)
+{
 	char *const argv[] = {FX_WORK "/run.sh", NULL};
 	int status = -1;
 
@@ -209,7 +223,8 @@ static int loopback_pair(int type, int *bind_err)
 	return err;
 }
 
-TEST_F (allowed, A4_tcp_loopback) {
+TEST_F(allowed, A4_tcp_loopback)
+{
 	int bind_err;
 
 	loopback_up(_metadata);
@@ -219,7 +234,8 @@ TEST_F (allowed, A4_tcp_loopback) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (allowed, A4_udp_loopback) {
+TEST_F(allowed, A4_udp_loopback)
+{
 	int bind_err;
 
 	loopback_up(_metadata);
@@ -229,7 +245,8 @@ TEST_F (allowed, A4_udp_loopback) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (allowed, A4_unix_pathname_socket_outside) {
+TEST_F(allowed, A4_unix_pathname_socket_outside)
+{
 	int listener;
 
 	FX_CONFINE(&self->fx);
@@ -240,7 +257,8 @@ TEST_F (allowed, A4_unix_pathname_socket_outside) {
 	ASSERT_EQ(EACCES, test_bind_unix(FX_PROTECTED "/sock"));
 }
 
-TEST_F (allowed, A4_unix_socket_made_before) {
+TEST_F(allowed, A4_unix_socket_made_before)
+{
 	int listener = fx_unix_listen(FX_OTHER "/sock");
 
 	ASSERT_LE(0, listener);
@@ -249,7 +267,8 @@ TEST_F (allowed, A4_unix_socket_made_before) {
 	close(listener);
 }
 
-TEST_F (allowed, A4_abstract_socket_of_own_domain) {
+TEST_F(allowed, A4_abstract_socket_of_own_domain)
+{
 	int listener;
 
 	FX_CONFINE(&self->fx);
@@ -260,7 +279,8 @@ TEST_F (allowed, A4_abstract_socket_of_own_domain) {
 	close(listener);
 }
 
-TEST_F (allowed, A5_chdir_anywhere) {
+TEST_F(allowed, A5_chdir_anywhere)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_chdir("/"));
 	ASSERT_EQ(0, test_chdir(FX_REPOS_SUB));
@@ -273,7 +293,8 @@ TEST_F (allowed, A5_chdir_anywhere) {
 	ASSERT_EQ(0, test_read("file2"));
 }
 
-TEST_F (allowed, A5_stat_anywhere) {
+TEST_F(allowed, A5_stat_anywhere)
+{
 	const char *const paths[] = {"/",     "/proc/self", FX_RUN,
 				     FX_PID,  FX_PROTECTED, FX_SECRET,
 				     FX_DEEP, FX_TOOL,	    FX_FILE2};
@@ -290,7 +311,8 @@ TEST_F (allowed, A5_stat_anywhere) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (allowed, A5_ls_system_folders) {
+TEST_F(allowed, A5_ls_system_folders)
+{
 	int count = 0;
 
 	FX_CONFINE(&self->fx);

@@ -534,13 +534,16 @@ static inline void fx_setup(struct __test_metadata *_metadata,
 
 /* A fixture named `group` with the tree above; its data is self->fx. */
 #define JR2_FIXTURE(group)                      \
-	FIXTURE (group) {                       \
+	FIXTURE(group)                          \
+	{                                       \
 		struct jr2_fx fx;               \
 	};                                      \
-	FIXTURE_SETUP (group) {                 \
+	FIXTURE_SETUP(group)                    \
+	{                                       \
 		fx_setup(_metadata, &self->fx); \
 	}                                       \
-	FIXTURE_TEARDOWN (group) {              \
+	FIXTURE_TEARDOWN(group)                 \
+	{                                       \
 	}
 
 /* ---- expectations, from runtime/abi.h's table alone ---- */

@@ -21,7 +21,8 @@ JR2_FIXTURE(escapes)
 
 /* ---- symlinks ---- */
 
-TEST_F (escapes, R9_symlink_absolute) {
+TEST_F(escapes, R9_symlink_absolute)
+{
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	ASSERT_EQ(0, test_symlink(FX_FILE2, FX_WORK "/control"));
 	FX_CONFINE(&self->fx);
@@ -29,7 +30,8 @@ TEST_F (escapes, R9_symlink_absolute) {
 	ASSERT_EQ(0, test_read(FX_WORK "/control"));
 }
 
-TEST_F (escapes, R9_symlink_relative) {
+TEST_F(escapes, R9_symlink_relative)
+{
 	ASSERT_EQ(0, test_symlink("../run/jr2/secret", FX_WORK "/link"));
 	ASSERT_EQ(0, test_symlink("../other", FX_WORK "/control"));
 	FX_CONFINE(&self->fx);
@@ -37,7 +39,8 @@ TEST_F (escapes, R9_symlink_relative) {
 	ASSERT_EQ(0, test_creat(FX_WORK "/control/new"));
 }
 
-TEST_F (escapes, R9_symlink_chained) {
+TEST_F(escapes, R9_symlink_chained)
+{
 	ASSERT_EQ(0, test_symlink(FX_OTHER "/b", FX_WORK "/a"));
 	ASSERT_EQ(0, test_symlink("../run/jr2", FX_OTHER "/b"));
 	FX_CONFINE(&self->fx);
@@ -46,7 +49,8 @@ TEST_F (escapes, R9_symlink_chained) {
 	ASSERT_EQ(0, test_list(FX_WORK "/a", NULL)); /* R7: names only */
 }
 
-TEST_F (escapes, R9_symlink_to_protected_dir) {
+TEST_F(escapes, R9_symlink_to_protected_dir)
+{
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_WORK "/jr2/secret", O_RDWR));
@@ -55,7 +59,8 @@ TEST_F (escapes, R9_symlink_to_protected_dir) {
 	ASSERT_EQ(0, test_unlink(FX_WORK "/jr2")); /* the link itself */
 }
 
-TEST_F (escapes, R9_symlink_swapped_after_rules) {
+TEST_F(escapes, R9_symlink_swapped_after_rules)
+{
 	ASSERT_EQ(0, test_symlink(FX_DIR, FX_WORK "/link"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_read(FX_WORK "/link/file2"));
@@ -64,7 +69,8 @@ TEST_F (escapes, R9_symlink_swapped_after_rules) {
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/link/secret"));
 }
 
-TEST_F (escapes, R9_symlink_made_confined) {
+TEST_F(escapes, R9_symlink_made_confined)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_OTHER "/link"));
 	ASSERT_EQ(EACCES, test_read(FX_OTHER "/link"));
@@ -72,21 +78,24 @@ TEST_F (escapes, R9_symlink_made_confined) {
 	ASSERT_EQ(0, test_read(FX_OTHER "/control"));
 }
 
-TEST_F (escapes, R9_symlink_in_read_only_tree) {
+TEST_F(escapes, R9_symlink_in_read_only_tree)
+{
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_REPOS "/link"));
 	ASSERT_EQ(0, test_read(FX_README));
 }
 
-TEST_F (escapes, R2_R9_symlink_write_through) {
+TEST_F(escapes, R2_R9_symlink_write_through)
+{
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_write(FX_WORK "/link", "x", O_APPEND));
 	ASSERT_EQ(0, test_write(FX_FILE, "x", O_APPEND));
 }
 
-TEST_F (escapes, R9_symlink_to_proc_self_root) {
+TEST_F(escapes, R9_symlink_to_proc_self_root)
+{
 	ASSERT_EQ(0, test_symlink("/proc/self/root", FX_WORK "/root"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/root" FX_SECRET));
@@ -126,28 +135,32 @@ TEST_F (escapes, R9_symlink_to_proc_self_root) {
 		}                                                             \
 	} while (0)
 
-TEST_F (escapes, R9_hardlink_made_before_read) {
+TEST_F(escapes, R9_hardlink_made_before_read)
+{
 	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
 	CONFINE_UNLESS_LINKED(&self->fx, FX_SECRET);
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/hard"));
 	ASSERT_EQ(0, test_read(FX_FILE));
 }
 
-TEST_F (escapes, R2_R9_hardlink_made_before_write) {
+TEST_F(escapes, R2_R9_hardlink_made_before_write)
+{
 	ASSERT_EQ(0, test_link(FX_DEEP, FX_OTHER "/hard"));
 	CONFINE_UNLESS_LINKED(&self->fx, FX_DEEP);
 	ASSERT_EQ(EACCES, test_open(FX_OTHER "/hard", O_WRONLY));
 	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY));
 }
 
-TEST_F (escapes, R6_R9_hardlink_made_before_truncate) {
+TEST_F(escapes, R6_R9_hardlink_made_before_truncate)
+{
 	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
 	CONFINE_UNLESS_LINKED(&self->fx, FX_SECRET);
 	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/hard", 0));
 	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
 }
 
-TEST_F (escapes, R9_hardlink_inside_protected_dir_is_fine) {
+TEST_F(escapes, R9_hardlink_inside_protected_dir_is_fine)
+{
 	/* Both names inside: no way around the rules, nothing to refuse. */
 	ASSERT_EQ(0, test_link(FX_SECRET, FX_SUB "/again"));
 	CONFINE_UNLESS_LINKED(&self->fx, "<nothing>");
@@ -171,7 +184,8 @@ static void bind_mount(struct __test_metadata *_metadata, const char *from,
 	}
 }
 
-TEST_F (escapes, R9_bindmount_dir_read) {
+TEST_F(escapes, R9_bindmount_dir_read)
+{
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	fx_make_dir(_metadata, FX_WORK "/control", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
@@ -182,7 +196,8 @@ TEST_F (escapes, R9_bindmount_dir_read) {
 	ASSERT_EQ(0, test_read(FX_WORK "/control/file2"));
 }
 
-TEST_F (escapes, R3_R9_bindmount_dir_create) {
+TEST_F(escapes, R3_R9_bindmount_dir_create)
+{
 	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_OTHER "/bound");
 	FX_CONFINE(&self->fx);
@@ -191,7 +206,8 @@ TEST_F (escapes, R3_R9_bindmount_dir_create) {
 	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
 }
 
-TEST_F (escapes, R9_bindmount_file) {
+TEST_F(escapes, R9_bindmount_file)
+{
 	bind_mount(_metadata, FX_SECRET, FX_FILE);
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_FILE));
@@ -199,7 +215,8 @@ TEST_F (escapes, R9_bindmount_file) {
 	ASSERT_EQ(0, test_read(FX_FILE2));
 }
 
-TEST_F (escapes, R9_bindmount_subdir) {
+TEST_F(escapes, R9_bindmount_subdir)
+{
 	fx_make_dir(_metadata, FX_OTHER "/sub", 0755);
 	bind_mount(_metadata, FX_SUB, FX_OTHER "/sub");
 	FX_CONFINE(&self->fx);
@@ -208,7 +225,8 @@ TEST_F (escapes, R9_bindmount_subdir) {
 	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
 }
 
-TEST_F (escapes, R9_bindmount_ancestor) {
+TEST_F(escapes, R9_bindmount_ancestor)
+{
 	fx_make_dir(_metadata, FX_WORK "/run", 0755);
 	bind_mount(_metadata, FX_RUN, FX_WORK "/run");
 	FX_CONFINE(&self->fx);
@@ -219,25 +237,29 @@ TEST_F (escapes, R9_bindmount_ancestor) {
 
 /* ---- .. walks ---- */
 
-TEST_F (escapes, R9_dotdot_from_work) {
+TEST_F(escapes, R9_dotdot_from_work)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/../run/jr2/secret"));
 	ASSERT_EQ(0, test_read(FX_WORK "/../other/../work/file"));
 }
 
-TEST_F (escapes, R9_dotdot_deep) {
+TEST_F(escapes, R9_dotdot_deep)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_DIR "/../../run/./jr2/sub/../secret"));
 	ASSERT_EQ(0, test_read(FX_DIR "/../../repos/sub/../README"));
 }
 
-TEST_F (escapes, R9_dotdot_past_root) {
+TEST_F(escapes, R9_dotdot_past_root)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read("/../../.." FX_SECRET));
 	ASSERT_EQ(0, test_read("/../../.." FX_FILE));
 }
 
-TEST_F (escapes, R9_dotdot_relative_to_cwd) {
+TEST_F(escapes, R9_dotdot_relative_to_cwd)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_chdir(FX_DIR));
 	ASSERT_EQ(EACCES, test_read("../../run/jr2/secret"));
@@ -245,7 +267,8 @@ TEST_F (escapes, R9_dotdot_relative_to_cwd) {
 	ASSERT_EQ(0, test_read("../file"));
 }
 
-TEST_F (escapes, R9_dotdot_openat_dirfd) {
+TEST_F(escapes, R9_dotdot_openat_dirfd)
+{
 	int dirfd;
 
 	FX_CONFINE(&self->fx);
@@ -308,14 +331,16 @@ static int test_read_proc(pid_t pid, const char *rest)
 	return test_read(path);
 }
 
-TEST_F (escapes, R9_proc_self_root) {
+TEST_F(escapes, R9_proc_self_root)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read("/proc/self/root" FX_SECRET));
 	ASSERT_EQ(EACCES, test_read("/proc/thread-self/root" FX_DEEP));
 	ASSERT_EQ(0, test_read("/proc/self/root" FX_FILE));
 }
 
-TEST_F (escapes, R9_proc_self_cwd) {
+TEST_F(escapes, R9_proc_self_cwd)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, test_chdir(FX_PROTECTED));
 	ASSERT_EQ(EACCES, test_read("/proc/self/cwd/secret"));
@@ -324,7 +349,8 @@ TEST_F (escapes, R9_proc_self_cwd) {
 	ASSERT_EQ(0, test_read("/proc/self/cwd/file"));
 }
 
-TEST_F (escapes, R9_proc_pid_cwd_of_unconfined) {
+TEST_F(escapes, R9_proc_pid_cwd_of_unconfined)
+{
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "cwd/secret")); /* unconfined */
@@ -333,7 +359,8 @@ TEST_F (escapes, R9_proc_pid_cwd_of_unconfined) {
 	ASSERT_EQ(EACCES, test_read_proc(pid, "cwd/sub/deep"));
 }
 
-TEST_F (escapes, R9_proc_pid_root_of_unconfined) {
+TEST_F(escapes, R9_proc_pid_root_of_unconfined)
+{
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "root" FX_SECRET));
@@ -341,7 +368,8 @@ TEST_F (escapes, R9_proc_pid_root_of_unconfined) {
 	ASSERT_EQ(EACCES, test_read_proc(pid, "root" FX_SECRET));
 }
 
-TEST_F (escapes, R9_proc_pid_fd_of_unconfined) {
+TEST_F(escapes, R9_proc_pid_fd_of_unconfined)
+{
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "fd/7"));
@@ -349,7 +377,8 @@ TEST_F (escapes, R9_proc_pid_fd_of_unconfined) {
 	ASSERT_EQ(EACCES, test_read_proc(pid, "fd/7"));
 }
 
-TEST_F (escapes, R9_proc_self_fd_reopen_opath) {
+TEST_F(escapes, R9_proc_self_fd_reopen_opath)
+{
 	char path[64];
 	int fd;
 
@@ -367,7 +396,8 @@ TEST_F (escapes, R9_proc_self_fd_reopen_opath) {
 	close(fd);
 }
 
-TEST_F (escapes, R9_proc_self_fd_dir_path) {
+TEST_F(escapes, R9_proc_self_fd_dir_path)
+{
 	char path[64];
 	int fd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
@@ -380,7 +410,8 @@ TEST_F (escapes, R9_proc_self_fd_dir_path) {
 	close(fd);
 }
 
-TEST_F (escapes, O2_R9_proc_self_fd_reopen_rdwr) {
+TEST_F(escapes, O2_R9_proc_self_fd_reopen_rdwr)
+{
 	char path[64];
 	int fd;
 
@@ -395,7 +426,8 @@ TEST_F (escapes, O2_R9_proc_self_fd_reopen_rdwr) {
 
 /* ---- O_PATH then openat ---- */
 
-TEST_F (escapes, R9_opath_dir_openat) {
+TEST_F(escapes, R9_opath_dir_openat)
+{
 	int dirfd, control;
 
 	FX_CONFINE(&self->fx);
@@ -409,7 +441,8 @@ TEST_F (escapes, R9_opath_dir_openat) {
 	close(control);
 }
 
-TEST_F (escapes, R9_opath_fchdir) {
+TEST_F(escapes, R9_opath_fchdir)
+{
 	int dirfd;
 
 	FX_CONFINE(&self->fx);
@@ -421,7 +454,8 @@ TEST_F (escapes, R9_opath_fchdir) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R5_R9_opath_linkat_empty_path) {
+TEST_F(escapes, R5_R9_opath_linkat_empty_path)
+{
 	int fd, control;
 
 	FX_CONFINE(&self->fx);
@@ -453,13 +487,15 @@ static int test_openat2(int dirfd, const char *path, uint64_t flags,
 	return 0;
 }
 
-TEST_F (escapes, R9_openat2_plain) {
+TEST_F(escapes, R9_openat2_plain)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_openat2(AT_FDCWD, FX_SECRET, O_RDONLY, 0));
 	ASSERT_EQ(0, test_openat2(AT_FDCWD, FX_FILE, O_RDWR, 0));
 }
 
-TEST_F (escapes, R9_openat2_resolve_beneath) {
+TEST_F(escapes, R9_openat2_resolve_beneath)
+{
 	int dirfd;
 
 	FX_CONFINE(&self->fx);
@@ -471,7 +507,8 @@ TEST_F (escapes, R9_openat2_resolve_beneath) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R9_openat2_resolve_in_root) {
+TEST_F(escapes, R9_openat2_resolve_in_root)
+{
 	int dirfd;
 
 	FX_CONFINE(&self->fx);
@@ -486,7 +523,8 @@ TEST_F (escapes, R9_openat2_resolve_in_root) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R9_openat2_no_symlinks_no_xdev) {
+TEST_F(escapes, R9_openat2_no_symlinks_no_xdev)
+{
 	const uint64_t strict =
 	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 	int dirfd;
@@ -501,7 +539,8 @@ TEST_F (escapes, R9_openat2_no_symlinks_no_xdev) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R6_R9_openat2_o_trunc) {
+TEST_F(escapes, R6_R9_openat2_o_trunc)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES,
 		  test_openat2(AT_FDCWD, FX_SECRET, O_WRONLY | O_TRUNC, 0));
@@ -621,7 +660,8 @@ static int ring_openat(struct ring *ring, const char *path, int flags)
 				   name);                                      \
 	} while (0)
 
-TEST_F (escapes, R1_R9_iouring_openat_read) {
+TEST_F(escapes, R1_R9_iouring_openat_read)
+{
 	struct ring ring;
 
 	RING_SETUP(&ring);
@@ -630,7 +670,8 @@ TEST_F (escapes, R1_R9_iouring_openat_read) {
 	ASSERT_EQ(EACCES, ring_openat(&ring, FX_SECRET, O_RDONLY));
 }
 
-TEST_F (escapes, R2_R9_iouring_openat_write) {
+TEST_F(escapes, R2_R9_iouring_openat_write)
+{
 	struct ring ring;
 
 	RING_SETUP(&ring);
@@ -639,7 +680,8 @@ TEST_F (escapes, R2_R9_iouring_openat_write) {
 	ASSERT_EQ(EACCES, ring_openat(&ring, FX_DEEP, O_WRONLY | O_APPEND));
 }
 
-TEST_F (escapes, R3_R9_iouring_openat_create) {
+TEST_F(escapes, R3_R9_iouring_openat_create)
+{
 	struct ring ring;
 
 	RING_SETUP(&ring);
@@ -649,7 +691,8 @@ TEST_F (escapes, R3_R9_iouring_openat_create) {
 		  ring_openat(&ring, FX_PROTECTED "/new", O_WRONLY | O_CREAT));
 }
 
-TEST_F (escapes, R6_R9_iouring_openat_trunc) {
+TEST_F(escapes, R6_R9_iouring_openat_trunc)
+{
 	struct ring ring;
 
 	RING_SETUP(&ring);
@@ -659,7 +702,8 @@ TEST_F (escapes, R6_R9_iouring_openat_trunc) {
 	ASSERT_EQ(EACCES, ring_openat(&ring, FX_README, O_RDONLY | O_TRUNC));
 }
 
-TEST_F (escapes, R9_iouring_openat2) {
+TEST_F(escapes, R9_iouring_openat2)
+{
 	struct open_how how = {.flags = O_RDONLY | O_CLOEXEC};
 	struct io_uring_sqe sqe = {.opcode = IORING_OP_OPENAT2,
 				   .fd = AT_FDCWD,
@@ -679,7 +723,8 @@ TEST_F (escapes, R9_iouring_openat2) {
 	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
 }
 
-TEST_F (escapes, R4_R9_iouring_unlinkat) {
+TEST_F(escapes, R4_R9_iouring_unlinkat)
+{
 	struct io_uring_sqe sqe = {.opcode = IORING_OP_UNLINKAT,
 				   .fd = AT_FDCWD};
 	struct ring ring;
@@ -693,7 +738,8 @@ TEST_F (escapes, R4_R9_iouring_unlinkat) {
 	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
 }
 
-TEST_F (escapes, R5_R9_iouring_renameat) {
+TEST_F(escapes, R5_R9_iouring_renameat)
+{
 	struct io_uring_sqe sqe = {.opcode = IORING_OP_RENAMEAT,
 				   .fd = AT_FDCWD,
 				   .len = (__u32)AT_FDCWD};
@@ -712,7 +758,8 @@ TEST_F (escapes, R5_R9_iouring_renameat) {
 	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
 }
 
-TEST_F (escapes, R3_R9_iouring_mkdirat) {
+TEST_F(escapes, R3_R9_iouring_mkdirat)
+{
 	struct io_uring_sqe sqe = {
 	    .opcode = IORING_OP_MKDIRAT, .fd = AT_FDCWD, .len = 0700};
 	struct ring ring;
@@ -728,7 +775,8 @@ TEST_F (escapes, R3_R9_iouring_mkdirat) {
 	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
 }
 
-TEST_F (escapes, R5_R9_iouring_linkat) {
+TEST_F(escapes, R5_R9_iouring_linkat)
+{
 	struct io_uring_sqe sqe = {
 	    .opcode = IORING_OP_LINKAT, .fd = AT_FDCWD, .len = (__u32)AT_FDCWD};
 	struct ring ring;
@@ -782,7 +830,8 @@ static int test_open_by_handle(struct handle *handle, int flags)
 	return err;
 }
 
-TEST_F (escapes, R1_R9_handle_open_read) {
+TEST_F(escapes, R1_R9_handle_open_read)
+{
 	struct handle secret, control;
 
 	get_handle(_metadata, FX_SECRET, &secret);
@@ -792,7 +841,8 @@ TEST_F (escapes, R1_R9_handle_open_read) {
 	ASSERT_EQ(0, test_open_by_handle(&control, O_RDONLY));
 }
 
-TEST_F (escapes, R2_R9_handle_open_write) {
+TEST_F(escapes, R2_R9_handle_open_write)
+{
 	struct handle secret, control;
 
 	get_handle(_metadata, FX_DEEP, &secret);
@@ -802,7 +852,8 @@ TEST_F (escapes, R2_R9_handle_open_write) {
 	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY));
 }
 
-TEST_F (escapes, R6_R9_handle_open_trunc) {
+TEST_F(escapes, R6_R9_handle_open_trunc)
+{
 	struct handle secret, control;
 
 	get_handle(_metadata, FX_SECRET, &secret);
@@ -812,7 +863,8 @@ TEST_F (escapes, R6_R9_handle_open_trunc) {
 	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY | O_TRUNC));
 }
 
-TEST_F (escapes, R9_handle_of_protected_dir) {
+TEST_F(escapes, R9_handle_of_protected_dir)
+{
 	struct handle dir;
 	int mount_fd, dirfd;
 
@@ -832,28 +884,32 @@ TEST_F (escapes, R9_handle_of_protected_dir) {
 
 /* ---- renaming an ancestor ---- */
 
-TEST_F (escapes, R5_R9_rename_ancestor_into_work) {
+TEST_F(escapes, R5_R9_rename_ancestor_into_work)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_RUN, FX_WORK "/run"));
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/run"));
 	ASSERT_EQ(0, test_rename(FX_DIR, FX_OTHER "/dir"));
 }
 
-TEST_F (escapes, R5_R9_rename_protected_into_work) {
+TEST_F(escapes, R5_R9_rename_protected_into_work)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_PROTECTED, FX_WORK "/jr2"));
 	ASSERT_EQ(EACCES, test_rename(FX_SUB, FX_WORK "/sub"));
 	ASSERT_EQ(0, test_stat(FX_SECRET));
 }
 
-TEST_F (escapes, R5_R9_rename_over_ancestor) {
+TEST_F(escapes, R5_R9_rename_over_ancestor)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_OTHER, FX_RUN));
 	ASSERT_EQ(EACCES, test_rename(FX_DIR, FX_PROTECTED));
 	ASSERT_EQ(0, test_stat(FX_SECRET));
 }
 
-TEST_F (escapes, R5_R9_rename_exchange_protected_with_work) {
+TEST_F(escapes, R5_R9_rename_exchange_protected_with_work)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES,
 		  test_renameat2(FX_PROTECTED, FX_DIR, RENAME_EXCHANGE));
@@ -863,7 +919,8 @@ TEST_F (escapes, R5_R9_rename_exchange_protected_with_work) {
 
 /* ---- unshare + mount (P5), even as root ---- */
 
-TEST_F (escapes, P5_R9_mount_bind_protected_after_unshare) {
+TEST_F(escapes, P5_R9_mount_bind_protected_after_unshare)
+{
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	/* Control: unconfined, the same bind works (and is undone). */
 	bind_mount(_metadata, FX_DIR, FX_WORK "/bound");
@@ -877,7 +934,8 @@ TEST_F (escapes, P5_R9_mount_bind_protected_after_unshare) {
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/bound/secret"));
 }
 
-TEST_F (escapes, P5_R9_mount_tmpfs_over_protected) {
+TEST_F(escapes, P5_R9_mount_tmpfs_over_protected)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EPERM,
 		  mount("jr2", FX_PROTECTED, "tmpfs", 0, NULL) ? errno : 0);
@@ -885,7 +943,8 @@ TEST_F (escapes, P5_R9_mount_tmpfs_over_protected) {
 	ASSERT_EQ(0, test_stat(FX_SECRET));
 }
 
-TEST_F (escapes, P5_mount_umount) {
+TEST_F(escapes, P5_mount_umount)
+{
 	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
 	bind_mount(_metadata, FX_DIR, FX_OTHER "/bound");
 	FX_CONFINE(&self->fx);
@@ -894,7 +953,8 @@ TEST_F (escapes, P5_mount_umount) {
 	ASSERT_EQ(0, test_read(FX_OTHER "/bound/file2"));
 }
 
-TEST_F (escapes, P5_mount_remount) {
+TEST_F(escapes, P5_mount_remount)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EPERM, mount(NULL, FX_ROOT, NULL, MS_REMOUNT | MS_BIND, NULL)
 			     ? errno
@@ -903,7 +963,8 @@ TEST_F (escapes, P5_mount_remount) {
 		  mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL) ? errno : 0);
 }
 
-TEST_F (escapes, P5_mount_pivot_root) {
+TEST_F(escapes, P5_mount_pivot_root)
+{
 	fx_make_dir(_metadata, FX_WORK "/new-root", 0755);
 	fx_make_dir(_metadata, FX_WORK "/new-root/old", 0755);
 	bind_mount(_metadata, FX_WORK "/new-root", FX_WORK "/new-root");
@@ -915,7 +976,8 @@ TEST_F (escapes, P5_mount_pivot_root) {
 	ASSERT_EQ(0, test_read(FX_FILE));
 }
 
-TEST_F (escapes, P5_R9_mount_move_mount_clone) {
+TEST_F(escapes, P5_R9_mount_move_mount_clone)
+{
 	int tree;
 
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
@@ -935,7 +997,8 @@ TEST_F (escapes, P5_R9_mount_move_mount_clone) {
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/bound/secret"));
 }
 
-TEST_F (escapes, P5_mount_in_new_user_namespace) {
+TEST_F(escapes, P5_mount_in_new_user_namespace)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(0, unshare(CLONE_NEWUSER | CLONE_NEWNS))
 	{
@@ -951,7 +1014,8 @@ TEST_F (escapes, P5_mount_in_new_user_namespace) {
 
 /* ---- chroot ---- */
 
-TEST_F (escapes, R9_chroot_into_protected_dir) {
+TEST_F(escapes, R9_chroot_into_protected_dir)
+{
 	FX_CONFINE(&self->fx);
 	/* Landlock does not hook chroot; the new root changes no rule. */
 	ASSERT_EQ(0, chroot(FX_PROTECTED) ? errno : 0);
@@ -961,7 +1025,8 @@ TEST_F (escapes, R9_chroot_into_protected_dir) {
 	ASSERT_EQ(0, test_list("/", NULL));
 }
 
-TEST_F (escapes, R9_chroot_then_break_out) {
+TEST_F(escapes, R9_chroot_then_break_out)
+{
 	int old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, old_root);
@@ -976,7 +1041,8 @@ TEST_F (escapes, R9_chroot_then_break_out) {
 
 /* ---- inherited and passed descriptors ---- */
 
-TEST_F (escapes, R9_fd_inherited_dir_openat) {
+TEST_F(escapes, R9_fd_inherited_dir_openat)
+{
 	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, dirfd);
@@ -988,7 +1054,8 @@ TEST_F (escapes, R9_fd_inherited_dir_openat) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R9_fd_inherited_dir_fchdir) {
+TEST_F(escapes, R9_fd_inherited_dir_fchdir)
+{
 	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, dirfd);
@@ -1064,7 +1131,8 @@ static int passed_fd(struct __test_metadata *_metadata, int sock[2],
 	return pid;
 }
 
-TEST_F (escapes, R9_fd_passed_dir_openat) {
+TEST_F(escapes, R9_fd_passed_dir_openat)
+{
 	int sock[2], dirfd, status;
 	pid_t pid;
 
@@ -1081,7 +1149,8 @@ TEST_F (escapes, R9_fd_passed_dir_openat) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R6_R9_fd_passed_file_reopen_write) {
+TEST_F(escapes, R6_R9_fd_passed_file_reopen_write)
+{
 	int sock[2], fd, status;
 	char path[64];
 	pid_t pid;
@@ -1103,14 +1172,16 @@ TEST_F (escapes, R6_R9_fd_passed_file_reopen_write) {
 
 /* ---- FIFO and socket creation by side paths ---- */
 
-TEST_F (escapes, R3_R9_fifo_via_symlinked_dir) {
+TEST_F(escapes, R3_R9_fifo_via_symlinked_dir)
+{
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_mknod(FX_WORK "/jr2/fifo", S_IFIFO | 0600, 0));
 	ASSERT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
 }
 
-TEST_F (escapes, R3_R9_fifo_via_dirfd) {
+TEST_F(escapes, R3_R9_fifo_via_dirfd)
+{
 	int dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int control = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
@@ -1122,7 +1193,8 @@ TEST_F (escapes, R3_R9_fifo_via_dirfd) {
 	close(control);
 }
 
-TEST_F (escapes, R3_R9_socket_bind_via_proc_fd) {
+TEST_F(escapes, R3_R9_socket_bind_via_proc_fd)
+{
 	int dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	char path[64];
 
@@ -1134,13 +1206,15 @@ TEST_F (escapes, R3_R9_socket_bind_via_proc_fd) {
 	close(dirfd);
 }
 
-TEST_F (escapes, R3_R9_socket_bind_via_dotdot) {
+TEST_F(escapes, R3_R9_socket_bind_via_dotdot)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_bind_unix(FX_WORK "/../run/jr2/sock"));
 	ASSERT_EQ(0, test_bind_unix(FX_WORK "/../other/sock"));
 }
 
-TEST_F (escapes, R3_R9_socket_bind_via_bindmount) {
+TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
+{
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
 	FX_CONFINE(&self->fx);
@@ -1187,7 +1261,8 @@ static int test_ptrace(long request, pid_t pid)
 	return 0;
 }
 
-TEST_F (escapes, P1_R9_ptrace_attach_outside_domain) {
+TEST_F(escapes, P1_R9_ptrace_attach_outside_domain)
+{
 	pid_t outside = sleeper(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
@@ -1196,7 +1271,8 @@ TEST_F (escapes, P1_R9_ptrace_attach_outside_domain) {
 	ASSERT_EQ(0, test_ptrace(PTRACE_ATTACH, inside));
 }
 
-TEST_F (escapes, P1_R9_ptrace_seize_outside_domain) {
+TEST_F(escapes, P1_R9_ptrace_seize_outside_domain)
+{
 	pid_t outside = sleeper(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
@@ -1205,7 +1281,8 @@ TEST_F (escapes, P1_R9_ptrace_seize_outside_domain) {
 	ASSERT_EQ(0, test_ptrace(PTRACE_SEIZE, inside));
 }
 
-TEST_F (escapes, P1_R9_ptrace_attach_parent) {
+TEST_F(escapes, P1_R9_ptrace_attach_parent)
+{
 	pid_t parent = getppid(); /* the harness runner: unconfined */
 
 	FX_CONFINE(&self->fx);
@@ -1220,7 +1297,8 @@ static int test_proc_mem(pid_t pid)
 	return test_open(path, O_RDONLY);
 }
 
-TEST_F (escapes, P1_R9_procmem_outside_domain) {
+TEST_F(escapes, P1_R9_procmem_outside_domain)
+{
 	pid_t outside = sleeper(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
@@ -1238,7 +1316,8 @@ static int test_vm_readv(pid_t pid, void *addr)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0 ? errno : 0;
 }
 
-TEST_F (escapes, P1_R9_vmreadv_outside_domain) {
+TEST_F(escapes, P1_R9_vmreadv_outside_domain)
+{
 	/* Both children are forks of this test: the address is theirs too. */
 	static char marker[8] = "marker";
 	pid_t outside = sleeper(_metadata), inside;
@@ -1273,7 +1352,8 @@ static int nested_restrict(const char *path, uint64_t handled, uint64_t granted)
 	return err;
 }
 
-TEST_F (escapes, P6_R9_nested_grants_protected_dir) {
+TEST_F(escapes, P6_R9_nested_grants_protected_dir)
+{
 	const uint64_t rw = JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_WRITE_FILE;
 
 	FX_CONFINE(&self->fx);
@@ -1284,7 +1364,8 @@ TEST_F (escapes, P6_R9_nested_grants_protected_dir) {
 	ASSERT_EQ(EACCES, test_read(FX_FILE));
 }
 
-TEST_F (escapes, P6_R9_nested_grants_root_everything) {
+TEST_F(escapes, P6_R9_nested_grants_root_everything)
+{
 	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
 
 	FX_CONFINE(&self->fx);
@@ -1299,7 +1380,8 @@ TEST_F (escapes, P6_R9_nested_grants_root_everything) {
 #define READ_SCRIPT(path) \
 	"if (exec 3< " path ") 2>/dev/null; then exit 0; fi; exit 9"
 
-TEST_F (escapes, P6_R9_nested_survives_exec) {
+TEST_F(escapes, P6_R9_nested_survives_exec)
+{
 	char *const secret[] = {"/bin/sh", "-c", READ_SCRIPT(FX_SECRET), NULL};
 	char *const control[] = {"/bin/sh", "-c", READ_SCRIPT(FX_FILE), NULL};
 	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
@@ -1315,7 +1397,8 @@ TEST_F (escapes, P6_R9_nested_survives_exec) {
 
 /* ---- truncate by every side path ---- */
 
-TEST_F (escapes, R6_R9_truncate_via_symlink) {
+TEST_F(escapes, R6_R9_truncate_via_symlink)
+{
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/link", 0));
@@ -1323,7 +1406,8 @@ TEST_F (escapes, R6_R9_truncate_via_symlink) {
 	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
 }
 
-TEST_F (escapes, R6_R9_truncate_via_bindmount) {
+TEST_F(escapes, R6_R9_truncate_via_bindmount)
+{
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
 	FX_CONFINE(&self->fx);
@@ -1332,7 +1416,8 @@ TEST_F (escapes, R6_R9_truncate_via_bindmount) {
 	ASSERT_EQ(0, test_creat(FX_OTHER "/new"));
 }
 
-TEST_F (escapes, R6_R9_truncate_via_dotdot) {
+TEST_F(escapes, R6_R9_truncate_via_dotdot)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/../run/jr2/secret", 0));
 	ASSERT_EQ(EACCES,
@@ -1340,7 +1425,8 @@ TEST_F (escapes, R6_R9_truncate_via_dotdot) {
 	ASSERT_EQ(0, test_truncate(FX_DIR "/../file", 0));
 }
 
-TEST_F (escapes, R6_R9_truncate_via_proc_fd_reopen) {
+TEST_F(escapes, R6_R9_truncate_via_proc_fd_reopen)
+{
 	char path[64];
 	int fd;
 
@@ -1353,7 +1439,8 @@ TEST_F (escapes, R6_R9_truncate_via_proc_fd_reopen) {
 	close(fd);
 }
 
-TEST_F (escapes, R6_R9_truncate_via_opath_dirfd) {
+TEST_F(escapes, R6_R9_truncate_via_opath_dirfd)
+{
 	int dirfd;
 
 	FX_CONFINE(&self->fx);

@@ -231,7 +231,8 @@ static void assert_run_refused(struct __test_metadata *_metadata)
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/ran"));
 }
 
-TEST_F (gating, G1_no_landlock_refused) {
+TEST_F(gating, G1_no_landlock_refused)
+{
 	struct jr2_abi abi;
 
 	fake_landlock_errno(_metadata, ENOSYS);
@@ -241,7 +242,8 @@ TEST_F (gating, G1_no_landlock_refused) {
 	assert_refused(_metadata, &abi, JR2_VERDICT_NO_LANDLOCK);
 }
 
-TEST_F (gating, G1_G5_no_landlock_check) {
+TEST_F(gating, G1_G5_no_landlock_check)
+{
 	char out[8192], value[64];
 
 	fake_landlock_errno(_metadata, ENOSYS);
@@ -258,12 +260,14 @@ TEST_F (gating, G1_G5_no_landlock_check) {
 	}
 }
 
-TEST_F (gating, G1_no_landlock_run_never_runs_command) {
+TEST_F(gating, G1_no_landlock_run_never_runs_command)
+{
 	fake_landlock_errno(_metadata, ENOSYS);
 	assert_run_refused(_metadata);
 }
 
-TEST_F (gating, G2_not_enabled_refused) {
+TEST_F(gating, G2_not_enabled_refused)
+{
 	struct jr2_abi abi;
 
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
@@ -272,7 +276,8 @@ TEST_F (gating, G2_not_enabled_refused) {
 	assert_refused(_metadata, &abi, JR2_VERDICT_NOT_ENABLED);
 }
 
-TEST_F (gating, G2_G5_not_enabled_check) {
+TEST_F(gating, G2_G5_not_enabled_check)
+{
 	char out[8192], value[64];
 
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
@@ -291,12 +296,14 @@ TEST_F (gating, G2_G5_not_enabled_check) {
 	}
 }
 
-TEST_F (gating, G2_not_enabled_run_never_runs_command) {
+TEST_F(gating, G2_not_enabled_run_never_runs_command)
+{
 	fake_landlock_errno(_metadata, EOPNOTSUPP);
 	assert_run_refused(_metadata);
 }
 
-TEST_F (gating, G3_abi1_kernel_refused) {
+TEST_F(gating, G3_abi1_kernel_refused)
+{
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, 1);
@@ -306,7 +313,8 @@ TEST_F (gating, G3_abi1_kernel_refused) {
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F (gating, G3_abi2_kernel_refused) {
+TEST_F(gating, G3_abi2_kernel_refused)
+{
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, 2);
@@ -315,7 +323,8 @@ TEST_F (gating, G3_abi2_kernel_refused) {
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F (gating, G3_G5_abi2_kernel_check_and_run) {
+TEST_F(gating, G3_G5_abi2_kernel_check_and_run)
+{
 	char out[8192];
 
 	fake_landlock_version(_metadata, 2);
@@ -329,7 +338,8 @@ TEST_F (gating, G3_G5_abi2_kernel_check_and_run) {
 	assert_run_refused(_metadata);
 }
 
-TEST_F (gating, G3_G7_cap2_refused_as_abi2_kernel) {
+TEST_F(gating, G3_G7_cap2_refused_as_abi2_kernel)
+{
 	struct jr2_abi abi;
 
 	jr2_abi_probe(&abi, 2);
@@ -344,7 +354,8 @@ TEST_F (gating, G3_G7_cap2_refused_as_abi2_kernel) {
 	assert_refused(_metadata, &abi, JR2_VERDICT_ABI_TOO_OLD);
 }
 
-TEST_F (gating, G4_newer_kernel_used_at_newest_abi) {
+TEST_F(gating, G4_newer_kernel_used_at_newest_abi)
+{
 	struct jr2_abi abi;
 
 	fake_landlock_version(_metadata, JR2_ABI_NEWEST + 1);
@@ -360,7 +371,8 @@ TEST_F (gating, G4_newer_kernel_used_at_newest_abi) {
 	ASSERT_EQ(JR2_VERDICT_ACCEPT, jr2_abi_verdict(&abi));
 }
 
-TEST_F (gating, G4_G7_probe_matches_kernel) {
+TEST_F(gating, G4_G7_probe_matches_kernel)
+{
 	const struct jr2_abi *abi = &self->fx.abi;
 	int raw = raw_abi();
 	int expected;
@@ -380,7 +392,8 @@ TEST_F (gating, G4_G7_probe_matches_kernel) {
 	ASSERT_EQ(expected >= JR2_ABI_REQUIRED, fx_accepted(abi));
 }
 
-TEST_F (gating, G4_confines_under_abi_in_force) {
+TEST_F(gating, G4_confines_under_abi_in_force)
+{
 	/* Refused below ABI 3 (asserted, then skipped), else enforced. */
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
@@ -388,7 +401,8 @@ TEST_F (gating, G4_confines_under_abi_in_force) {
 	ASSERT_EQ(0, test_read(FX_FILE));
 }
 
-TEST_F (gating, G4_compiles_every_right_and_scope) {
+TEST_F(gating, G4_compiles_every_right_and_scope)
+{
 	const struct jr2_abi *abi = &self->fx.abi;
 	struct jr2_ruleset_plan plan;
 	struct jr2_policy policy;
@@ -431,7 +445,8 @@ static void assert_features_reported(struct __test_metadata *_metadata,
 	}
 }
 
-TEST_F (gating, G5_check_json_matches_table) {
+TEST_F(gating, G5_check_json_matches_table)
+{
 	const struct jr2_abi *abi = &self->fx.abi;
 	char out[8192], want[64], value[256];
 	struct utsname uts;
@@ -458,7 +473,8 @@ TEST_F (gating, G5_check_json_matches_table) {
 	assert_features_reported(_metadata, abi, out);
 }
 
-TEST_F (gating, G5_check_text_names_each_feature) {
+TEST_F(gating, G5_check_text_names_each_feature)
+{
 	const struct jr2_abi *abi = &self->fx.abi;
 	char out[8192];
 
@@ -484,7 +500,8 @@ TEST_F (gating, G5_check_text_names_each_feature) {
 	}
 }
 
-TEST_F (gating, G6_G7_cap5_names_scopes_unavailable) {
+TEST_F(gating, G6_G7_cap5_names_scopes_unavailable)
+{
 	struct jr2_abi abi;
 	char out[8192], value[32];
 
@@ -504,7 +521,8 @@ TEST_F (gating, G6_G7_cap5_names_scopes_unavailable) {
 	assert_features_reported(_metadata, &abi, out);
 }
 
-TEST_F (gating, G7_cap_flag_wins_over_environment) {
+TEST_F(gating, G7_cap_flag_wins_over_environment)
+{
 	const int kernel = self->fx.abi.kernel; /* 0 without Landlock */
 	char out[8192];
 
@@ -521,7 +539,8 @@ TEST_F (gating, G7_cap_flag_wins_over_environment) {
 						   "check", "--max-abi", "3"));
 }
 
-TEST_F (gating, G7_bad_cap_refused) {
+TEST_F(gating, G7_bad_cap_refused)
+{
 	char out[8192], msg[256] = "";
 
 	ASSERT_EQ(0, setenv("JR2_MAX_ABI", "12", 1));
@@ -579,7 +598,8 @@ static void assert_signal_outcome(struct __test_metadata *_metadata,
 		  kill(pid, SIGTERM) ? errno : 0);
 }
 
-TEST_F (gating, G6_G7_P2_cap5_signal_reaches_outside) {
+TEST_F(gating, G6_G7_P2_cap5_signal_reaches_outside)
+{
 	pid_t pid = outsider(_metadata);
 	char out[8192], cap[32], value[32];
 	int status;
@@ -599,7 +619,8 @@ TEST_F (gating, G6_G7_P2_cap5_signal_reaches_outside) {
 	ASSERT_EQ(SIGTERM, WTERMSIG(status));
 }
 
-TEST_F (gating, G7_P2_cap6_signal_scoped) {
+TEST_F(gating, G7_P2_cap6_signal_scoped)
+{
 	pid_t pid = outsider(_metadata);
 	pid_t own;
 
@@ -610,7 +631,8 @@ TEST_F (gating, G7_P2_cap6_signal_scoped) {
 	ASSERT_EQ(0, kill(own, SIGKILL));
 }
 
-TEST_F (gating, G6_G7_P2_cap5_abstract_socket_reachable) {
+TEST_F(gating, G6_G7_P2_cap5_abstract_socket_reachable)
+{
 	char name[64];
 	int listener;
 
@@ -623,7 +645,8 @@ TEST_F (gating, G6_G7_P2_cap5_abstract_socket_reachable) {
 	close(listener);
 }
 
-TEST_F (gating, G7_P2_cap6_abstract_socket_scoped) {
+TEST_F(gating, G7_P2_cap6_abstract_socket_scoped)
+{
 	char name[64], own[64];
 	int listener, own_listener;
 

@@ -511,18 +511,18 @@ static inline void hx_stop(struct hx *hx)
 
 /* A fixture `group` with a struct hx; the harness stops at teardown. */
 /* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
-#define HX_FIXTURE(group)                                                      \
-	FIXTURE(group)                                                         \
-	{                                                                      \
-		struct hx hx;                                                  \
-	};                                                                     \
-	FIXTURE_SETUP(group)                                                   \
-	{                                                                      \
-		hx_setup(_metadata, &self->hx);                                \
-	}                                                                      \
-	FIXTURE_TEARDOWN(group)                                                \
-	{                                                                      \
-		hx_stop(&self->hx);                                            \
+#define HX_FIXTURE(group)                       \
+	FIXTURE(group)                          \
+	{                                       \
+		struct hx hx;                   \
+	};                                      \
+	FIXTURE_SETUP(group)                    \
+	{                                       \
+		hx_setup(_metadata, &self->hx); \
+	}                                       \
+	FIXTURE_TEARDOWN(group)                 \
+	{                                       \
+		hx_stop(&self->hx);             \
 	}
 /* clang-format on */
 

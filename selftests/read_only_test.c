@@ -8,7 +8,8 @@
 
 JR2_FIXTURE(read_only)
 
-TEST_F (read_only, O1_read_file) {
+TEST_F(read_only, O1_read_file)
+{
 	char buf[16] = "";
 	int fd;
 
@@ -22,7 +23,8 @@ TEST_F (read_only, O1_read_file) {
 	ASSERT_EQ(EACCES, test_open(FX_README, O_WRONLY));
 }
 
-TEST_F (read_only, O1_execute_file) {
+TEST_F(read_only, O1_execute_file)
+{
 	char *const argv[] = {FX_TOOL, NULL};
 	int status = -1;
 
@@ -33,7 +35,8 @@ TEST_F (read_only, O1_execute_file) {
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
 }
 
-TEST_F (read_only, O1_list_folders) {
+TEST_F(read_only, O1_list_folders)
+{
 	int count = 0;
 
 	FX_CONFINE(&self->fx);
@@ -46,43 +49,50 @@ TEST_F (read_only, O1_list_folders) {
 	ASSERT_EQ(EACCES, test_creat("new"));
 }
 
-TEST_F (read_only, O2_write_file) {
+TEST_F(read_only, O2_write_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_README, O_WRONLY));
 	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY));
 }
 
-TEST_F (read_only, O2_append_file) {
+TEST_F(read_only, O2_append_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_REPOS_FILE, O_WRONLY | O_APPEND));
 	ASSERT_EQ(0, test_open(FX_FILE2, O_WRONLY | O_APPEND));
 }
 
-TEST_F (read_only, O2_read_write_file) {
+TEST_F(read_only, O2_read_write_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_TOOL, O_RDWR));
 	ASSERT_EQ(0, test_open(FX_FILE, O_RDWR));
 }
 
-TEST_F (read_only, O2_R6_truncate_path) {
+TEST_F(read_only, O2_R6_truncate_path)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_README, 0));
 	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
 }
 
-TEST_F (read_only, O2_R6_truncate_o_trunc) {
+TEST_F(read_only, O2_R6_truncate_o_trunc)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_README, O_WRONLY | O_TRUNC));
 	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY | O_TRUNC));
 }
 
-TEST_F (read_only, O2_R6_truncate_creat) {
+TEST_F(read_only, O2_R6_truncate_creat)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_creat(FX_REPOS_FILE));
 	ASSERT_EQ(0, test_creat(FX_FILE2));
 }
 
-TEST_F (read_only, O2_make_file) {
+TEST_F(read_only, O2_make_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_creat(FX_REPOS "/new"));
 	ASSERT_EQ(EACCES,
@@ -90,25 +100,29 @@ TEST_F (read_only, O2_make_file) {
 	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
 }
 
-TEST_F (read_only, O2_make_dir) {
+TEST_F(read_only, O2_make_dir)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_mkdir(FX_REPOS "/newdir"));
 	ASSERT_EQ(0, test_mkdir(FX_WORK "/newdir"));
 }
 
-TEST_F (read_only, O2_make_fifo) {
+TEST_F(read_only, O2_make_fifo)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_mknod(FX_REPOS "/fifo", S_IFIFO | 0600, 0));
 	ASSERT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
 }
 
-TEST_F (read_only, O2_make_symlink) {
+TEST_F(read_only, O2_make_symlink)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_symlink(FX_FILE, FX_REPOS "/link"));
 	ASSERT_EQ(0, test_symlink(FX_FILE, FX_WORK "/link"));
 }
 
-TEST_F (read_only, O2_make_device) {
+TEST_F(read_only, O2_make_device)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES,
 		  test_mknod(FX_REPOS "/null", S_IFCHR | 0600, makedev(1, 3)));
@@ -116,19 +130,22 @@ TEST_F (read_only, O2_make_device) {
 		  test_mknod(FX_WORK "/null", S_IFCHR | 0600, makedev(1, 3)));
 }
 
-TEST_F (read_only, O2_make_socket) {
+TEST_F(read_only, O2_make_socket)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_bind_unix(FX_REPOS "/sock"));
 	ASSERT_EQ(0, test_bind_unix(FX_WORK "/sock"));
 }
 
-TEST_F (read_only, O2_remove_file) {
+TEST_F(read_only, O2_remove_file)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_unlink(FX_README));
 	ASSERT_EQ(0, test_unlink(FX_FILE));
 }
 
-TEST_F (read_only, O2_remove_dir) {
+TEST_F(read_only, O2_remove_dir)
+{
 	fx_make_dir(_metadata, FX_REPOS "/empty", 0755);
 	fx_make_dir(_metadata, FX_WORK "/empty", 0755);
 	FX_CONFINE(&self->fx);
@@ -136,46 +153,53 @@ TEST_F (read_only, O2_remove_dir) {
 	ASSERT_EQ(0, test_rmdir(FX_WORK "/empty"));
 }
 
-TEST_F (read_only, O2_rename_within) {
+TEST_F(read_only, O2_rename_within)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_README, FX_REPOS "/README.old"));
 	ASSERT_EQ(0, test_rename(FX_FILE, FX_WORK "/file.old"));
 }
 
-TEST_F (read_only, O2_rename_out) {
+TEST_F(read_only, O2_rename_out)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_README, FX_WORK "/README"));
 	ASSERT_EQ(0, test_rename(FX_FILE, FX_OTHER "/file"));
 }
 
-TEST_F (read_only, O2_rename_into) {
+TEST_F(read_only, O2_rename_into)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_FILE, FX_REPOS "/planted"));
 	ASSERT_EQ(EACCES, test_rename(FX_FILE, FX_README));
 	ASSERT_EQ(0, test_rename(FX_FILE, FX_OTHER "/planted"));
 }
 
-TEST_F (read_only, O2_rename_tree) {
+TEST_F(read_only, O2_rename_tree)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_rename(FX_REPOS_SUB, FX_WORK "/sub"));
 	ASSERT_EQ(EACCES, test_rename(FX_REPOS, FX_WORK "/repos"));
 	ASSERT_EQ(0, test_rename(FX_DIR, FX_OTHER "/dir"));
 }
 
-TEST_F (read_only, O2_link_out) {
+TEST_F(read_only, O2_link_out)
+{
 	FX_CONFINE(&self->fx);
 	/* Only REFER is missing: a link must not widen the file's access. */
 	ASSERT_EQ(EXDEV, test_link(FX_README, FX_WORK "/README"));
 	ASSERT_EQ(0, test_link(FX_FILE, FX_OTHER "/file"));
 }
 
-TEST_F (read_only, O2_link_into) {
+TEST_F(read_only, O2_link_into)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_link(FX_FILE, FX_REPOS "/planted"));
 	ASSERT_EQ(0, test_link(FX_FILE, FX_OTHER "/planted"));
 }
 
-TEST_F (read_only, O2_exchange) {
+TEST_F(read_only, O2_exchange)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_renameat2(FX_FILE, FX_README, RENAME_EXCHANGE));
 	ASSERT_EQ(0, test_renameat2(FX_FILE, FX_FILE2, RENAME_EXCHANGE));

@@ -18,7 +18,8 @@ static off_t size_of(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
-TEST_F (truncate, R6_truncate_to_zero) {
+TEST_F(truncate, R6_truncate_to_zero)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_SECRET, 0));
 	ASSERT_EQ((off_t)strlen(FX_SECRET_TEXT), size_of(FX_SECRET));
@@ -26,33 +27,38 @@ TEST_F (truncate, R6_truncate_to_zero) {
 	ASSERT_EQ(0, size_of(FX_FILE));
 }
 
-TEST_F (truncate, R6_truncate_to_grow) {
+TEST_F(truncate, R6_truncate_to_grow)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_SECRET, 4096));
 	ASSERT_EQ(0, test_truncate(FX_FILE, 4096));
 	ASSERT_EQ(4096, size_of(FX_FILE));
 }
 
-TEST_F (truncate, R6_truncate_in_subdir) {
+TEST_F(truncate, R6_truncate_in_subdir)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_truncate(FX_DEEP, 1));
 	ASSERT_EQ(0, test_truncate(FX_FILE2, 1));
 }
 
-TEST_F (truncate, R6_o_trunc_write_only) {
+TEST_F(truncate, R6_o_trunc_write_only)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_WRONLY | O_TRUNC));
 	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY | O_TRUNC));
 	ASSERT_EQ(0, size_of(FX_FILE));
 }
 
-TEST_F (truncate, R6_o_trunc_read_write) {
+TEST_F(truncate, R6_o_trunc_read_write)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_RDWR | O_TRUNC));
 	ASSERT_EQ(0, test_open(FX_FILE, O_RDWR | O_TRUNC));
 }
 
-TEST_F (truncate, R6_o_trunc_read_only) {
+TEST_F(truncate, R6_o_trunc_read_only)
+{
 	FX_CONFINE(&self->fx);
 	/* O_RDONLY|O_TRUNC truncates on Linux: a path many forget. */
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_RDONLY | O_TRUNC));
@@ -61,13 +67,15 @@ TEST_F (truncate, R6_o_trunc_read_only) {
 	ASSERT_EQ(0, size_of(FX_FILE));
 }
 
-TEST_F (truncate, R6_o_trunc_append) {
+TEST_F(truncate, R6_o_trunc_append)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_WRONLY | O_APPEND | O_TRUNC));
 	ASSERT_EQ(0, test_open(FX_FILE, O_WRONLY | O_APPEND | O_TRUNC));
 }
 
-TEST_F (truncate, R6_creat_existing) {
+TEST_F(truncate, R6_creat_existing)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_creat(FX_SECRET));
 	ASSERT_EQ(EACCES, test_creat(FX_DEEP));
@@ -75,13 +83,15 @@ TEST_F (truncate, R6_creat_existing) {
 	ASSERT_EQ(0, size_of(FX_FILE));
 }
 
-TEST_F (truncate, R6_o_creat_o_trunc_existing) {
+TEST_F(truncate, R6_o_creat_o_trunc_existing)
+{
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_RDWR | O_CREAT | O_TRUNC));
 	ASSERT_EQ(0, test_open(FX_FILE, O_RDWR | O_CREAT | O_TRUNC));
 }
 
-TEST_F (truncate, R6_ftruncate_fd_opened_confined) {
+TEST_F(truncate, R6_ftruncate_fd_opened_confined)
+{
 	int fd;
 
 	FX_CONFINE(&self->fx);
@@ -92,7 +102,8 @@ TEST_F (truncate, R6_ftruncate_fd_opened_confined) {
 	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_RDWR));
 }
 
-TEST_F (truncate, R6_ftruncate_read_only_fd_then_reopen) {
+TEST_F(truncate, R6_ftruncate_read_only_fd_then_reopen)
+{
 	char proc_path[64];
 	int fd, reopened;
 
@@ -118,7 +129,8 @@ TEST_F (truncate, R6_ftruncate_read_only_fd_then_reopen) {
 	close(fd);
 }
 
-TEST_F (truncate, R6_O2_read_only_tree_every_path) {
+TEST_F(truncate, R6_O2_read_only_tree_every_path)
+{
 	int fd;
 
 	FX_CONFINE(&self->fx);
@@ -134,7 +146,8 @@ TEST_F (truncate, R6_O2_read_only_tree_every_path) {
 	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
 }
 
-TEST_F (truncate, R6_file_beside_protected_dir) {
+TEST_F(truncate, R6_file_beside_protected_dir)
+{
 	FX_CONFINE(&self->fx);
 	/* A file in an ancestor gets file rights in full: it is not secret. */
 	ASSERT_EQ(0, test_truncate(FX_PID, 0));
@@ -142,7 +155,8 @@ TEST_F (truncate, R6_file_beside_protected_dir) {
 	ASSERT_EQ(EACCES, test_truncate(FX_SECRET, 0));
 }
 
-TEST_F (truncate, R6_A1_truncate_own_files) {
+TEST_F(truncate, R6_A1_truncate_own_files)
+{
 	int fd;
 
 	FX_CONFINE(&self->fx);

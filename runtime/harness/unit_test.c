@@ -20,7 +20,8 @@ static void hex(const uint8_t digest[JR2_SHA256_LEN], char out[65])
 		sprintf(out + 2 * i, "%02x", digest[i]);
 }
 
-TEST (sha256_vectors) {
+TEST(sha256_vectors)
+{
 	/* FIPS 180-4 examples and the empty string. */
 	static const struct {
 		const char *input, *digest;
@@ -43,7 +44,8 @@ TEST (sha256_vectors) {
 	}
 }
 
-TEST (sha256_million_a_in_pieces) {
+TEST(sha256_million_a_in_pieces)
+{
 	struct jr2_sha256 ctx;
 	uint8_t digest[JR2_SHA256_LEN];
 	char chunk[1000], text[65];
@@ -65,7 +67,8 @@ TEST (sha256_million_a_in_pieces) {
 	    text);
 }
 
-TEST (sha256_padding_edges) {
+TEST(sha256_padding_edges)
+{
 	/* 55, 56 and 64 bytes: the length fits, does not fit, full block. */
 	static const struct {
 		size_t len;
@@ -98,7 +101,8 @@ static int parse(const char *text, struct jr2_request *req, char *err)
 				 err, 512);
 }
 
-TEST (request_exec_round_trip) {
+TEST(request_exec_round_trip)
+{
 	struct jr2_request req;
 	struct jr2_msg msg;
 	char err[512] = "";
@@ -130,7 +134,8 @@ TEST (request_exec_round_trip) {
 	jr2_msg_free(&msg);
 }
 
-TEST (request_refusals_name_the_problem) {
+TEST(request_refusals_name_the_problem)
+{
 	static const struct {
 		const char *text, *message_part;
 	} cases[] = {
@@ -178,7 +183,8 @@ TEST (request_refusals_name_the_problem) {
 	}
 }
 
-TEST (request_nul_and_oversize) {
+TEST(request_nul_and_oversize)
+{
 	static const char nul[] = "JR2H1\nop 4:exec\narg 3:a\0b\n";
 	struct jr2_request req;
 	char err[512], *big;
@@ -197,7 +203,8 @@ TEST (request_nul_and_oversize) {
 	free(big);
 }
 
-TEST (request_too_many_args) {
+TEST(request_too_many_args)
+{
 	struct jr2_msg msg;
 	struct jr2_request req;
 	char err[512];
@@ -239,7 +246,8 @@ static void load(struct __test_metadata *_metadata,
 	}
 }
 
-TEST (env_confined_E1) {
+TEST(env_confined_E1)
+{
 	char *const start_env[] = {"PATH=/usr/bin",
 				   "JR2_SECRET_THING=x",
 				   "HOME=/root",
@@ -268,7 +276,8 @@ TEST (env_confined_E1) {
 	jr2_config_free(&cfg);
 }
 
-TEST (env_harness_E2) {
+TEST(env_harness_E2)
+{
 	char *const start_env[] = {"PATH=/evil",
 				   "HTTPS_PROXY=http://p",
 				   "JR2_CUSTODIAN_URL=http://c",
@@ -301,7 +310,8 @@ TEST (env_harness_E2) {
 	jr2_config_free(&cfg);
 }
 
-TEST (env_loads_code_names) {
+TEST(env_loads_code_names)
+{
 	ASSERT_TRUE(jr2_env_loads_code("LD_PRELOAD"));
 	ASSERT_TRUE(jr2_env_loads_code("LD_AUDIT"));
 	ASSERT_TRUE(jr2_env_loads_code("LD_LIBRARY_PATH"));
@@ -313,7 +323,8 @@ TEST (env_loads_code_names) {
 	ASSERT_FALSE(jr2_env_loads_code("OLD_PRELOAD"));
 }
 
-TEST (config_refusals_E3) {
+TEST(config_refusals_E3)
+{
 	static const struct {
 		const char *text, *message_part;
 	} cases[] = {
@@ -347,7 +358,8 @@ TEST (config_refusals_E3) {
 	}
 }
 
-TEST (sandbox_area_E4) {
+TEST(sandbox_area_E4)
+{
 	ASSERT_TRUE(jr2_path_in_sandbox_area("/work/x"));
 	ASSERT_TRUE(jr2_path_in_sandbox_area("/tmp"));
 	ASSERT_TRUE(jr2_path_in_sandbox_area("/dev/shm/a"));

@@ -9,7 +9,8 @@ JR2T_GROUP(abi_table);
 JR2T_GROUP(abi_cap);
 JR2T_GROUP(abi_probe);
 
-TEST_F (abi_table, G4_fs_rights_per_abi) {
+TEST_F(abi_table, G4_fs_rights_per_abi)
+{
 	const uint64_t v1 = (1ULL << 13) - 1; /* the 13 first rights */
 
 	EXPECT_EQ(0, jr2_abi_fs_rights(0));
@@ -29,7 +30,8 @@ TEST_F (abi_table, G4_fs_rights_per_abi) {
 	EXPECT_EQ(jr2_abi_fs_rights(11), jr2_abi_fs_rights(42));
 }
 
-TEST_F (abi_table, G4_scopes_and_flags_per_abi) {
+TEST_F(abi_table, G4_scopes_and_flags_per_abi)
+{
 	const uint64_t scopes =
 	    JR2_SCOPE_SIGNAL | JR2_SCOPE_ABSTRACT_UNIX_SOCKET;
 	const uint32_t log = JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
@@ -48,7 +50,8 @@ TEST_F (abi_table, G4_scopes_and_flags_per_abi) {
 		  jr2_abi_restrict_flags(11));
 }
 
-TEST_F (abi_table, G5_features_min_abi) {
+TEST_F(abi_table, G5_features_min_abi)
+{
 	static const struct {
 		const char *name;
 		int min_abi;
@@ -70,7 +73,8 @@ TEST_F (abi_table, G5_features_min_abi) {
 	}
 }
 
-TEST_F (abi_table, G1_G2_G3_verdicts_and_reasons) {
+TEST_F(abi_table, G1_G2_G3_verdicts_and_reasons)
+{
 	struct jr2_abi abi = {0};
 	char buf[400];
 
@@ -97,7 +101,8 @@ TEST_F (abi_table, G1_G2_G3_verdicts_and_reasons) {
 	EXPECT_EQ(JR2_VERDICT_PROBE_FAILED, jr2_abi_verdict(&abi));
 }
 
-TEST_F (abi_cap, G7_flag_env_and_range) {
+TEST_F(abi_cap, G7_flag_env_and_range)
+{
 	char msg[300];
 
 	unsetenv("JR2_MAX_ABI");
@@ -121,7 +126,8 @@ TEST_F (abi_cap, G7_flag_env_and_range) {
 }
 
 /* On this machine: the probe's ABI, and the cap applied to it. */
-TEST_F (abi_probe, G7_cap_lowers_in_force) {
+TEST_F(abi_probe, G7_cap_lowers_in_force)
+{
 	struct jr2_abi abi;
 
 	jr2_abi_probe(&abi, 0);
@@ -140,7 +146,8 @@ TEST_F (abi_probe, G7_cap_lowers_in_force) {
 }
 
 /* The errata query is trusted only when an undefined flag gets EINVAL. */
-TEST_F (abi_probe, G5_errata_control) {
+TEST_F(abi_probe, G5_errata_control)
+{
 	struct jr2_abi abi;
 	long control;
 

@@ -15,13 +15,15 @@
 
 #define LIST JR2_ACCESS_FS_READ_DIR
 
-FIXTURE (compile) {
+FIXTURE(compile)
+{
 	struct jr2_abi abi;
 	struct jr2_policy policy;
 };
 
 /* A tmpfs as "/" (its own mount, so mountinfo shows it) with /proc. */
-FIXTURE_SETUP (compile) {
+FIXTURE_SETUP(compile)
+{
 	char msg[300];
 	int cap = jr2_abi_cap(NULL, msg, sizeof(msg)); /* make test ABI=N */
 
@@ -37,7 +39,8 @@ FIXTURE_SETUP (compile) {
 	ASSERT_EQ(0, chdir("/"));
 }
 
-FIXTURE_TEARDOWN (compile) {
+FIXTURE_TEARDOWN(compile)
+{
 	/* The mount namespace, and with it the tmpfs, ends with the child. */
 	jr2_policy_free(&self->policy);
 }
@@ -100,7 +103,8 @@ static int confine(struct __test_metadata *_metadata,
  * ├── link@ -> prot   no rule
  * └── proc/      full
  */
-TEST_F (compile, R1_R7_protected_dir_at_depth_1) {
+TEST_F(compile, R1_R7_protected_dir_at_depth_1)
+{
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -136,7 +140,8 @@ TEST_F (compile, R1_R7_protected_dir_at_depth_1) {
 }
 
 /* /d1/d2/.../d11/prot: depth 12, a dir and a file beside each level. */
-TEST_F (compile, R1_A1_protected_dir_at_depth_12) {
+TEST_F(compile, R1_A1_protected_dir_at_depth_12)
+{
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -188,7 +193,8 @@ TEST_F (compile, R1_A1_protected_dir_at_depth_12) {
  * /b/alias        bind mount of /a/prot/sub: protected too
  * /c              bind mount of /a: /c/prot protected too
  */
-TEST_F (compile, R9_bind_mounts_of_protected_dir) {
+TEST_F(compile, R9_bind_mounts_of_protected_dir)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -221,7 +227,8 @@ TEST_F (compile, R9_bind_mounts_of_protected_dir) {
 }
 
 /* A symlink beside the protected dir gets no rule, and is no way in. */
-TEST_F (compile, R9_symlinks_in_siblings) {
+TEST_F(compile, R9_symlinks_in_siblings)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -245,7 +252,8 @@ TEST_F (compile, R9_symlinks_in_siblings) {
 }
 
 /* Paths through or at a symlink are bad input, named with the fix. */
-TEST_F (compile, R9_symlink_paths_refused) {
+TEST_F(compile, R9_symlink_paths_refused)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -272,7 +280,8 @@ TEST_F (compile, R9_symlink_paths_refused) {
 }
 
 /* /a/file beside the protected dir: its file rights, no more. */
-TEST_F (compile, R3_A1_files_in_ancestors) {
+TEST_F(compile, R3_A1_files_in_ancestors)
+{
 	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
@@ -294,7 +303,8 @@ TEST_F (compile, R3_A1_files_in_ancestors) {
 }
 
 /* /a/prot and /a/prot/inner: one protected dir, noted. */
-TEST_F (compile, R1_nested_protected_dirs) {
+TEST_F(compile, R1_nested_protected_dirs)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -320,7 +330,8 @@ TEST_F (compile, R1_nested_protected_dirs) {
  * A hard link to a protected file, made before confinement in a granted
  * folder, is another path to it: confining is refused, naming the file.
  */
-TEST_F (compile, R9_hard_link_outside_protected_dir_refused) {
+TEST_F(compile, R9_hard_link_outside_protected_dir_refused)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -349,7 +360,8 @@ TEST_F (compile, R9_hard_link_outside_protected_dir_refused) {
 }
 
 /* Links with every name inside the protected dir reach nothing more. */
-TEST_F (compile, R9_hard_link_inside_protected_dir_fine) {
+TEST_F(compile, R9_hard_link_inside_protected_dir_fine)
+{
 	struct jr2_err err;
 
 	NEED_LANDLOCK();
@@ -367,7 +379,8 @@ TEST_F (compile, R9_hard_link_inside_protected_dir_fine) {
  * binds to the inode, and would grant it under its other names (here a
  * read-only file).
  */
-TEST_F (compile, O2_R9_hard_linked_sibling_gets_no_rule) {
+TEST_F(compile, O2_R9_hard_linked_sibling_gets_no_rule)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -389,7 +402,8 @@ TEST_F (compile, O2_R9_hard_linked_sibling_gets_no_rule) {
 }
 
 /* Mount points with a space (mountinfo writes it \\040) are found too. */
-TEST_F (compile, R9_bind_mount_at_path_with_space) {
+TEST_F(compile, R9_bind_mount_at_path_with_space)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -404,7 +418,8 @@ TEST_F (compile, R9_bind_mount_at_path_with_space) {
 }
 
 /* A rule whose path changed after compiling: nothing is restricted. */
-TEST_F (compile, G4_confine_all_or_nothing) {
+TEST_F(compile, G4_confine_all_or_nothing)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -432,7 +447,8 @@ TEST_F (compile, G4_confine_all_or_nothing) {
 }
 
 /* Explicit paths must exist; jr2's defaults are skipped when missing. */
-TEST_F (compile, G4_missing_paths) {
+TEST_F(compile, G4_missing_paths)
+{
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 

@@ -45,13 +45,15 @@
 #define FREE   FX "/free"
 #define MARKER FX "/free/marker"
 
-FIXTURE (e2e) {
+FIXTURE(e2e)
+{
 	struct jr2_abi abi; /* in force for `run` without --max-abi */
 	char try_bin[PATH_MAX];
 	struct jr2t_out o;
 };
 
-FIXTURE_SETUP (e2e) {
+FIXTURE_SETUP(e2e)
+{
 	char msg[300];
 	int cap = jr2_abi_cap(NULL, msg, sizeof(msg));
 
@@ -74,7 +76,8 @@ FIXTURE_SETUP (e2e) {
 	ASSERT_EQ(0, jr2t_write(FREE "/a/x", "x\n", 0644));
 }
 
-FIXTURE_TEARDOWN (e2e) {
+FIXTURE_TEARDOWN(e2e)
+{
 	/* The tmpfs goes with the test child's mount namespace. */
 }
 
@@ -159,7 +162,8 @@ static int json_parses(FIXTURE_DATA(e2e) * self, const char *expr)
 				   self->abi.in_force);                    \
 	} while (0)
 
-TEST_F (e2e, R1_read_denied) {
+TEST_F(e2e, R1_read_denied)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, UNCONFINED("open-read", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-read", PROT "/secret", NULL));
@@ -167,7 +171,8 @@ TEST_F (e2e, R1_read_denied) {
 	EXPECT_TRY(0, CONFINED("open-read", FREE "/file", NULL));
 }
 
-TEST_F (e2e, R2_write_and_append_denied) {
+TEST_F(e2e, R2_write_and_append_denied)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, UNCONFINED("open-write", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-write", PROT "/secret", NULL));
@@ -175,7 +180,8 @@ TEST_F (e2e, R2_write_and_append_denied) {
 	EXPECT_TRY(0, CONFINED("open-append", FREE "/file", NULL));
 }
 
-TEST_F (e2e, R3_nothing_made) {
+TEST_F(e2e, R3_nothing_made)
+{
 	static const char *const verbs[] = {"creat", "mkdir", "mknod-fifo",
 					    "mknod-char", "bind-unix"};
 
@@ -194,7 +200,8 @@ TEST_F (e2e, R3_nothing_made) {
 	EXPECT_TRY(0, CONFINED("symlink", "/etc", FREE "/new"));
 }
 
-TEST_F (e2e, R4_nothing_removed) {
+TEST_F(e2e, R4_nothing_removed)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("unlink", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("rmdir", PROT "/empty", NULL));
@@ -208,7 +215,8 @@ TEST_F (e2e, R4_nothing_removed) {
  * REFER missing): moves out of or into the protected dir lack one of them;
  * a link from it into a free folder lacks only REFER at the source.
  */
-TEST_F (e2e, R5_no_move_or_link_in_out_or_within) {
+TEST_F(e2e, R5_no_move_or_link_in_out_or_within)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("rename", PROT "/secret", FREE "/stolen"));
 	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/file", PROT "/planted"));
@@ -225,7 +233,8 @@ TEST_F (e2e, R5_no_move_or_link_in_out_or_within) {
 	EXPECT_TRY(0, UNCONFINED("rename", PROT "/secret", PROT "/moved"));
 }
 
-TEST_F (e2e, R6_no_truncate) {
+TEST_F(e2e, R6_no_truncate)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("truncate", PROT "/secret", NULL));
 	EXPECT_TRY(EACCES, CONFINED("open-trunc", PROT "/secret", NULL));
@@ -236,7 +245,8 @@ TEST_F (e2e, R6_no_truncate) {
 	EXPECT_STREQ("ok\ns3cret\n", self->o.out);
 }
 
-TEST_F (e2e, R7_names_listed) {
+TEST_F(e2e, R7_names_listed)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("list", PROT, NULL));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "secret"));
@@ -249,7 +259,8 @@ TEST_F (e2e, R7_names_listed) {
 }
 
 /* R8: on every ABI the socket in the protected dir stays connectable. */
-TEST_F (e2e, R8_socket_in_protected_dir_connectable) {
+TEST_F(e2e, R8_socket_in_protected_dir_connectable)
+{
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -264,7 +275,8 @@ TEST_F (e2e, R8_socket_in_protected_dir_connectable) {
 	close(fd);
 }
 
-TEST_F (e2e, O1_read_exec_list) {
+TEST_F(e2e, O1_read_exec_list)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("read-file", RO "/file", NULL));
 	EXPECT_STREQ("ok\nro-data\n", self->o.out);
@@ -276,7 +288,8 @@ TEST_F (e2e, O1_read_exec_list) {
 	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
 }
 
-TEST_F (e2e, O2_nothing_written_made_removed_moved) {
+TEST_F(e2e, O2_nothing_written_made_removed_moved)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(EACCES, CONFINED("open-write", RO "/file", NULL));
 	EXPECT_TRY(EACCES, CONFINED("truncate", RO "/file", NULL));
@@ -290,7 +303,8 @@ TEST_F (e2e, O2_nothing_written_made_removed_moved) {
 	EXPECT_TRY(0, CONFINED("open-read", RO "/file", NULL));
 }
 
-TEST_F (e2e, A1_user_folder_writable) {
+TEST_F(e2e, A1_user_folder_writable)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("write-file", FREE "/new", "hello"));
 	EXPECT_TRY(0, CONFINED("read-file", FREE "/new", NULL));
@@ -303,7 +317,8 @@ TEST_F (e2e, A1_user_folder_writable) {
 	EXPECT_TRY(EACCES, CONFINED("write-file", PROT "/new", "hello"));
 }
 
-TEST_F (e2e, A2_move_between_folders_and_in_place) {
+TEST_F(e2e, A2_move_between_folders_and_in_place)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("rename", FREE "/a/x", FREE "/b/x"));
 	EXPECT_TRUE(jr2t_exists(FREE "/b/x"));
@@ -312,7 +327,8 @@ TEST_F (e2e, A2_move_between_folders_and_in_place) {
 	EXPECT_TRY(EACCES, CONFINED("rename", FREE "/a/b/y", PROT "/y"));
 }
 
-TEST_F (e2e, A3_tools_run) {
+TEST_F(e2e, A3_tools_run)
+{
 	char *sh[] = {
 	    "jr2-confine", "run",     "--quiet", "--protect",	  PROT,
 	    "--",	   "/bin/sh", "-c",	 "echo $((6*7))", NULL};
@@ -326,7 +342,8 @@ TEST_F (e2e, A3_tools_run) {
 	EXPECT_TRY(EACCES, CONFINED("exec", PROT "/secret", NULL));
 }
 
-TEST_F (e2e, A4_network_not_restricted) {
+TEST_F(e2e, A4_network_not_restricted)
+{
 	struct sockaddr_in in = {.sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
@@ -362,7 +379,8 @@ TEST_F (e2e, A4_network_not_restricted) {
 	close(unx);
 }
 
-TEST_F (e2e, A5_chdir_stat_list_anywhere) {
+TEST_F(e2e, A5_chdir_stat_list_anywhere)
+{
 	NEED_CONFINEMENT();
 	EXPECT_TRY(0, CONFINED("chdir", PROT, NULL));
 	EXPECT_TRY(0, CONFINED("stat", PROT "/secret", NULL));
@@ -374,7 +392,8 @@ TEST_F (e2e, A5_chdir_stat_list_anywhere) {
 }
 
 /* P2 through the cap: scopes from ABI 6, none at 5 (G7 behaves as 5). */
-TEST_F (e2e, G7_P2_scopes_follow_the_cap) {
+TEST_F(e2e, G7_P2_scopes_follow_the_cap)
+{
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
 	int unx = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	char pid[16], name[64];
@@ -401,7 +420,8 @@ TEST_F (e2e, G7_P2_scopes_follow_the_cap) {
 	close(unx);
 }
 
-TEST_F (e2e, G3_G7_cap_2_refuses_and_runs_nothing) {
+TEST_F(e2e, G3_G7_cap_2_refuses_and_runs_nothing)
+{
 	EXPECT_EQ(125, try_in(self, "2", "creat", MARKER, NULL));
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
@@ -423,7 +443,8 @@ TEST_F (e2e, G3_G7_cap_2_refuses_and_runs_nothing) {
 	}
 }
 
-TEST_F (e2e, G7_env_cap_and_flag_wins) {
+TEST_F(e2e, G7_env_cap_and_flag_wins)
+{
 	char *env_cap2[] = {"JR2_MAX_ABI=2", "PATH=/usr/bin:/bin", NULL};
 	char *argv[] = {"jr2-confine", "run", self->try_bin, "creat", MARKER,
 			NULL,	       NULL,  NULL,	     NULL,    NULL};
@@ -443,7 +464,8 @@ TEST_F (e2e, G7_env_cap_and_flag_wins) {
 	EXPECT_TRUE(jr2t_exists(MARKER));
 }
 
-TEST_F (e2e, G5_G6_cap_5_reports_scopes_unavailable) {
+TEST_F(e2e, G5_G6_cap_5_reports_scopes_unavailable)
+{
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "check", "--max-abi",
 			      "5", NULL));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.out, "scope_signal         "
@@ -468,7 +490,8 @@ TEST_F (e2e, G5_G6_cap_5_reports_scopes_unavailable) {
 	EXPECT_TRUE(jr2t_exists(MARKER));
 }
 
-TEST_F (e2e, G5_check_on_this_kernel) {
+TEST_F(e2e, G5_check_on_this_kernel)
+{
 	int status = jr2t_run(&self->o, "jr2-confine", "check", "--json", NULL);
 
 	EXPECT_EQ(jr2_abi_verdict(&self->abi) == JR2_VERDICT_ACCEPT ? 0 : 1,
@@ -489,7 +512,8 @@ TEST_F (e2e, G5_check_on_this_kernel) {
 		  jr2t_run(&self->o, "jr2-confine", "check", "--frob", NULL));
 }
 
-TEST_F (e2e, G4_exit_statuses_as_env) {
+TEST_F(e2e, G4_exit_statuses_as_env)
+{
 	NEED_CONFINEMENT();
 	EXPECT_EQ(127, jr2t_run(&self->o, "jr2-confine", "run", "--quiet", "--",
 				FX "/no-such-command", NULL));
@@ -501,7 +525,8 @@ TEST_F (e2e, G4_exit_statuses_as_env) {
 }
 
 /* Each bad input: exit 2, one line naming input and value, nothing run. */
-TEST_F (e2e, G4_bad_input_refused) {
+TEST_F(e2e, G4_bad_input_refused)
+{
 	static const struct {
 		const char *args[8];
 		const char *says;
@@ -564,7 +589,8 @@ TEST_F (e2e, G4_bad_input_refused) {
 }
 
 /* The rules for review: the protected dir's bind mount is reported. */
-TEST_F (e2e, R9_rules_report_bind_mount) {
+TEST_F(e2e, R9_rules_report_bind_mount)
+{
 	ASSERT_EQ(0, jr2t_mkdirs(FREE "/alias"));
 	ASSERT_EQ(0, mount(PROT, FREE "/alias", NULL, MS_BIND, NULL));
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--protect",
@@ -583,7 +609,8 @@ TEST_F (e2e, R9_rules_report_bind_mount) {
 }
 
 /* A link to a protected file made before: refused, nothing run (R9). */
-TEST_F (e2e, R9_hard_link_outside_refused) {
+TEST_F(e2e, R9_hard_link_outside_refused)
+{
 	NEED_CONFINEMENT();
 	ASSERT_EQ(0, link(PROT "/secret", FREE "/a/stolen"));
 	EXPECT_EQ(125, CONFINED("creat", MARKER, NULL));
@@ -596,7 +623,8 @@ TEST_F (e2e, R9_hard_link_outside_refused) {
 }
 
 /* A config file gives the same policy as the flags. */
-TEST_F (e2e, R1_O1_config_file) {
+TEST_F(e2e, R1_O1_config_file)
+{
 	char *argv[] = {"jr2-confine",	"run", "--quiet",     "--config",
 			FX "/policy",	"--",  self->try_bin, "open-read",
 			PROT "/secret", NULL};
@@ -678,19 +706,22 @@ static void expect_refused(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, jr2t_runv(&self->o, NULL, check));
 }
 
-TEST_F (e2e, G1_no_landlock_refused) {
+TEST_F(e2e, G1_no_landlock_refused)
+{
 	expect_refused(_metadata, self, ENOSYS, "ENOSYS", "no_landlock",
 		       "lacks Landlock (landlock_create_ruleset: ENOSYS): "
 		       "boot Linux 6.2 or newer");
 }
 
-TEST_F (e2e, G2_landlock_not_enabled_refused) {
+TEST_F(e2e, G2_landlock_not_enabled_refused)
+{
 	expect_refused(_metadata, self, EOPNOTSUPP, "EOPNOTSUPP", "not_enabled",
 		       "add 'landlock' to the kernel's lsm= boot parameter");
 }
 
 /* The table the Python driver reads: 11 ABIs, each with its features. */
-TEST_F (e2e, G4_abi_table_json) {
+TEST_F(e2e, G4_abi_table_json)
+{
 	EXPECT_EQ(
 	    0, jr2t_run(&self->o, "jr2-confine", "abi-table", "--json", NULL));
 	EXPECT_EQ(11, jr2t_count_lines(self->o.out, "{\"abi\": "));

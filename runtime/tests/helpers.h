@@ -39,13 +39,16 @@ static inline void jr2t_result_skip(const char *fixture, const char *variant,
 #include "kselftest_harness.h"
 
 /* A test group without state: tests named group.<IDs>_<what>. */
-#define JR2T_GROUP(group)          \
-	FIXTURE (group) {          \
-		int unused;        \
-	};                         \
-	FIXTURE_SETUP (group) {    \
-	}                          \
-	FIXTURE_TEARDOWN (group) { \
+#define JR2T_GROUP(group)       \
+	FIXTURE(group)          \
+	{                       \
+		int unused;     \
+	};                      \
+	FIXTURE_SETUP(group)    \
+	{                       \
+	}                       \
+	FIXTURE_TEARDOWN(group) \
+	{                       \
 	}
 
 /* A private mount namespace and a fresh tmpfs over /tmp; 0 or -errno. */

@@ -109,7 +109,8 @@ static bool has_note(const struct jr2_ruleset_plan *plan, const char *text)
  *     ├── lock/      full
  *     └── jr2/       protected: no rule
  */
-TEST_F (plan, R1_R7_protected_dir_ancestors_list_siblings_full) {
+TEST_F(plan, R1_R7_protected_dir_ancestors_list_siblings_full)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -137,7 +138,8 @@ TEST_F (plan, R1_R7_protected_dir_ancestors_list_siblings_full) {
 
 /* ABI 9: RESOLVE_UNIX granted above (so in) the protected dir (R8). */
 /* No restricted path at all (no default exists): "/" in full. */
-TEST_F (plan, A1_nothing_restricted_everything_allowed) {
+TEST_F(plan, A1_nothing_restricted_everything_allowed)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -148,7 +150,8 @@ TEST_F (plan, A1_nothing_restricted_everything_allowed) {
 	jr2_plan_free(&p);
 }
 
-TEST_F (plan, R8_resolve_unix_granted_at_abi_9) {
+TEST_F(plan, R8_resolve_unix_granted_at_abi_9)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -175,7 +178,8 @@ TEST_F (plan, R8_resolve_unix_granted_at_abi_9) {
  *     ├── notes     file: full file rights
  *     └── repos/    read-only: nothing more than srv gives
  */
-TEST_F (plan, O1_A1_read_only_and_protected_intersect) {
+TEST_F(plan, O1_A1_read_only_and_protected_intersect)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -203,7 +207,8 @@ TEST_F (plan, O1_A1_read_only_and_protected_intersect) {
  * ├── bin/           read-only rights (a sibling inside the tree)
  * └── secret/        protected
  */
-TEST_F (plan, O2_R1_protected_inside_read_only) {
+TEST_F(plan, O2_R1_protected_inside_read_only)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -226,7 +231,8 @@ TEST_F (plan, O2_R1_protected_inside_read_only) {
 	jr2_fsview_free(&v);
 }
 
-TEST_F (plan, R9_hard_linked_sibling_gets_no_rule) {
+TEST_F(plan, R9_hard_linked_sibling_gets_no_rule)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -242,7 +248,8 @@ TEST_F (plan, R9_hard_linked_sibling_gets_no_rule) {
 }
 
 /* A sibling that is the protected dir's inode (an unseen bind mount). */
-TEST_F (plan, R9_sibling_with_protected_inode_refused) {
+TEST_F(plan, R9_sibling_with_protected_inode_refused)
+{
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
@@ -258,7 +265,8 @@ TEST_F (plan, R9_sibling_with_protected_inode_refused) {
 	jr2_fsview_free(&v);
 }
 
-TEST_F (plan, R1_nested_protected_dirs_merged) {
+TEST_F(plan, R1_nested_protected_dirs_merged)
+{
 	struct jr2_target t[3] = {
 	    {strdup("/run/jr2/inner"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
 	     strdup("protected dir")},
@@ -288,7 +296,8 @@ TEST_F (plan, R1_nested_protected_dirs_merged) {
 	free(notes.v);
 }
 
-TEST_F (plan, R1_bad_targets_refused) {
+TEST_F(plan, R1_bad_targets_refused)
+{
 	struct jr2_target t[2] = {
 	    {strdup("/run/jr2"), JR2_KIND_PROTECT, JR2_FT_DIR, 1, 1,
 	     strdup("protected dir")},
@@ -318,7 +327,8 @@ TEST_F (plan, R1_bad_targets_refused) {
 	}
 }
 
-TEST_F (plan, G4_ancestors_of_every_target) {
+TEST_F(plan, G4_ancestors_of_every_target)
+{
 	struct jr2_target t[2] = {
 	    {(char *)"/a/b/c", JR2_KIND_PROTECT, JR2_FT_DIR, 0, 0, NULL},
 	    {(char *)"/a/d", JR2_KIND_READ_ONLY, JR2_FT_DIR, 0, 0, NULL},
@@ -341,7 +351,8 @@ static const char config_text[] = "# jr2 policy\n"
 				  "  read-only   /opt/my tools  \n"
 				  "read-only //repos/\n";
 
-TEST_F (config, R1_O1_directives_parsed) {
+TEST_F(config, R1_O1_directives_parsed)
+{
 	struct jr2_policy policy;
 	struct jr2_err err;
 
@@ -357,7 +368,8 @@ TEST_F (config, R1_O1_directives_parsed) {
 	jr2_policy_free(&policy);
 }
 
-TEST_F (config, R1_errors_name_file_and_line) {
+TEST_F(config, R1_errors_name_file_and_line)
+{
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
@@ -388,7 +400,8 @@ TEST_F (config, R1_errors_name_file_and_line) {
 	}
 }
 
-TEST_F (config, G4_defaults) {
+TEST_F(config, G4_defaults)
+{
 	struct jr2_policy policy;
 
 	jr2_policy_init(&policy);

@@ -38,7 +38,8 @@ static void base_event(struct jr2_denial *e, enum jr2_point point)
 	strcpy(e->comm, "cat");
 }
 
-TEST (path_is_assembled_root_first) {
+TEST(path_is_assembled_root_first)
+{
 	const char *const parts[] = {"secret", "jr2", "run", "tmp", NULL};
 	struct jr2_denial e;
 	char out[64];
@@ -50,7 +51,8 @@ TEST (path_is_assembled_root_first) {
 	ASSERT_STREQ("/tmp/run/jr2/secret", out);
 }
 
-TEST (path_without_components_is_root) {
+TEST(path_without_components_is_root)
+{
 	struct jr2_denial e;
 	char out[8];
 
@@ -59,7 +61,8 @@ TEST (path_without_components_is_root) {
 	ASSERT_STREQ("/", out);
 }
 
-TEST (path_too_long_for_buffer_fails) {
+TEST(path_too_long_for_buffer_fails)
+{
 	const char *const parts[] = {"secret", "jr2", NULL};
 	struct jr2_denial e;
 	char out[8];
@@ -71,7 +74,8 @@ TEST (path_too_long_for_buffer_fails) {
 	ASSERT_EQ(11, jr2_denial_path(&e, out, 12));
 }
 
-TEST (open_denial_json_has_every_field) {
+TEST(open_denial_json_has_every_field)
+{
 	const char *const parts[] = {"secret", "tmp", NULL};
 	struct jr2_denial e;
 	char out[1024];
@@ -88,7 +92,8 @@ TEST (open_denial_json_has_every_field) {
 	    out);
 }
 
-TEST (request_fields_follow_when_the_kernel_tells) {
+TEST(request_fields_follow_when_the_kernel_tells)
+{
 	struct jr2_denial e;
 	char out[1024];
 
@@ -107,7 +112,8 @@ TEST (request_fields_follow_when_the_kernel_tells) {
 			      "\"0x0\",\"domain\":\"1a2b\",\"layer\":2}"));
 }
 
-TEST (security_source_is_not_attributed_without_request) {
+TEST(security_source_is_not_attributed_without_request)
+{
 	struct jr2_denial e;
 	char out[1024];
 
@@ -120,7 +126,8 @@ TEST (security_source_is_not_attributed_without_request) {
 	ASSERT_NE(NULL, strstr(out, "\"lsm\":null"));
 }
 
-TEST (comm_and_path_are_escaped) {
+TEST(comm_and_path_are_escaped)
+{
 	const char *const parts[] = {"a\"b\\c\n", NULL};
 	struct jr2_denial e;
 	char out[1024];
@@ -133,7 +140,8 @@ TEST (comm_and_path_are_escaped) {
 	ASSERT_NE(NULL, strstr(out, "\"path\":\"/a\\\"b\\\\c\\u000a\""));
 }
 
-TEST (abstract_and_unnamed_sockets) {
+TEST(abstract_and_unnamed_sockets)
+{
 	struct jr2_denial e;
 	char out[1024];
 
@@ -149,7 +157,8 @@ TEST (abstract_and_unnamed_sockets) {
 	ASSERT_NE(NULL, strstr(out, "\"socket\":null"));
 }
 
-TEST (tcp_port_is_shown) {
+TEST(tcp_port_is_shown)
+{
 	struct jr2_denial e;
 	char out[1024];
 
@@ -160,7 +169,8 @@ TEST (tcp_port_is_shown) {
 	ASSERT_NE(NULL, strstr(out, "\"family\":10,\"port\":443,"));
 }
 
-TEST (small_buffer_fails_instead_of_cutting) {
+TEST(small_buffer_fails_instead_of_cutting)
+{
 	struct jr2_denial e;
 	char out[32], big[1024];
 
@@ -171,7 +181,8 @@ TEST (small_buffer_fails_instead_of_cutting) {
 	ASSERT_EQ(-1, jr2_denial_json(&e, 0, big, sizeof(big)));
 }
 
-TEST (kallsyms_matches_name_and_clones_only) {
+TEST(kallsyms_matches_name_and_clones_only)
+{
 	char sym[64];
 
 	ASSERT_TRUE(jr2_ksym_match("ffffffff81afbe50 t hook_file_open\n",
@@ -188,7 +199,8 @@ TEST (kallsyms_matches_name_and_clones_only) {
 	    jr2_ksym_match("garbage", "hook_file_open", sym, sizeof(sym)));
 }
 
-TEST (every_point_has_names) {
+TEST(every_point_has_names)
+{
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		ASSERT_EQ(0, strncmp("hook_", jr2_points[i].hook, 5));
 		ASSERT_EQ(0, strncmp("security_", jr2_points[i].security, 9));
@@ -196,7 +208,8 @@ TEST (every_point_has_names) {
 	}
 }
 
-TEST (audit_record_split_and_fields) {
+TEST(audit_record_split_and_fields)
+{
 	const char *text = "audit(1764503000.123:456): domain=1e99670e7 "
 			   "blockers=fs.read_file path=\"/tmp/p/secret\" "
 			   "dev=\"tmpfs\" ino=3";
@@ -215,7 +228,8 @@ TEST (audit_record_split_and_fields) {
 	ASSERT_FALSE(jr2_audit_split("type=1423 msg=x", &serial, &fields));
 }
 
-TEST (audit_field_skips_longer_keys) {
+TEST(audit_field_skips_longer_keys)
+{
 	char value[16];
 
 	/* "ppid=1" must not be read as "pid". */
@@ -224,7 +238,8 @@ TEST (audit_field_skips_longer_keys) {
 	ASSERT_STREQ("130", value);
 }
 
-TEST (audit_access_record_as_json) {
+TEST(audit_access_record_as_json)
+{
 	char out[1024];
 
 	ASSERT_LT(0, jr2_audit_json(1423, 7,

@@ -473,10 +473,7 @@ static int cmd_run(const struct options *o)
 		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
 		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
 	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
-	if (jr2_confine_plan(&plan,
-			     JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF |
-				 JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON,
-			     &err))
+	if (jr2_confine_plan(&plan, JR2_LOG_EXECED_PROGRAMS, &err))
 		die_err(&err);
 	jr2_plan_free(&plan);
 	if (!o->quiet)

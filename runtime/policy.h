@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "abi.h"
+#include "landlock_uapi.h"
 
 #define JR2_DEFAULT_PROTECTED "/run/jr2"
 
@@ -79,6 +80,14 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan);
  * caller must then not run anything.  extra_flags are ORed into the
  * restrict flags the ABI allows (for example LOG_NEW_EXEC_ON when tracing).
  */
+/*
+ * For a confiner that execs the programs (jr2-confine run, the spawner): from
+ * ABI 7 the audit log records the programs' denials, not the confiner's own.
+ */
+#define JR2_LOG_EXECED_PROGRAMS                \
+	(JR2_RESTRICT_SELF_LOG_SAME_EXEC_OFF | \
+	 JR2_RESTRICT_SELF_LOG_NEW_EXEC_ON)
+
 int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
 		     uint32_t extra_flags, struct jr2_err *err);
 

@@ -295,7 +295,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		      strerror(-ret));
 		_exit(125);
 	}
-	if (jr2_confine_self(policy, abi, 0, &err)) {
+	if (jr2_confine_self(policy, abi, JR2_LOG_EXECED_PROGRAMS, &err)) {
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}

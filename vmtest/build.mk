@@ -11,7 +11,8 @@
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
 VMTEST_RUN := $(PYTHON) vmtest/run
 VMTEST_CI_KERNELS := 5.10 6.1 6.12 7.3 7.3-nolsm
-VMTEST_DEBS := qemu-system-x86 busybox-static
+# zstd: unpacking the vmlinux of ZSTD kernels (6.12 on) for PVH boots.
+VMTEST_DEBS := qemu-system-x86 busybox-static zstd
 
 TEST_BINS += $(VMTEST_PROBE)
 TEST_STEPS += vmtest-unit
@@ -49,7 +50,9 @@ vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \
 		'$(or $(KERNEL),7.3)'
 
+# cpio: the unit tests read the initramfs back with GNU cpio.
 test-vmtest-unit:
+	@scripts/need-debs cpio python3-pytest
 	@mkdir -p $(TEST_RESULTS)
 	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
 		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml

@@ -14,7 +14,6 @@ apt runs with the machine's own configuration (proxy, keyrings) but a private
 sources list and state folder, never the system's.
 """
 import dataclasses
-import gzip
 import hashlib
 import json
 import lzma
@@ -28,6 +27,7 @@ import time
 import tomllib
 import urllib.error
 import urllib.request
+import zlib
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 MATRIX = REPO / "kernels" / "matrix.toml"
@@ -435,20 +435,26 @@ def extract_vmlinux(bzimage, dest):
     setup_sects = data[0x1F1] or 4
     offset, length = int.from_bytes(data[0x248:0x24C], "little"), int.from_bytes(data[0x24C:0x250], "little")
     start = (setup_sects + 1) * 512 + offset
-    # The build appends the uncompressed size (4 bytes) to the compressed stream.
-    payload = data[start:start + length - 4]
-    if payload.startswith(b"\xfd7zXZ\x00"):
-        elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(payload)
-    elif payload.startswith(b"\x28\xb5\x2f\xfd"):
-        run = subprocess.run(["zstd", "-dcq"], input=payload, capture_output=True)
-        if run.returncode != 0:
-            raise KernelError(f"zstd could not unpack the kernel of '{bzimage}': {run.stderr.decode().strip()}")
-        elf = run.stdout
-    elif payload.startswith(b"\x1f\x8b"):
-        elf = gzip.decompress(payload)
-    else:
-        raise KernelError(f"'{bzimage}': kernel payload of unknown format ({payload[:4].hex()}): "
-                          "boot the bzImage itself")
+    payload = data[start:start + length]
+    try:
+        if payload.startswith(b"\xfd7zXZ\x00"):
+            # The decompressor stops at the stream's end: the 4-byte size the
+            # build appends to XZ and ZSTD payloads is left over.
+            elf = lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(payload)
+        elif payload.startswith(b"\x28\xb5\x2f\xfd"):
+            run = subprocess.run(["zstd", "-dcq"], input=payload[:-4], capture_output=True)
+            if run.returncode != 0:
+                raise KernelError(f"zstd could not unpack the kernel of '{bzimage}': "
+                                  f"{run.stderr.decode().strip()}")
+            elf = run.stdout
+        elif payload.startswith(b"\x1f\x8b"):
+            elf = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(payload)
+        else:
+            raise KernelError(f"'{bzimage}': kernel payload of unknown format ({payload[:4].hex()}): "
+                              "boot the bzImage itself (JR2_VM_PVH=0)")
+    except (lzma.LZMAError, zlib.error, EOFError) as err:
+        raise KernelError(f"'{bzimage}': cannot unpack its kernel ({err}): boot the bzImage "
+                          "itself (JR2_VM_PVH=0)") from err
     if not elf.startswith(b"\x7fELF"):
         raise KernelError(f"'{bzimage}': the unpacked kernel is not an ELF file")
     # Two boots of one kernel (a variant and its base) may unpack it at once.

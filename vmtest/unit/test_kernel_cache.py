@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """kernels/jr2kernels.py: the cache, the pinned SHA256, the messages that say what to do."""
 import hashlib
+import subprocess
 import urllib.error
 
 import pytest
@@ -115,30 +116,37 @@ def test_a_path_is_a_users_own_kernel(tmp_path):
         jr2kernels.resolve(str(tmp_path / "nothing"), entries=[])
 
 
-def fake_bzimage(payload, setup_sects=4):
-    """A bzImage header (boot protocol 2.08+) around a compressed payload."""
+def fake_bzimage(payload, setup_sects=4, size_appended=True):
+    """A bzImage header (boot protocol 2.08+) around a compressed payload
+    (the kernel build appends the size to XZ and ZSTD payloads, not gzip)."""
+    if size_appended:
+        payload += b"\x10\x00\x00\x00"
     image = bytearray((setup_sects + 1) * 512)
     image[0x1F1] = setup_sects
     image[0x202:0x206] = b"HdrS"
     offset = 0x100
     image[0x248:0x24C] = offset.to_bytes(4, "little")
-    image[0x24C:0x250] = (len(payload) + 4).to_bytes(4, "little")
-    return bytes(image) + b"\0" * offset + payload + b"\x10\x00\x00\x00"
+    image[0x24C:0x250] = len(payload).to_bytes(4, "little")
+    return bytes(image) + b"\0" * offset + payload
 
 
-@pytest.mark.parametrize("compress", [
-    lambda d: __import__("lzma").compress(d, format=__import__("lzma").FORMAT_XZ),
-    lambda d: __import__("gzip").compress(d),
-], ids=["xz", "gzip"])
-def test_the_vmlinux_is_unpacked_from_a_bzimage(tmp_path, compress):
+@pytest.mark.parametrize("compress, sized", [
+    (lambda d: __import__("lzma").compress(d, format=__import__("lzma").FORMAT_XZ), True),
+    (lambda d: subprocess.run(["zstd", "-q"], input=d, capture_output=True).stdout, True),
+    (lambda d: __import__("gzip").compress(d), False),
+], ids=["xz", "zstd", "gzip"])
+def test_the_vmlinux_is_unpacked_from_a_bzimage(tmp_path, compress, sized):
     elf = b"\x7fELF" + bytes(range(256)) * 8
-    (tmp_path / "bzImage").write_bytes(fake_bzimage(compress(elf)))
+    (tmp_path / "bzImage").write_bytes(fake_bzimage(compress(elf), size_appended=sized))
     jr2kernels.extract_vmlinux(tmp_path / "bzImage", tmp_path / "vmlinux")
     assert (tmp_path / "vmlinux").read_bytes() == elf
 
 
 def test_a_bzimage_of_unknown_payload_says_to_boot_it_whole(tmp_path):
     (tmp_path / "bzImage").write_bytes(fake_bzimage(b"LZ4!" * 10))
+    with pytest.raises(jr2kernels.KernelError, match="boot the bzImage itself"):
+        jr2kernels.extract_vmlinux(tmp_path / "bzImage", tmp_path / "vmlinux")
+    (tmp_path / "bzImage").write_bytes(fake_bzimage(b"\x1f\x8b" + b"broken" * 10))
     with pytest.raises(jr2kernels.KernelError, match="boot the bzImage itself"):
         jr2kernels.extract_vmlinux(tmp_path / "bzImage", tmp_path / "vmlinux")
     (tmp_path / "other").write_bytes(b"\0" * 4096)

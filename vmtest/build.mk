@@ -31,20 +31,31 @@ $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 vmtest-deps:
 	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS)
 
+# A run's id, fixed once per make so that the report is written for it.
+VMTEST_RUN_ID := $(or $(RUN),$(shell date -u +%Y%m%d-%H%M%S)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
+
+# Boots, then writes JUnit, KCIDB and the matrix report of the run (even of a
+# failed one: that is when they are read); the boots' status is make's.
+define vmtest_then_report
+	status=0; $(VMTEST_RUN) $(1) --run-id '$(VMTEST_RUN_ID)' || status=$$?; \
+	$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) \
+		|| status=$$((status ? status : 1)); \
+	echo "vmtest: results, JUnit, KCIDB and the report in results/$(VMTEST_RUN_ID)/"; \
+	exit $$status
+endef
+
 vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
-	$(VMTEST_RUN) $(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
-		$(if $(RUN),--run-id '$(RUN)')
+	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)'))
 
 vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
 
 matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
-	$(VMTEST_RUN) --jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
-		$(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)')
+	@$(call vmtest_then_report,--jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
+		$(if $(T),-T '$(T)'))
 
 vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD)
-	$(VMTEST_RUN) --jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)') \
-		$(if $(RUN),--run-id '$(RUN)')
+	@$(call vmtest_then_report,--jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)'))
 
 vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \

@@ -11,6 +11,7 @@
  * Landlock with its target.  Where jr2-trace --probe says the kernel cannot
  * trace, those tests skip with its reason; T3 checks that reason.
  */
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #include "common.h"
@@ -165,36 +166,70 @@ struct traced_run {
 	int events;
 };
 
-/* `jr2-trace --probe`: its exit status, and the verdict line in why. */
-static int probe_tracer(struct __test_metadata *_metadata, char *why,
-			size_t size)
-{
-	char tool[PATH_MAX], out[OUT_SIZE];
-	const char *verdict;
-	int status = -1;
+/*
+ * `jr2-trace --probe`'s answer, asked once per run of this binary: each
+ * probe loads the tracer's BPF programs, which takes seconds under TCG.
+ * The harness forks every test from main(), so a shared mapping made before
+ * main() carries the first test's answer to the later ones.
+ */
+struct tracer_probe {
+	bool done;
+	int status;
+	char out[OUT_SIZE];
+};
 
-	FX_FIND_TOOL("jr2-trace", tool);
-	{
+static struct tracer_probe probe_private, *probe_cache = &probe_private;
+
+static void __attribute__((constructor)) map_probe_cache(void)
+{
+	void *shared;
+
+	if (getenv(DENIER_ENV))
+		return;
+	shared = mmap(NULL, sizeof(*probe_cache), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	/* Without it each test probes for itself: slower, still right. */
+	if (shared != MAP_FAILED)
+		probe_cache = shared;
+}
+
+/* `jr2-trace --probe`: its output; its exit status and verdict line. */
+static const char *probe_tracer(struct __test_metadata *_metadata, char *why,
+				size_t size, int *status)
+{
+	const char *verdict;
+
+	if (!probe_cache->done) {
+		char tool[PATH_MAX];
 		char *argv[] = {tool, "--probe", NULL};
 
-		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+		FX_FIND_TOOL("jr2-trace", tool);
+		probe_cache->status = -1;
+		ASSERT_EQ(0, fx_run(argv, probe_cache->out,
+				    sizeof(probe_cache->out),
+				    &probe_cache->status));
+		probe_cache->done = true;
 	}
-	verdict = strstr(out, "verdict: ");
+	*status = probe_cache->status;
+	verdict = strstr(probe_cache->out, "verdict: ");
 	ASSERT_NE(NULL, verdict)
 	{
-		TH_LOG("jr2-trace --probe printed no verdict:\n%s", out);
+		TH_LOG("jr2-trace --probe printed no verdict:\n%s",
+		       probe_cache->out);
 	}
 	snprintf(why, size, "jr2-trace --probe: %.*s",
 		 (int)strcspn(verdict, "\n"), verdict + strlen("verdict: "));
-	return status;
+	return probe_cache->out;
 }
 
 /* Skips with the tracer's own reason where this kernel cannot trace. */
-#define REQUIRE_TRACING()                                             \
-	do {                                                          \
-		char _why[600];                                       \
-		if (probe_tracer(_metadata, _why, sizeof(_why)) != 0) \
-			SKIP(return, "%s", _why);                     \
+#define REQUIRE_TRACING()                                              \
+	do {                                                           \
+		char _why[600];                                        \
+		int _status;                                           \
+		probe_tracer(_metadata, _why, sizeof(_why), &_status); \
+		if (_status != 0)                                      \
+			SKIP(return, "%s", _why);                      \
 	} while (0)
 
 static void read_file(struct __test_metadata *_metadata, const char *path,
@@ -330,7 +365,9 @@ JR2_FIXTURE(trace);
 TEST_F_TIMEOUT(trace, T3_probe_names_why, 120)
 {
 	char why[600];
-	int status = probe_tracer(_metadata, why, sizeof(why));
+	int status;
+
+	probe_tracer(_metadata, why, sizeof(why), &status);
 
 	TH_LOG("%s", why);
 	if (self->fx.abi.kernel <= 0) {
@@ -365,17 +402,14 @@ TEST_F_TIMEOUT(trace, T3_probe_names_why, 120)
 TEST_F_TIMEOUT(trace, T3_fallback_ways_see_the_denial, 240)
 {
 	static struct traced_run run;
-	char tool[PATH_MAX], out[OUT_SIZE], path[256], line[1024];
+	char why[600], path[256], line[1024];
+	const char *out;
 	bool kprobes;
 	int status;
 
-	REQUIRE_TRACING();
-	FX_FIND_TOOL("jr2-trace", tool);
-	{
-		char *argv[] = {tool, "--probe", NULL};
-
-		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
-	}
+	out = probe_tracer(_metadata, why, sizeof(why), &status);
+	if (status != 0)
+		SKIP(return, "%s", why);
 	kprobes = strstr(out, "\nkprobes: yes\n") != NULL;
 	for (int i = 0; i < 2; i++) {
 		bool security = i == 1 || !kprobes;

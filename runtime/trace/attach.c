@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "abi.h"
@@ -20,9 +21,26 @@
 /* libbpf's messages: kept for the failing program's name, or printed. */
 static struct {
 	bool verbose;
+	struct timespec start; /* of jr2_tracer_open, for the time stamps */
 	char failed_prog[64];
 	char last[1024];
 } libbpf_log;
+
+/* Seconds since jr2_tracer_open: --verbose shows where the time goes. */
+static double elapsed(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - libbpf_log.start.tv_sec) +
+	       (double)(now.tv_nsec - libbpf_log.start.tv_nsec) / 1e9;
+}
+
+static void verbose_step(const char *step)
+{
+	if (libbpf_log.verbose)
+		fprintf(stderr, "jr2-trace: %.3f s: %s\n", elapsed(), step);
+}
 
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
@@ -32,7 +50,7 @@ static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (libbpf_log.verbose)
-		fputs(line, stderr);
+		fprintf(stderr, "%.3f s: %s", elapsed(), line);
 	if (level != LIBBPF_WARN)
 		return 0;
 	snprintf(libbpf_log.last, sizeof(libbpf_log.last), "%s", line);
@@ -97,12 +115,19 @@ static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
 	k->kprobes_errno = access(KPROBE_PMU, R_OK) == 0 ? 0 : errno;
 }
 
-/* One pass over /proc/kallsyms finds every hook's symbol. */
+/*
+ * One pass over /proc/kallsyms finds every hook's symbol.  Read only when a
+ * point needs more than fexit on its hook: it takes 0.5 s under TCG.
+ */
 static void find_ksyms(struct jr2_tracer *t)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
+	FILE *f;
 	char line[512];
 
+	if (t->ksyms_read)
+		return;
+	t->ksyms_read = true;
+	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return;
 	t->kernel.kallsyms = true;
@@ -138,8 +163,8 @@ static void note(char *buf, const char *fmt, ...)
 }
 
 /* The best way to see a point's denials that is left after `failed`. */
-static enum jr2_how next_way(const struct jr2_tracer *t, int i,
-			     enum jr2_how failed, const struct btf *btf)
+static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
+			     const struct btf *btf)
 {
 	const struct jr2_kernel *k = &t->kernel;
 	const struct jr2_point_info *p = &jr2_points[i];
@@ -148,6 +173,7 @@ static enum jr2_how next_way(const struct jr2_tracer *t, int i,
 	if (failed < JR2_HOW_FEXIT && tracing && btf_has_func(btf, p->hook) &&
 	    !(t->avoid & (1U << JR2_HOW_FEXIT)))
 		return JR2_HOW_FEXIT;
+	find_ksyms(t);
 	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
 	    t->points[i].ksym[0] && !(t->avoid & (1U << JR2_HOW_KPROBE)))
 		return JR2_HOW_KPROBE;
@@ -165,9 +191,12 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 	struct jr2_point_state *s = &t->points[i];
 
 	s->how = next_way(t, i, JR2_HOW_NONE, btf);
-	if (!s->ksym[0] && !btf_has_func(btf, p->hook)) {
-		note(s->note, "%s: not in this kernel", p->hook);
-		return;
+	if (!btf_has_func(btf, p->hook)) {
+		find_ksyms(t);
+		if (!s->ksym[0]) {
+			note(s->note, "%s: not in this kernel", p->hook);
+			return;
+		}
 	}
 	if (s->how != JR2_HOW_FEXIT) {
 		if (t->avoid & (1U << JR2_HOW_FEXIT))
@@ -379,11 +408,14 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 	memset(t, 0, sizeof(*t));
 	t->avoid = opts->avoid;
 	libbpf_log.verbose = opts->verbose;
+	clock_gettime(CLOCK_MONOTONIC, &libbpf_log.start);
 	libbpf_set_print(on_libbpf_print);
 	probe_kernel(&t->kernel, &btf);
-	find_ksyms(t);
+	verbose_step("kernel probed (Landlock, BTF, tracing programs)");
 	for (int i = 0; i < JR2_POINT_COUNT; i++)
 		plan_point(t, i, btf);
+	verbose_step(t->ksyms_read ? "points planned (kallsyms read)"
+				   : "points planned (all by fexit)");
 	t->log_denial = t->kernel.tracing_errno == 0 &&
 			btf_has_func(btf, "landlock_log_denial");
 	if (!t->log_denial)
@@ -402,8 +434,10 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 		goto out;
 	}
 	ret = load(t, opts->root_tgid, btf, err, size);
+	verbose_step("BPF programs loaded");
 	if (ret == 0)
 		attach(t);
+	verbose_step("BPF programs attached");
 out:
 	btf__free(btf);
 	return ret;
@@ -512,4 +546,5 @@ void jr2_tracer_close(struct jr2_tracer *t)
 	t->n_links = 0;
 	denials_bpf__destroy(t->skel);
 	t->skel = NULL;
+	verbose_step("BPF programs detached and unloaded");
 }

@@ -58,6 +58,7 @@ struct jr2_tracer {
 	bool fork_tracking; /* sched_process_fork/exit raw tracepoints */
 	char fork_note[JR2_NOTE_LEN];
 	unsigned int avoid; /* from jr2_trace_opts */
+	bool ksyms_read; /* /proc/kallsyms looked at for the hooks' symbols */
 	int traced_points; /* points with a way to see their denials */
 	int landlock_points; /* of those, attributed to Landlock */
 	struct bpf_link *links[4 * JR2_POINT_COUNT + 3];

@@ -55,7 +55,7 @@ static const char usage[] =
     "                 for the run when it is off\n"
     "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
     "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
-    "  --verbose      show libbpf's messages on stderr\n"
+    "  --verbose      show libbpf's messages and each step's time on stderr\n"
     "  --avoid WAYS   attach without fexit, kprobe or both (fexit,kprobe):\n"
     "                 checks the fallbacks\n"
     "\n"

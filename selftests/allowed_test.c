@@ -4,6 +4,8 @@
  * read-only trees stays usable: writing the user's folders, moving files
  * between them, running the image's tools, the network, chdir/stat/ls.
  * Each test also shows the protected dir still shut (its negative control).
+ *
+ * Promises: A1 A2 A3 A4 A5
  */
 #include <net/if.h>
 #include <netinet/in.h>

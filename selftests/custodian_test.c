@@ -6,6 +6,8 @@
  * channel of the harness: every request without the right bearer, and every
  * malformed, truncated or oversized one, gets one clear refusal, and the
  * harness keeps serving; a confined program cannot drive the harness.
+ *
+ * Promises: R8 E5
  */
 #include "harness_helpers.h"
 

@@ -5,6 +5,8 @@
  * one's programs; a confined program can neither mount nor leave its domain;
  * a spawner killed 100 times while programs start leaves no hang, no zombie
  * and no leaked descriptor in the harness.
+ *
+ * Promises: G6 A3 P3 P4 P5 P6
  */
 #include "harness_helpers.h"
 

@@ -4,6 +4,8 @@
  * harness's own environment, the refusals of configuration (JR2_ names,
  * files the harness reads where the sandbox writes), the harness's HOME and
  * its fresh Stand-ins.
+ *
+ * Promises: E1 E2 E3 E4 E5
  */
 #include "harness_helpers.h"
 

@@ -7,6 +7,8 @@
  * socket, ptrace, procmem, vmreadv, nested, truncate); `selftests/coverage`
  * counts them.  Each test's positive control does the same thing to a file
  * that is not protected.
+ *
+ * Promises: R1 R2 R3 R4 R5 R6 R9 O2 P1 P5 P6
  */
 #include <linux/io_uring.h>
 #include <linux/openat2.h>

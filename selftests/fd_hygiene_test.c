@@ -3,6 +3,8 @@
  * R10: a program the spawner starts holds exactly stdin, stdout, stderr and
  * the descriptors passed on purpose; none of the harness's (sockets, the
  * protected dir, the Stand-ins) and none the client did not pass.
+ *
+ * Promises: R10 A3
  */
 #include "harness_helpers.h"
 

@@ -9,6 +9,8 @@
  * preflight (G5) is proven on each answer too.  The real kernel's answer is
  * compared with a raw probe (G4) and the cap is shown to behave as a kernel
  * of that ABI, scopes included (G6, G7).
+ *
+ * Promises: G1 G2 G3 G4 G5 G6 G7 P2
  */
 #include <linux/audit.h>
 #include <linux/filter.h>

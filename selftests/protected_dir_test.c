@@ -4,6 +4,8 @@
  * moved, linked or truncated; its names can be listed; a socket in it can
  * still be connected to.  The tree is common.h's; each test first proves
  * the operation works unconfined or elsewhere (its positive control).
+ *
+ * Promises: R1 R2 R3 R4 R5 R6 R7 R8 A5
  */
 #include "common.h"
 

@@ -8,6 +8,8 @@
  * Landlock alone leaves environ and maps readable from 6.16 on (KERNELS.md);
  * the harness adds its own measure (runtime/harness/spawner.c: not dumpable,
  * CAP_SYS_PTRACE, CAP_SYS_ADMIN and CAP_PERFMON dropped from the domain).
+ *
+ * Promises: P1
  */
 #include "harness_helpers.h"
 

@@ -3,6 +3,8 @@
  * O1-O2: a read-only tree (common.h's /tmp/repos) can be read, executed and
  * listed; nothing in it can be written, truncated, made, removed, moved or
  * linked.  Each denial has its positive control in /tmp/work.
+ *
+ * Promises: R6 O1 O2
  */
 #include "common.h"
 

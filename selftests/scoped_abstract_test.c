@@ -4,6 +4,8 @@
  * to the abstract unix socket the harness (the Custodian here) made: EPERM.
  * Below ABI 6 the status says scope_abstract_unix is unavailable and the
  * connection works.  Positive control: the unconfined test connects.
+ *
+ * Promises: G6 P2
  */
 #include "harness_helpers.h"
 

@@ -5,6 +5,8 @@
  * runtime must say so (status: scope_signal unavailable) and must not claim
  * more: the signal does reach the harness.  Positive control: a program of
  * the same domain can be signalled.
+ *
+ * Promises: G6 P2
  */
 #include "harness_helpers.h"
 

@@ -10,6 +10,8 @@
  * table) and that the trace holds exactly the denials, each attributed to
  * Landlock with its target.  Where jr2-trace --probe says the kernel cannot
  * trace, those tests skip with its reason; T3 checks that reason.
+ *
+ * Promises: T1 T2 T3
  */
 #include <sys/mman.h>
 #include <sys/prctl.h>

@@ -5,6 +5,8 @@
  * creat(2), O_CREAT|O_TRUNC, ftruncate(2) on a descriptor, reopen of a
  * descriptor through /proc/self/fd.  Landlock checks TRUNCATE when a file
  * is opened (ABI 3), so ftruncate of a descriptor follows how it was opened.
+ *
+ * Promises: R6 O2 A1
  */
 #include "common.h"
 

@@ -401,6 +401,30 @@ static inline const char *fx_tool(const char *name, char *buf, size_t size)
 }
 
 /*
+ * A child that lives until the test ends (the pipe it waits on closes with
+ * the test): made before confinement it is outside the domain, made after it
+ * is inside.  A confined test may not signal it, so the pipe ends it.
+ */
+static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
+{
+	int lifeline[2];
+	pid_t pid;
+	char byte;
+
+	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(lifeline[1]);
+		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(lifeline[0]);
+	return pid;
+}
+
+/*
  * Runs argv[0] with argv in a child, its stdout and stderr into out (NUL
  * terminated, cut at size): 0 with the exit status in *status (-1 when
  * killed), or the errno of fork/pipe.

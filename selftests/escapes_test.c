@@ -1230,29 +1230,6 @@ TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
  * on the parent's side of the domain (P1).
  */
 
-/*
- * A child that lives until the test ends (its pipe closes): made before
- * confinement it is outside the domain, made after it is inside.
- */
-static pid_t sleeper(struct __test_metadata *_metadata)
-{
-	int lifeline[2];
-	pid_t pid;
-	char byte;
-
-	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(lifeline[1]);
-		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(lifeline[0]);
-	return pid;
-}
-
 static int test_ptrace(long request, pid_t pid)
 {
 	if (ptrace(request, pid, NULL, NULL))
@@ -1265,21 +1242,21 @@ static int test_ptrace(long request, pid_t pid)
 
 TEST_F(escapes, P1_R9_ptrace_attach_outside_domain)
 {
-	pid_t outside = sleeper(_metadata), inside;
+	pid_t outside = fx_lifeline_child(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EPERM, test_ptrace(PTRACE_ATTACH, outside));
-	inside = sleeper(_metadata);
+	inside = fx_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_ptrace(PTRACE_ATTACH, inside));
 }
 
 TEST_F(escapes, P1_R9_ptrace_seize_outside_domain)
 {
-	pid_t outside = sleeper(_metadata), inside;
+	pid_t outside = fx_lifeline_child(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EPERM, test_ptrace(PTRACE_SEIZE, outside));
-	inside = sleeper(_metadata);
+	inside = fx_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_ptrace(PTRACE_SEIZE, inside));
 }
 
@@ -1301,11 +1278,11 @@ static int test_proc_mem(pid_t pid)
 
 TEST_F(escapes, P1_R9_procmem_outside_domain)
 {
-	pid_t outside = sleeper(_metadata), inside;
+	pid_t outside = fx_lifeline_child(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_proc_mem(outside));
-	inside = sleeper(_metadata);
+	inside = fx_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_proc_mem(inside));
 }
 
@@ -1322,11 +1299,11 @@ TEST_F(escapes, P1_R9_vmreadv_outside_domain)
 {
 	/* Both children are forks of this test: the address is theirs too. */
 	static char marker[8] = "marker";
-	pid_t outside = sleeper(_metadata), inside;
+	pid_t outside = fx_lifeline_child(_metadata), inside;
 
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EPERM, test_vm_readv(outside, marker));
-	inside = sleeper(_metadata);
+	inside = fx_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_vm_readv(inside, marker));
 }
 

@@ -558,30 +558,6 @@ TEST_F(gating, G7_bad_cap_refused)
 				 "--max-abi", "x"));
 }
 
-/*
- * A process outside the domain: a child made before confinement.  It ends
- * when the test does (its pipe closes): a confined test may not signal it,
- * and Landlock scopes the parent-death signal too.
- */
-static pid_t outsider(struct __test_metadata *_metadata)
-{
-	int lifeline[2];
-	pid_t pid;
-	char byte;
-
-	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(lifeline[1]);
-		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(lifeline[0]);
-	return pid;
-}
-
 /* Confines with the ABI in force capped at `cap` (and by JR2_MAX_ABI). */
 #define CONFINE_CAPPED(limit)                                              \
 	do {                                                               \
@@ -602,7 +578,7 @@ static void assert_signal_outcome(struct __test_metadata *_metadata,
 
 TEST_F(gating, G6_G7_P2_cap5_signal_reaches_outside)
 {
-	pid_t pid = outsider(_metadata);
+	pid_t pid = fx_lifeline_child(_metadata);
 	char out[8192], cap[32], value[32];
 	int status;
 
@@ -623,13 +599,13 @@ TEST_F(gating, G6_G7_P2_cap5_signal_reaches_outside)
 
 TEST_F(gating, G7_P2_cap6_signal_scoped)
 {
-	pid_t pid = outsider(_metadata);
+	pid_t pid = fx_lifeline_child(_metadata);
 	pid_t own;
 
 	CONFINE_CAPPED(6);
 	assert_signal_outcome(_metadata, &self->fx.abi, pid);
 	/* Inside the domain a signal always arrives. */
-	own = outsider(_metadata);
+	own = fx_lifeline_child(_metadata);
 	ASSERT_EQ(0, kill(own, SIGKILL));
 }
 

@@ -45,22 +45,6 @@ FIXTURE_TEARDOWN(compile)
 	jr2_policy_free(&self->policy);
 }
 
-static long long rule_of(const struct jr2_ruleset_plan *plan, const char *path)
-{
-	for (size_t i = 0; i < plan->n_rules; i++)
-		if (!strcmp(plan->rules[i].path, path))
-			return (long long)plan->rules[i].access;
-	return -1;
-}
-
-static bool has_note(const struct jr2_ruleset_plan *plan, const char *text)
-{
-	for (size_t i = 0; i < plan->notes.n; i++)
-		if (strstr(plan->notes.v[i], text))
-			return true;
-	return false;
-}
-
 /* open(2) as the Landlock selftests do: 0 or the errno. */
 static int test_open(const char *path, int flags)
 {

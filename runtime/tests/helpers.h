@@ -38,6 +38,8 @@ static inline void jr2t_result_skip(const char *fixture, const char *variant,
 
 #include "kselftest_harness.h"
 
+#include "policy.h"
+
 /* A test group without state: tests named group.<IDs>_<what>. */
 #define JR2T_GROUP(group)       \
 	FIXTURE(group)          \
@@ -266,6 +268,26 @@ static inline int jr2t_count_lines(const char *text, const char *needle)
 		line = *end ? end + 1 : NULL;
 	}
 	return n;
+}
+
+/* The access of the rule on `path` in a compiled plan; -1 when none. */
+static inline long long rule_of(const struct jr2_ruleset_plan *plan,
+				const char *path)
+{
+	for (size_t i = 0; i < plan->n_rules; i++)
+		if (!strcmp(plan->rules[i].path, path))
+			return (long long)plan->rules[i].access;
+	return -1;
+}
+
+/* Whether a note of the plan contains `text`. */
+static inline bool has_note(const struct jr2_ruleset_plan *plan,
+			    const char *text)
+{
+	for (size_t i = 0; i < plan->notes.n; i++)
+		if (strstr(plan->notes.v[i], text))
+			return true;
+	return false;
 }
 
 #endif /* JR2_RUNTIME_TESTS_HELPERS_H */

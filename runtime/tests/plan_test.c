@@ -82,23 +82,6 @@ static void same_inode(struct jr2_fsview *v, const char *dir_path,
 	}
 }
 
-/* The access of the rule on `path`; -1 when there is none. */
-static long long rule_of(const struct jr2_ruleset_plan *plan, const char *path)
-{
-	for (size_t i = 0; i < plan->n_rules; i++)
-		if (!strcmp(plan->rules[i].path, path))
-			return (long long)plan->rules[i].access;
-	return -1;
-}
-
-static bool has_note(const struct jr2_ruleset_plan *plan, const char *text)
-{
-	for (size_t i = 0; i < plan->notes.n; i++)
-		if (strstr(plan->notes.v[i], text))
-			return true;
-	return false;
-}
-
 /*
  * /                  ancestor: list only
  * ├── bin/           full

@@ -10,8 +10,9 @@ BASE_CMDLINE = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init"
 
 def accel():
     """KVM where /dev/kvm is usable, else single-threaded TCG (multi-threaded
-    TCG oopses newer kernels during static-key patching: KERNELS.md)."""
-    if os.access("/dev/kvm", os.R_OK | os.W_OK):
+    TCG oopses newer kernels during static-key patching: KERNELS.md).
+    JR2_ACCEL=tcg forces TCG."""
+    if os.environ.get("JR2_ACCEL") != "tcg" and os.access("/dev/kvm", os.R_OK | os.W_OK):
         return ["-accel", "kvm", "-cpu", "host"]
     return ["-accel", "tcg,thread=single", "-cpu", "qemu64"]
 

@@ -101,9 +101,9 @@ class Follow:
                     say(self.name, f"Landlock: {rest}")
                 elif word == "suite-begin":
                     self.total = rest.strip()
-            elif line.startswith("# selftest: "):
+            elif line.startswith("# selftests: "):
                 self.done += 1
-                say(self.name, f"tests {self.done}/{self.total}: {line[len('# selftest: '):]}")
+                say(self.name, f"tests {self.done}/{self.total}: {line.rsplit(' ', 1)[-1]}")
         self.seen = len(complete)
 
 

@@ -60,7 +60,7 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
 
     results = tap.parse(ch.tap)
     if ch.suite_binaries is not None:
-        framed = ch.tap.count("# selftest-exit: ")
+        framed = tap.finished_binaries(ch.tap)
         if framed < ch.suite_binaries:
             problems.append(f"{ch.suite_binaries - framed} of {ch.suite_binaries} suite binaries "
                             "did not finish")

@@ -11,6 +11,14 @@ guest runner (or `make -C selftests run_tests`):
     ok 2 protected_dir.R7_list # SKIP ABI 2 < 3: the runtime refuses this kernel
     # selftest-exit: protected_dir_test 0
 
+After a result line, a TAP 13 YAML block may give the test's guest time
+(vmtest's guest writes one, measured from the test's RUN line):
+
+    ok 1 protected_dir.R1_read_denied
+      ---
+      duration_ms: 120
+      ...
+
 A binary whose plan is not met, or that ends with a status other than 0
 (pass) or 4 (KSFT_SKIP: all skipped), yields an "error" result: a crash is
 never a pass.  Test names follow `<group>.<IDs>_<what>`: the promise IDs
@@ -26,6 +34,13 @@ PLAN = re.compile(r"^1\.\.(\d+)")
 BEGIN = re.compile(r"^# selftest: (\S+)")
 END = re.compile(r"^# selftest-exit: (\S+) (-?\d+)")
 PROMISE = re.compile(r"^[GROAPET]\d+$")
+YAML_START, YAML_END = re.compile(r"^\s+---\s*$"), re.compile(r"^\s+\.\.\.\s*$")
+DURATION = re.compile(r"^\s+duration_ms:\s*([0-9]+(?:\.[0-9]+)?)\s*$")
+# The kselftest harness's own banners ("#  RUN  x ...", "#  OK  x", "#  FAIL  x",
+# "#  SKIP  why"): not diagnostics of the test.
+BANNER = re.compile(r"^(RUN|OK|FAIL|SKIP|XFAIL|XPASS)\s{2,}")
+# An assertion of the harness: "file.c:214:test_name:Expected ...".
+ASSERTION = re.compile(r"^[\w./+-]+\.[ch]:\d+:")
 KSFT_SKIP = 4
 
 
@@ -35,6 +50,21 @@ class Result:
     name: str  # e.g. protected_dir.R1_read_denied
     status: str  # pass | fail | skip | error
     reason: str = ""
+    duration: float = None  # seconds, from the TAP's YAML block; None if not given
+    output: str = ""  # every diagnostic line the test printed, banners included
+
+    @property
+    def message(self):
+        """The first assertion line ("file.c:214:test:Expected ..."), else the
+        first diagnostic that is not a banner, else the reason."""
+        lines = self.output.splitlines()
+        for line in lines:
+            if ASSERTION.match(line):
+                return line
+        for line in lines:
+            if line and not BANNER.match(line):
+                return line
+        return self.reason
 
     @property
     def group(self):
@@ -64,19 +94,31 @@ def parse(text):
             who = binary or "tap"  # bare TAP names no binary
             if seen < planned:
                 results.append(Result(binary, f"{who}.<crash>", "error",
-                                      f"{planned - seen} of {planned} planned tests never reported"))
+                                      f"{planned - seen} of {planned} planned tests never reported",
+                                      output="\n".join(diag)))
             elif status is None:
                 results.append(Result(binary, f"{who}.<exit>", "error",
-                                      "no exit status: the binary never reported its end"))
+                                      "no exit status: the binary never reported its end",
+                                      output="\n".join(diag)))
             elif status not in (0, KSFT_SKIP) and not any(
                     r.binary == binary and r.status == "fail" for r in results):
                 results.append(Result(binary, f"{who}.<exit>", "error",
-                                      f"exited with status {status} and no failed test"))
+                                      f"exited with status {status} and no failed test",
+                                      output="\n".join(diag)))
         planned = seen = 0
 
-    ended = True
+    ended, yaml = True, False
     for line in text.splitlines():
         line = line.rstrip("\r")
+        if yaml:
+            m = DURATION.match(line)
+            if m and results:
+                results[-1].duration = float(m.group(1)) / 1000
+            yaml = not YAML_END.match(line)
+            continue
+        if YAML_START.match(line):
+            yaml = bool(results)
+            continue
         m = BEGIN.match(line)
         if m:
             if not ended:
@@ -102,8 +144,10 @@ def parse(text):
             elif m.group(1) == "ok":
                 status, reason = "pass", ""
             else:
-                status, reason = "fail", "; ".join(diag[-5:])
-            results.append(Result(binary, m.group(3), status, reason.strip()))
+                status = "fail"
+                reason = "; ".join([d for d in diag if not BANNER.match(d)][-5:])
+            results.append(Result(binary, m.group(3), status, reason.strip(),
+                                  output="\n".join(diag)))
             diag = []
             continue
         if line.startswith("# "):

@@ -11,7 +11,7 @@ for a terminal and as one self-contained HTML page (no script, no link out).
 import dataclasses
 import html
 
-from . import gate, promises as promises_mod, tap
+from . import gate, kcidb, promises as promises_mod, tap
 
 STATES = ("pass", "fail", "skip", "refused", "untested")
 MARK = {"pass": "pass", "fail": "FAIL", "skip": "skip", "refused": "refused",
@@ -157,13 +157,12 @@ def _test_cell(kernel, tests):
 
 def _header(k):
     s = k.summary
-    landlock = s.get("landlock", "ok")
-    abi = f"ABI {s.get('abi')}" if landlock == "ok" else f"Landlock {landlock}"
+    abi = kcidb.landlock_text(s)
     c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
     for r in k.results:
         c[r.status] += 1
     tests = f"{c['pass']} pass, {c['fail'] + c['error']} fail, {c['skip']} skip"
-    return k.name, f"{s.get('release', '?')}", abi, s.get("outcome", "?"), tests
+    return k.name, s.get("release") or "?", abi, s.get("outcome") or "?", tests
 
 
 def markdown(matrix):

@@ -20,9 +20,18 @@ compare:
 		echo "compare: name both runs: make compare A=<run-id> B=<run-id> (or A=results/<run>/<kernel>)" >&2; exit 2; fi
 	@$(PYTHON) $(JR2_RESULTS) compare $(call run_dir,$(A)) $(call run_dir,$(B))
 
+# The real schemas the writers are checked against: test data beside the
+# checkout (the tests that need them skip, and say so, where they are absent).
+KCIDB_SCHEMA ?= ../shared/kcidb/kcidb-v5.3.schema.json
+JUNIT_XSD ?= ../shared/junit/junit-10.xsd
+RESULTS_DEBS := python3-jsonschema python3-junitparser libxml2-utils
+RESULTS_TEST_ENV := JR2_KCIDB_SCHEMA=$(abspath $(KCIDB_SCHEMA)) JR2_JUNIT_XSD=$(abspath $(JUNIT_XSD))
+
 test-results:
+	@scripts/need-debs $(RESULTS_DEBS)
 	@mkdir -p $(TEST_RESULTS)
-	$(PYTHON) -m pytest -q -p no:cacheprovider results/tests --junitxml=$(TEST_RESULTS)/results.xml
+	$(RESULTS_TEST_ENV) $(PYTHON) -m pytest -q -p no:cacheprovider -rs results/tests \
+		--ignore=results/tests/report_browser_check.py --junitxml=$(TEST_RESULTS)/results.xml
 
 # Not a TEST_STEP: it installs chromium (~350 MB).  Writes the page and its
 # screenshot to $(BUILD)/report-browser/, JUnit to $(TEST_RESULTS)/report-browser.xml.

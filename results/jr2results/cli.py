@@ -21,7 +21,9 @@ def kcidb_schema(path=None, required=False):
     """The KCIDB schema (kcidb_check.find_schema()), or None with a note on
     stderr where it is absent and not required."""
     try:
-        return kcidb_check.load_schema(path)
+        schema = kcidb_check.load_schema(path)
+        kcidb_check.need_jsonschema()
+        return schema
     except kcidb_check.SchemaMissing as e:
         if required or path:
             raise UsageError(str(e))

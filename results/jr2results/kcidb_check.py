@@ -82,12 +82,18 @@ def load_schema(path=None):
                             f"{SCHEMA_NAME} with {SCHEMA_ENV}=FILE")
 
 
-def _validator(schema):
+def need_jsonschema():
+    """Debian's python3-jsonschema, or SchemaMissing saying how to get it."""
     try:
         import jsonschema
     except ImportError:
         raise SchemaMissing("python3-jsonschema is not installed: apt-get install "
-                            "python3-jsonschema (make test installs it)")
+                            "python3-jsonschema (`make test-results` installs it)")
+    return jsonschema
+
+
+def _validator(schema):
+    jsonschema = need_jsonschema()
     checker = jsonschema.FormatChecker()  # this instance's own table of checks
     checker.checks("date-time")(is_date_time)
     return jsonschema.Draft7Validator(schema, format_checker=checker)

@@ -3,12 +3,13 @@
 #   make report [RUN=<run-id>]        junit.xml, kcidb.json, matrix.md, matrix.html of a run
 #                                     (default: the newest), in its folder
 #   make compare A=<run> B=<run>      what changed (a run id, or results/<run>/<kernel>)
-#   make test-report-browser          the HTML page in headless Chromium (installs chromium)
+#   make test-report-browser          the HTML page in headless Chromium (installs chromium);
+#                                     a step of `make test`
 
 JR2_RESULTS := results/jr2-results
 run_dir = $(if $(wildcard $(1)/.),$(1),results/$(1))
 
-TEST_STEPS += results
+TEST_STEPS += results report-browser
 
 .PHONY: report compare test-results test-report-browser
 
@@ -33,10 +34,10 @@ test-results:
 	$(RESULTS_TEST_ENV) $(PYTHON) -m pytest -q -p no:cacheprovider -rs results/tests \
 		--ignore=results/tests/report_browser_check.py --junitxml=$(TEST_RESULTS)/results.xml
 
-# Not a TEST_STEP: it installs chromium (~350 MB).  Writes the page and its
-# screenshot to $(BUILD)/report-browser/, JUnit to $(TEST_RESULTS)/report-browser.xml.
+# Installs Debian's chromium (~350 MB, once).  Writes a 16-kernel run's page and
+# its screenshots to $(BUILD)/report-browser/, JUnit to $(TEST_RESULTS)/report-browser.xml.
 test-report-browser:
 	@scripts/need-debs chromium
 	@mkdir -p $(TEST_RESULTS)
-	REPORT_BROWSER_OUT=$(BUILD)/report-browser $(PYTHON) -m pytest -q -p no:cacheprovider \
+	$(RESULTS_TEST_ENV) REPORT_BROWSER_OUT=$(BUILD)/report-browser $(PYTHON) -m pytest -q -p no:cacheprovider \
 		results/tests/report_browser_check.py --junitxml=$(TEST_RESULTS)/report-browser.xml

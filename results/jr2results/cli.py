@@ -4,6 +4,7 @@ two runs; hash binaries; decide the release gate.  See `jr2-results --help`."""
 import argparse
 import hashlib
 import json
+import os
 import pathlib
 import sys
 
@@ -48,7 +49,8 @@ def write_outputs(run, out, version="", promises_path=None, schema_path=None):
     path = promises_path or promises.find(REPO)
     matrix = report.build(run, promises.load(path))
     (out / "matrix.md").write_text(report.markdown(matrix))
-    (out / "matrix.html").write_text(report.html_page(matrix))
+    base = os.path.relpath(run.path.resolve(), out.resolve())
+    (out / "matrix.html").write_text(report.html_page(matrix, "" if base == "." else base))
     return matrix
 
 

@@ -19,28 +19,24 @@ class UsageError(Exception):
 
 
 def kcidb_schema(path=None, required=False):
-    """The KCIDB schema (kcidb_check.find_schema()), or None with a note on
-    stderr where it is absent and not required."""
+    """(the KCIDB schema or None, what was checked): None where it is absent
+    and not required (named, or `required`: absent is an error)."""
     try:
         schema = kcidb_check.load_schema(path)
         kcidb_check.need_jsonschema()
-        return schema
+        return schema, "schema v5.3 and links"
     except kcidb_check.SchemaMissing as e:
         if required or path:
             raise UsageError(str(e))
-        print(f"{PROG}: note: KCIDB JSON checked for its links and ids only: {e}",
-              file=sys.stderr)
-        return None
+        return None, f"links and ids only: {e}"
 
 
 def write_outputs(run, out, version="", promises_path=None, schema_path=None):
     """Writes junit.xml, kcidb.json, matrix.md and matrix.html into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     data = kcidb.build(run, version)
-    try:
-        errors = kcidb_check.check(data, kcidb_schema(schema_path))
-    except kcidb_check.SchemaMissing as e:  # python3-jsonschema missing
-        raise UsageError(str(e))
+    schema, checked = kcidb_schema(schema_path)
+    errors = kcidb_check.check(data, schema)
     if errors:
         raise UsageError(f"the KCIDB JSON of run '{run.id}' breaks schema v5.3: "
                          + "; ".join(errors[:5]) + " (a bug in kcidb.py: report it)")
@@ -51,6 +47,7 @@ def write_outputs(run, out, version="", promises_path=None, schema_path=None):
     (out / "matrix.md").write_text(report.markdown(matrix))
     base = os.path.relpath(run.path.resolve(), out.resolve())
     (out / "matrix.html").write_text(report.html_page(matrix, "" if base == "." else base))
+    matrix.kcidb_checked = checked  # what the KCIDB check covered, for the caller to say
     return matrix
 
 
@@ -98,9 +95,9 @@ def cmd_write(args):
     path = pathlib.Path(args.run) if args.run else newest_run(REPO / "results")
     run = load_run(path)
     out = pathlib.Path(args.out or path)
-    write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
+    matrix = write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
     print(f"{PROG}: wrote junit.xml, kcidb.json, matrix.md, matrix.html in {out} "
-          f"({len(run.kernels)} kernel(s))")
+          f"({len(run.kernels)} kernel(s); kcidb.json checked: {matrix.kcidb_checked})")
     if args.print:
         print((out / "matrix.md").read_text(), end="")
     return 0
@@ -134,11 +131,8 @@ def cmd_check_kcidb(args):
         data = json.loads(pathlib.Path(args.file).read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read KCIDB JSON '{args.file}': {e}")
-    schema = kcidb_schema(args.kcidb_schema, required=True)
-    try:
-        errors = kcidb_check.check(data, schema)
-    except kcidb_check.SchemaMissing as e:
-        raise UsageError(str(e))
+    schema, _ = kcidb_schema(args.kcidb_schema, required=True)
+    errors = kcidb_check.check(data, schema)
     for line in errors:
         print(f"{args.file}: {line}")
     print(f"{args.file}: {'INVALID' if errors else 'valid'} KCIDB v5.3 (schema, then links)")

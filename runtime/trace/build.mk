@@ -59,7 +59,7 @@ $(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
 test-trace-unit: $(TRACE_OUT)/format_test $(BIN)/jr2-trace
 	@mkdir -p $(TEST_RESULTS)
 	$(TRACE_OUT)/format_test | tee $(TEST_RESULTS)/trace-unit.tap
-	$(TRACE_DIR)/cli_test.sh $(BIN)/jr2-trace | tee $(TEST_RESULTS)/trace-cli.tap
+	$(TRACE_DIR)/cli_test.sh $(BIN)/jr2-trace | tee -a $(TEST_RESULTS)/trace-unit.tap
 
 # The benchmark runs in a VM: the host refuses tracing programs.
 TRACE_BENCH_KERNEL ?= 6.18

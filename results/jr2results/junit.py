@@ -54,13 +54,27 @@ def _properties(suite, kernel):
         ET.SubElement(props, "property", name=f"sha256:{name}", value=digest)
 
 
+def _unreported_time(kernel, crash, binary_s, durations):
+    """A crashed binary's `<crash>` (or `<exit>`): the guest time of the
+    binary that its timed tests do not account for, where both are known."""
+    total = binary_s.get(crash.binary)
+    timed = [r.duration if r.duration is not None else durations.get(r.name)
+             for r in kernel.results if r.binary == crash.binary and r is not crash]
+    if total is None or any(t is None for t in timed):
+        return None
+    return max(0.0, total - sum(timed))
+
+
 def kernel_suite(kernel, run_id):
     suite = ET.Element("testsuite", name=kernel.name)
     _properties(suite, kernel)
     durations = {t.get("name"): t.get("duration_s") for t in kernel.summary.get("tests", [])}
     statuses = []
+    binary_s = kernel.summary.get("binary_s") or {}
     for r in kernel.results:
         seconds = r.duration if r.duration is not None else durations.get(r.name)
+        if seconds is None and r.name.endswith(">"):
+            seconds = _unreported_time(kernel, r, binary_s, durations)
         statuses.append(_case(suite, f"{kernel.name}.{r.group}", r.test, r.status,
                               r.reason, seconds, r.message, r.output))
     verdict = gate.verdict_findings(kernel)

@@ -37,11 +37,19 @@ def _excerpt(text):
     return text[-EXCERPT_MAX:]
 
 
+def landlock_text(summary):
+    """"ABI 6", "Landlock ENOSYS", ...: never a Python None in the text."""
+    abi, landlock = summary.get("abi"), summary.get("landlock")
+    if landlock in (None, ""):
+        return f"ABI {abi}" if abi is not None else "Landlock not probed"
+    if landlock == "ok":
+        return f"ABI {abi}" if abi is not None else "Landlock ok, ABI unknown"
+    return f"Landlock {landlock}"
+
+
 def _environment(kernel):
     s = kernel.summary
-    abi = s.get("abi")
-    landlock = s.get("landlock", "")
-    desc = f"ABI {abi}" if landlock in ("", "ok") else f"Landlock {landlock}"
+    desc = landlock_text(s)
     misc = {k: s[k] for k in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
                               "expected_verdict", "expected_verdict_code", "verdict",
                               "verdict_code") if s.get(k) is not None}
@@ -72,11 +80,17 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
         misc = {"binary": r.binary, "promises": r.promises}
         if r.status == "skip":
             misc["skip_reason"] = r.reason
+        duration = r.duration if r.duration is not None else durations.get(r.name)
+        excerpt = None
+        if r.status == "fail":
+            excerpt = r.output or r.reason
+        elif r.status == "error":
+            excerpt = "\n".join(x for x in (r.reason, r.output) if x)
         tests.append(_test(build_id, test_id, path_of(ORIGIN, r.group, r.test),
-                           STATUS[r.status], env, duration=durations.get(r.name),
+                           STATUS[r.status], env, duration=duration,
                            comment=r.reason if r.status == "skip" else None,
-                           log_excerpt=_excerpt(r.reason) if r.status in ("fail", "error")
-                           else None, start_time=start_time, misc=misc))
+                           log_excerpt=_excerpt(excerpt) if excerpt else None,
+                           start_time=start_time, misc=misc))
     # One node per suite binary: its status is its tests', its duration the guest's time.
     for binary, seconds in kernel.summary.get("binary_s", {}).items():
         statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]

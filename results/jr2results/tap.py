@@ -18,6 +18,9 @@ every line prefixed by `# `, and one outer result per binary:
     ...
     not ok 2 selftests: jr2: escapes_test # exit=139
 
+After each nested result, a TAP 13 YAML block may give the test's time
+(`duration_ms`, from the test's `#  RUN` line to its result).
+
 `prove` reads it as two results (the nested lines are comments); this module
 reads the nested results too.  Each line is classified by tappy (Debian's
 python3-tap).  A binary whose plan is not met, that timed out, that has no
@@ -36,6 +39,11 @@ HEADER = re.compile(r"^# selftests: (?:(\S+): )?(\S+)\s*$")
 OUTER = re.compile(r"^(not ok|ok) \d+ selftests: (?:\S+: )?(\S+)(.*)$")
 EXIT = re.compile(r"\bexit=(-?\d+)")
 PROMISE = re.compile(r"^[GROAPET]\d+$")
+# The kselftest harness's own banners ("#  RUN  x ...", "#  OK  x", "#  FAIL  x",
+# "#  SKIP  why"): not diagnostics of the test.
+BANNER = re.compile(r"^(RUN|OK|FAIL|SKIP|XFAIL|XPASS)\s{2,}")
+# An assertion of the harness: "file.c:214:test_name:Expected ...".
+ASSERTION = re.compile(r"^[\w./+-]+\.[ch]:\d+:")
 KSFT_SKIP = 4
 
 
@@ -45,6 +53,21 @@ class Result:
     name: str  # e.g. protected_dir.R1_read_denied
     status: str  # pass | fail | skip | error
     reason: str = ""
+    duration: float = None  # seconds, from the TAP's YAML block; None if not given
+    output: str = ""  # every diagnostic line the test printed, banners included
+
+    @property
+    def message(self):
+        """The first assertion line ("file.c:214:test:Expected ..."), else the
+        first diagnostic that is not a banner, else the reason."""
+        lines = self.output.splitlines()
+        for line in lines:
+            if ASSERTION.match(line):
+                return line
+        for line in lines:
+            if line and not BANNER.match(line):
+                return line
+        return self.reason
 
     @property
     def group(self):
@@ -71,7 +94,7 @@ def _document(lines, binary):
         if line.category == "plan":
             planned = (planned or 0) + line.expected_tests
         elif line.category == "diagnostic":
-            diag.append(line.text.lstrip("#").strip())
+            diag.append(line.text[1:].strip())
         elif line.category == "bail":
             results.append(Result(binary, f"{binary or 'tap'}.<bail>", "error",
                                   f"Bail out! {line.reason}".strip()))
@@ -86,27 +109,34 @@ def _document(lines, binary):
             elif line.ok:
                 status, reason = "pass", ""
             else:
-                status, reason = "fail", "; ".join(diag[-5:])
-            results.append(Result(binary, name, status, reason.strip()))
+                status = "fail"
+                reason = "; ".join([d for d in diag if not BANNER.match(d)][-5:])
+            block = line.yaml_block if isinstance(line.yaml_block, dict) else {}
+            duration = block.get("duration_ms")
+            results.append(Result(binary, name, status, reason.strip(),
+                                  duration / 1000 if isinstance(duration, (int, float)) else None,
+                                  "\n".join(diag)))
             diag = []
-    return results, planned
+    return results, planned, diag
 
 
-def _close(binary, results, planned, outcome):
-    """The errors of one binary: short plan, no end, timeout, bad exit."""
-    who = binary or "tap"
-    seen = len(results)
+def _close(binary, results, planned, trailing, outcome):
+    """The errors of one binary: short plan, no end, timeout, bad exit; each
+    with what the binary printed after its last result."""
+    who, seen, output = binary or "tap", len(results), "\n".join(trailing)
     if planned is not None and seen < planned:
         results.append(Result(binary, f"{who}.<crash>", "error",
-                              f"{planned - seen} of {planned} planned tests never reported"))
+                              f"{planned - seen} of {planned} planned tests never reported",
+                              output=output))
     elif outcome is None:
         results.append(Result(binary, f"{who}.<exit>", "error",
-                              "no exit status: the binary never reported its end"))
+                              "no exit status: the binary never reported its end", output=output))
     elif outcome == "timeout":
-        results.append(Result(binary, f"{who}.<timeout>", "error", "the binary timed out"))
+        results.append(Result(binary, f"{who}.<timeout>", "error", "the binary timed out",
+                              output=output))
     elif outcome not in (0, KSFT_SKIP) and not any(r.status == "fail" for r in results):
         results.append(Result(binary, f"{who}.<exit>", "error",
-                              f"exited with status {outcome} and no failed test"))
+                              f"exited with status {outcome} and no failed test", output=output))
     return results
 
 
@@ -126,10 +156,10 @@ def parse(text):
     """The Results of a runner-shaped or a bare TAP 13 text."""
     lines = [line.rstrip("\r") for line in text.splitlines()]
     if not any(HEADER.match(line) for line in lines):
-        results, planned = _document(lines, "")
+        results, planned, trailing = _document(lines, "")
         if results or planned:
             # Bare TAP: no frame, so only the plan can be checked.
-            return _close("", results, planned, 0)
+            return _close("", results, planned, trailing, 0)
         return results
     results, binary, inner = [], None, []
     for line in lines:

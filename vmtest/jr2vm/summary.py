@@ -84,7 +84,8 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         "verdict": verdict, "verdict_code": verdict_code,
         "counts": counts,
         "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
-                   "status": r.status, "reason": r.reason} for r in results],
+                   "status": r.status, "reason": r.reason, "duration_s": r.duration}
+                  for r in results],
         "problems": problems, "durations": durations, "binary_s": ch.binary_s, "outcome": outcome,
         "binaries_sha256": binaries,
     }

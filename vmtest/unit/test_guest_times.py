@@ -38,5 +38,7 @@ def test_each_result_gets_the_time_from_its_run_line():
     assert out.splitlines()[4:8] == ["ok 1 g.slow", "  ---", out.splitlines()[6], "  ..."]
     results = tap.parse(out)
     assert [(r.name, r.status) for r in results] == [("g.slow", "pass"), ("g.fast", "fail")]
-    assert 0.45 <= results[0].duration <= 3.0
-    assert results[1].duration is not None and results[1].duration < 0.45
+    # Centiseconds of /proc/uptime: the 0.5 s sleep shows whole; no upper
+    # bound (a loaded machine may be slow), the quick test a time all the same.
+    assert results[0].duration >= 0.49
+    assert results[1].duration is not None and results[1].duration >= 0

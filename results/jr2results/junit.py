@@ -93,14 +93,34 @@ def kernel_suite(kernel, run_id):
     return suite
 
 
+def upstream_suite(kernel, run_id):
+    """The kernel's own Landlock selftests, as they reported."""
+    suite = ET.Element("testsuite", name=f"{kernel.name} (its own Landlock selftests)")
+    _properties(suite, kernel)
+    statuses = [_case(suite, f"{kernel.name}.landlock.{r.binary.removesuffix('_test')}",
+                      r.test, r.status, r.reason, r.duration, r.message, r.output)
+                for r in kernel.results]
+    suite.set("tests", str(len(statuses)))
+    for attr, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skip")):
+        suite.set(attr, str(statuses.count(status)))
+    if kernel.durations.get("suite_s") is not None:
+        suite.set("time", f"{kernel.durations['suite_s']:.3f}")
+    suite.set("id", f"{run_id}/{kernel.name}/upstream")
+    return suite
+
+
 def build(run):
     """<testsuites name tests failures errors time>: the XSD allows no more
     (the skips are counted on each <testsuite>)."""
     root = ET.Element("testsuites", name=f"jr2 run {run.id}")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     seconds = 0.0
+    suites = []
     for kernel in run.kernels:
-        suite = kernel_suite(kernel, run.id)
+        suites.append(kernel_suite(kernel, run.id))
+        if kernel.upstream is not None and not kernel.upstream.skipped:
+            suites.append(upstream_suite(kernel.upstream, run.id))
+    for suite in suites:
         root.append(suite)
         for key in totals:
             totals[key] += int(suite.get(key))

@@ -11,7 +11,7 @@ with an `environment` naming the kernel.  IDs are `jr2:<run>:<kernel>:...`.
 """
 import re
 
-from . import gate
+from . import gate, tap
 
 ORIGIN = "jr2"
 MAJOR, MINOR = 5, 3
@@ -118,6 +118,34 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
     return tests
 
 
+def upstream_tests(kernel, build_id, run_id, start_time=None):
+    """The kernel's own Landlock selftests, under the path landlock_upstream."""
+    env = _environment(kernel)
+    base = f"{ORIGIN}:{run_id}:{kernel.name}:upstream"
+    tests, seen = [], set()
+    for r in kernel.results:
+        test_id = f"{base}:{r.binary}.{r.name}"
+        n = 2
+        while test_id in seen:
+            test_id, n = f"{base}:{r.binary}.{r.name}#{n}", n + 1
+        seen.add(test_id)
+        excerpt = (r.output or r.reason) if r.status in ("fail", "error") else None
+        tests.append(_test(build_id, test_id,
+                           path_of("landlock_upstream", r.binary.removesuffix("_test"),
+                                   *r.name.split(".")),
+                           STATUS[r.status], env, duration=r.duration,
+                           comment=r.reason if r.status == "skip" else None,
+                           log_excerpt=_excerpt(excerpt) if excerpt else None,
+                           start_time=start_time, misc={"binary": r.binary}))
+    tests.insert(0, _test(build_id, base, "landlock_upstream",
+                          summary_status([t["status"] for t in tests] or ["MISS"]), env,
+                          duration=kernel.durations.get("suite_s"), start_time=start_time,
+                          comment=f"the kernel's own Landlock selftests on {kernel.name}",
+                          misc={"counts": tap.counts(kernel.results),
+                                "findings": kernel.summary.get("kernel_findings", [])}))
+    return tests
+
+
 def build(run, version=""):
     meta = run.meta
     commit = str(meta.get("commit", ""))
@@ -145,5 +173,7 @@ def build(run, version=""):
     tests = []
     for kernel in run.kernels:
         tests += kernel_tests(kernel, build_id, run.id, start)
+        if kernel.upstream is not None and not kernel.upstream.skipped:
+            tests += upstream_tests(kernel.upstream, build_id, run.id, start)
     return {"version": {"major": MAJOR, "minor": MINOR}, "checkouts": [checkout],
             "builds": [runtime], "tests": tests}

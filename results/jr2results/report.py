@@ -57,6 +57,26 @@ class Matrix:
     kernels: list  # run.Kernel
     sections: list
 
+    @property
+    def upstream(self):
+        """The kernels whose own Landlock selftests ran or were skipped."""
+        return [k for k in self.kernels if k.upstream is not None]
+
+
+def upstream_rows(k):
+    """(label, text) of a kernel's own Landlock selftests: their failures are
+    findings about the kernel (kernels/README.md), not failures of this run."""
+    u = k.upstream
+    if u.skipped:
+        return [("outcome", "skipped"), ("why", u.summary.get("skip_reason", ""))]
+    c = tap.counts(u.results)
+    findings = u.summary.get("kernel_findings") or [r.name for r in u.results
+                                                    if r.status == "fail"]
+    return [("outcome", u.summary.get("outcome") or "?"),
+            ("tests", f"{c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
+                      f"{c['error']} error"),
+            ("kernel findings", ", ".join(findings) if findings else "none")]
+
 
 def _line(r):
     if r.status == "pass":
@@ -213,6 +233,17 @@ def markdown(matrix):
     if notes:
         out.append("")
         out += [f"[{i}] {_md(text)}" for i, text in enumerate(notes, 1)]
+    if matrix.upstream:
+        out += ["", "## The kernel's own Landlock selftests", "",
+                "Each kernel's own tools/testing/selftests/landlock of its own version; a test "
+                "that fails there is a finding about the kernel (kernels/README.md), not a "
+                "failure of jr2.", "",
+                "| | " + " | ".join(f"**{k.name}**" for k in matrix.upstream) + " |",
+                "|---|" + "---|" * len(matrix.upstream)]
+        rows = [upstream_rows(k) for k in matrix.upstream]
+        for label in ("outcome", "tests", "kernel findings", "why"):
+            out.append(f"| {label} | " + " | ".join(
+                _md(dict(r).get(label, "")) for r in rows) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -338,5 +369,22 @@ def html_page(matrix, base=""):
                              for f in KERNEL_FILES if (k.path / f).is_file())
             out.append(f"<p>See {files}</p>" if files else "")
         out.append("</section>")
+    if matrix.upstream:
+        out.append('<h2 id="upstream">The kernel\'s own Landlock selftests</h2>'
+                   "<p>Each kernel's own tools/testing/selftests/landlock of its own version; "
+                   "a test that fails there is a finding about the kernel "
+                   "(kernels/README.md), not a failure of jr2.</p>"
+                   '<div class="scroll"><table id="upstream-table"><thead><tr><th></th>')
+        for k in matrix.upstream:
+            tap_file = k.upstream.path / "suite.tap"
+            link = (f' <a href="{_href(base, k.path.name, "upstream", "suite.tap")}">TAP</a>'
+                    if tap_file.is_file() else "")
+            out.append(f'<th class="kernel">{e(k.name)}{link}</th>')
+        out.append("</tr></thead><tbody>")
+        rows = [dict(upstream_rows(k)) for k in matrix.upstream]
+        for label in ("outcome", "tests", "kernel findings", "why"):
+            out.append(f"<tr><th>{e(label)}</th>" + "".join(
+                f"<td>{e(r.get(label, ''))}</td>" for r in rows) + "</tr>")
+        out.append("</tbody></table></div>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

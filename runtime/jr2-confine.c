@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "json.h"
 #include "landlock_uapi.h"
 #include "policy.h"
 
@@ -183,21 +184,16 @@ static void probe(const struct options *o, struct jr2_abi *abi)
 	jr2_abi_probe(abi, cap);
 }
 
-/* JSON string: quotes, backslashes and control bytes escaped. */
-static void json_str(const char *s)
+/* JSON string, by the one writer (json.h): false when s is not UTF-8. */
+static bool json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	return jr2_json_string(jr2_json_emit_file, stdout, s, strlen(s));
+}
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+/* "key": "s", and "key_hex" when s is not UTF-8 (json.h). */
+static void json_member(const char *key, const char *s)
+{
+	jr2_json_member(jr2_json_emit_file, stdout, " ", key, s, strlen(s));
 }
 
 static void json_bits(enum jr2_bit_kind kind, uint64_t bits)
@@ -270,8 +266,8 @@ static int cmd_check(const struct options *o)
 	if (uname(&uts))
 		strcpy(uts.release, "unknown");
 	if (o->json) {
-		printf("{\"release\": ");
-		json_str(uts.release);
+		putchar('{');
+		json_member("release", uts.release);
 		printf(", \"landlock\": ");
 		json_str(landlock_state(&abi));
 		printf(", \"abi\": {\"kernel\": %d, \"in_force\": %d, "
@@ -389,6 +385,7 @@ static int cmd_rules(const struct options *o)
 	struct jr2_abi abi;
 	struct jr2_err err;
 	char buf[512];
+	bool notes_utf8 = true;
 
 	probe(o, &abi);
 	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
@@ -402,20 +399,28 @@ static int cmd_rules(const struct options *o)
 		json_bits(JR2_BITS_RESTRICT, plan.restrict_flags);
 		printf(", \"rules\": [");
 		for (size_t i = 0; i < plan.n_rules; i++) {
-			printf("%s\n {\"path\": ", i ? "," : "");
-			json_str(plan.rules[i].path);
+			printf("%s\n {", i ? "," : "");
+			json_member("path", plan.rules[i].path);
 			printf(", \"access\": ");
 			json_bits(JR2_BITS_FS, plan.rules[i].access);
-			printf(", \"why\": ");
-			json_str(plan.rules[i].why);
+			printf(", ");
+			json_member("why", plan.rules[i].why);
 			printf("}");
 		}
 		printf("], \"notes\": [");
 		for (size_t i = 0; i < plan.notes.n; i++) {
 			printf("%s", i ? ", " : "");
-			json_str(plan.notes.v[i]);
+			if (!json_str(plan.notes.v[i]))
+				notes_utf8 = false;
 		}
-		printf("]}\n");
+		printf("]");
+		/* The bytes of each note, where one is not UTF-8 (json.h). */
+		for (size_t i = 0; !notes_utf8 && i < plan.notes.n; i++) {
+			printf("%s", i ? ", " : ", \"notes_hex\": [");
+			jr2_json_hex(jr2_json_emit_file, stdout,
+				     plan.notes.v[i], strlen(plan.notes.v[i]));
+		}
+		printf("%s}\n", notes_utf8 ? "" : "]");
 	} else {
 		printf("# ABI %d (%s)\n", plan.abi,
 		       jr2_abi_verdict(&abi) == JR2_VERDICT_ACCEPT

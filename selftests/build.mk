@@ -14,7 +14,7 @@ PROMISES ?= ../shared/spec/PROMISES.md
 TEST_BINS += $(SELFTESTS_BINS)
 TEST_STEPS += selftests coverage
 
-.PHONY: selftests test-selftests test-coverage
+.PHONY: selftests test-selftests test-coverage ksft-runtime
 
 selftests: $(SELFTESTS_BINS)
 
@@ -26,10 +26,33 @@ $(BUILD)/selftests/%_test: selftests/%_test.c $(wildcard selftests/*.h) \
 	$(CC) $(CFLAGS) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LIBS) \
 		$(LDFLAGS_STATIC)
 
-# The tests run the shipped programs too (jr2-confine, jr2-harness, ...).
-test-selftests: $(SELFTESTS_BINS) $(BINS)
+# The runtime the suite links and runs, for selftests/Makefile in a kernel
+# tree (JR2_BUILD there): the libraries, the shipped programs and jr2-try.
+ksft-runtime: deps $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a $(BINS) $(BIN)/jr2-try
+
+# The suite as a kselftest target, the way a kernel developer runs it: copied
+# into tools/testing/selftests/jr2 of Debian's 6.1 frame (scripts/ksft-frame),
+# built there by lib.mk and run by the kernel's runner; its TAP (the runner's
+# shape) must be read by `prove`.  The tree lives under /var/tmp: the fixtures
+# mount over /tmp and /mnt.  It reuses this tree's runtime (JR2_BUILD).
+KSFT_FRAME := $(BUILD)/ksft-frame
+test-selftests: ksft-runtime
+	@scripts/need-debs perl rsync
+	@scripts/ksft-frame $(KSFT_FRAME)
 	@mkdir -p $(TEST_RESULTS)
-	selftests/run-tests $(BUILD)/selftests | tee $(TEST_RESULTS)/selftests.tap
+	@tree=$$(mktemp -d /var/tmp/jr2-ksft.XXXXXX); trap 'rm -rf "$$tree"' EXIT; \
+	cp -r $(KSFT_FRAME)/tools "$$tree/"; \
+	target=$$tree/tools/testing/selftests/jr2; mkdir "$$target"; \
+	cp $$(git ls-files selftests 2>/dev/null || ls -d selftests/*) "$$target/"; \
+	mkdir "$$tree/out"; \
+	ksft() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS $(MAKE) --no-print-directory \
+		-C "$$target" JR2=$(CURDIR) JR2_BUILD=$(abspath $(BUILD)) OUTPUT="$$tree/out" "$$@"; }; \
+	ksft all >&2; \
+	status=0; ksft -s run_tests > $(TEST_RESULTS)/selftests.tap || status=$$?; \
+	cat $(TEST_RESULTS)/selftests.tap; \
+	prove -e cat $(TEST_RESULTS)/selftests.tap > $(TEST_RESULTS)/selftests.prove 2>&1 \
+		|| { echo "prove refused the suite's TAP:"; cat $(TEST_RESULTS)/selftests.prove; status=1; }; \
+	exit $$status
 
 test-coverage:
 	@mkdir -p $(TEST_RESULTS)

@@ -54,6 +54,30 @@ static inline void jr2_ksft_result_skip(const char *fixture,
 
 #include "kselftest_harness.h"
 
+/*
+ * kselftest's runner reads exit status 4 (KSFT_SKIP) as "all skipped"; the
+ * 6.1 harness exits 0 then.  Only the harness's own process (not a test
+ * child, which inherits this handler and the counts) turns its exit into 4.
+ */
+static pid_t jr2_ksft_main_pid;
+
+static void jr2_ksft_exit_skip(void)
+{
+	if (getpid() == jr2_ksft_main_pid && ksft_cnt.ksft_xskip &&
+	    !ksft_cnt.ksft_pass && !ksft_cnt.ksft_fail &&
+	    !ksft_cnt.ksft_error && !ksft_cnt.ksft_xpass &&
+	    !ksft_cnt.ksft_xfail) {
+		fflush(NULL);
+		_exit(KSFT_SKIP);
+	}
+}
+
+static void __attribute__((constructor)) jr2_ksft_exit_skip_init(void)
+{
+	jr2_ksft_main_pid = getpid();
+	atexit(jr2_ksft_exit_skip);
+}
+
 #include "abi.h"
 #include "landlock_uapi.h"
 #include "policy.h"

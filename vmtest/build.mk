@@ -29,7 +29,7 @@ $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
 
 vmtest-deps:
-	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS)
+	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS) $(if $(filter upstream,$(SUITE)),libcap-dev rsync)
 
 # A run's id, fixed once per make so that the report is written for it.
 VMTEST_RUN_ID := $(or $(RUN),$(shell date -u +%Y%m%d-%H%M%S)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
@@ -44,15 +44,18 @@ define vmtest_then_report
 	exit $$status
 endef
 
+# SUITE=upstream: the kernel's own Landlock selftests too (vmtest/jr2vm/upstream.py).
+VMTEST_SUITE = $(if $(SUITE),--suite '$(SUITE)')
+
 vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
-	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)'))
+	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') $(VMTEST_SUITE))
 
 vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
 
 matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,--jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
-		$(if $(T),-T '$(T)'))
+		$(if $(T),-T '$(T)') $(VMTEST_SUITE))
 
 vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,--jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)'))

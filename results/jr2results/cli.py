@@ -4,10 +4,11 @@ two runs; hash binaries; decide the release gate.  See `jr2-results --help`."""
 import argparse
 import hashlib
 import json
+import os
 import pathlib
 import sys
 
-from . import compare, gate, junit, kcidb, kcidb_schema, promises, report, run as run_mod
+from . import compare, gate, junit, kcidb, kcidb_check, promises, report, run as run_mod
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 PROG = "jr2-results"
@@ -17,11 +18,25 @@ class UsageError(Exception):
     """A bad input: the message names it, its value and the fix."""
 
 
-def write_outputs(run, out, version="", promises_path=None):
+def kcidb_schema(path=None, required=False):
+    """(the KCIDB schema or None, what was checked): None where it is absent
+    and not required (named, or `required`: absent is an error)."""
+    try:
+        schema = kcidb_check.load_schema(path)
+        kcidb_check.need_jsonschema()
+        return schema, "schema v5.3 and links"
+    except kcidb_check.SchemaMissing as e:
+        if required or path:
+            raise UsageError(str(e))
+        return None, f"links and ids only: {e}"
+
+
+def write_outputs(run, out, version="", promises_path=None, schema_path=None):
     """Writes junit.xml, kcidb.json, matrix.md and matrix.html into `out`."""
     out.mkdir(parents=True, exist_ok=True)
     data = kcidb.build(run, version)
-    errors = kcidb_schema.validate(data)
+    schema, checked = kcidb_schema(schema_path)
+    errors = kcidb_check.check(data, schema)
     if errors:
         raise UsageError(f"the KCIDB JSON of run '{run.id}' breaks schema v5.3: "
                          + "; ".join(errors[:5]) + " (a bug in kcidb.py: report it)")
@@ -30,7 +45,9 @@ def write_outputs(run, out, version="", promises_path=None):
     path = promises_path or promises.find(REPO)
     matrix = report.build(run, promises.load(path))
     (out / "matrix.md").write_text(report.markdown(matrix))
-    (out / "matrix.html").write_text(report.html_page(matrix))
+    base = os.path.relpath(run.path.resolve(), out.resolve())
+    (out / "matrix.html").write_text(report.html_page(matrix, "" if base == "." else base))
+    matrix.kcidb_checked = checked  # what the KCIDB check covered, for the caller to say
     return matrix
 
 
@@ -78,9 +95,9 @@ def cmd_write(args):
     path = pathlib.Path(args.run) if args.run else newest_run(REPO / "results")
     run = load_run(path)
     out = pathlib.Path(args.out or path)
-    write_outputs(run, out, args.version, args.promises)
+    matrix = write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
     print(f"{PROG}: wrote junit.xml, kcidb.json, matrix.md, matrix.html in {out} "
-          f"({len(run.kernels)} kernel(s))")
+          f"({len(run.kernels)} kernel(s); kcidb.json checked: {matrix.kcidb_checked})")
     if args.print:
         print((out / "matrix.md").read_text(), end="")
     return 0
@@ -114,10 +131,11 @@ def cmd_check_kcidb(args):
         data = json.loads(pathlib.Path(args.file).read_text())
     except (OSError, ValueError) as e:
         raise UsageError(f"cannot read KCIDB JSON '{args.file}': {e}")
-    errors = kcidb_schema.validate(data)
+    schema, _ = kcidb_schema(args.kcidb_schema, required=True)
+    errors = kcidb_check.check(data, schema)
     for line in errors:
         print(f"{args.file}: {line}")
-    print(f"{args.file}: {'INVALID' if errors else 'valid'} KCIDB v5.3")
+    print(f"{args.file}: {'INVALID' if errors else 'valid'} KCIDB v5.3 (schema, then links)")
     return 1 if errors else 0
 
 
@@ -137,7 +155,7 @@ def cmd_gate(args):
                              f"'{args.before}': {e}")
     decision = gate.decide(run, matrix, built, before, args.require)
     out = pathlib.Path(args.out)
-    write_outputs(run, out, args.version, args.promises)
+    write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
     tested = {}
     for k in run.kernels:
         tested.update(k.binaries)
@@ -162,6 +180,8 @@ def parser():
     w.add_argument("--version", default="", help="version named in the KCIDB checkout")
     w.add_argument("--promises", help="PROMISES.md (default: docs/ or ../shared/spec/)")
     w.add_argument("--print", action="store_true", help="print the Markdown matrix")
+    w.add_argument("--kcidb-schema", metavar="FILE", help="kcidb-io's v5.3 JSON schema "
+                   "(default: $JR2_KCIDB_SCHEMA, else ../shared/kcidb/; absent: links only)")
     w.set_defaults(func=cmd_write)
     c = sub.add_parser("compare", help="what changed from run (or kernel folder) A to B")
     c.add_argument("a")
@@ -171,8 +191,11 @@ def parser():
     h.add_argument("dirs", nargs="+")
     h.add_argument("-o", "--output")
     h.set_defaults(func=cmd_hash)
-    k = sub.add_parser("check-kcidb", help="validate a KCIDB file against schema v5.3")
+    k = sub.add_parser("check-kcidb", help="validate a KCIDB file against schema v5.3, "
+                       "then its links and ids")
     k.add_argument("file")
+    k.add_argument("--kcidb-schema", metavar="FILE", help="kcidb-io's v5.3 JSON schema "
+                   "(default: $JR2_KCIDB_SCHEMA, else ../shared/kcidb/)")
     k.set_defaults(func=cmd_check_kcidb)
     g = sub.add_parser("gate", help="decide whether a run may stand for a release")
     g.add_argument("run")
@@ -186,6 +209,7 @@ def parser():
     g.add_argument("--out", required=True, help="release folder, e.g. results/release/0.1.0")
     g.add_argument("--version", default="")
     g.add_argument("--promises")
+    g.add_argument("--kcidb-schema", metavar="FILE", help="as for write")
     g.set_defaults(func=cmd_gate)
     return p
 

@@ -67,7 +67,8 @@ def verdict_findings(kernel):
     # An entry's ABI is a number, or the errno of a kernel without it (ENOSYS, EOPNOTSUPP).
     got = s.get("landlock") if isinstance(entry, str) else s.get("abi")
     if entry is not None and got != entry:
-        found.append(f"kernel reports ABI {got}, its matrix entry says {entry}")
+        found.append(f"kernel reports {'no ABI' if got is None else f'ABI {got}'}, "
+                     f"its matrix entry says {entry}")
     return found
 
 

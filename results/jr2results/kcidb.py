@@ -11,7 +11,7 @@ with an `environment` naming the kernel.  IDs are `jr2:<run>:<kernel>:...`.
 """
 import re
 
-from . import gate
+from . import gate, tap
 
 ORIGIN = "jr2"
 MAJOR, MINOR = 5, 3
@@ -37,11 +37,19 @@ def _excerpt(text):
     return text[-EXCERPT_MAX:]
 
 
+def landlock_text(summary):
+    """"ABI 6", "Landlock ENOSYS", ...: never a Python None in the text."""
+    abi, landlock = summary.get("abi"), summary.get("landlock")
+    if landlock in (None, ""):
+        return f"ABI {abi}" if abi is not None else "Landlock not probed"
+    if landlock == "ok":
+        return f"ABI {abi}" if abi is not None else "Landlock ok, ABI unknown"
+    return f"Landlock {landlock}"
+
+
 def _environment(kernel):
     s = kernel.summary
-    abi = s.get("abi")
-    landlock = s.get("landlock", "")
-    desc = f"ABI {abi}" if landlock in ("", "ok") else f"Landlock {landlock}"
+    desc = landlock_text(s)
     misc = {k: s[k] for k in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
                               "expected_verdict", "expected_verdict_code", "verdict",
                               "verdict_code") if s.get(k) is not None}
@@ -72,11 +80,17 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
         misc = {"binary": r.binary, "promises": r.promises}
         if r.status == "skip":
             misc["skip_reason"] = r.reason
+        duration = r.duration if r.duration is not None else durations.get(r.name)
+        excerpt = None
+        if r.status == "fail":
+            excerpt = r.output or r.reason
+        elif r.status == "error":
+            excerpt = "\n".join(x for x in (r.reason, r.output) if x)
         tests.append(_test(build_id, test_id, path_of(ORIGIN, r.group, r.test),
-                           STATUS[r.status], env, duration=durations.get(r.name),
+                           STATUS[r.status], env, duration=duration,
                            comment=r.reason if r.status == "skip" else None,
-                           log_excerpt=_excerpt(r.reason) if r.status in ("fail", "error")
-                           else None, start_time=start_time, misc=misc))
+                           log_excerpt=_excerpt(excerpt) if excerpt else None,
+                           start_time=start_time, misc=misc))
     # One node per suite binary: its status is its tests', its duration the guest's time.
     for binary, seconds in kernel.summary.get("binary_s", {}).items():
         statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]
@@ -101,6 +115,34 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
                           comment=f"jr2 conformance suite on {kernel.name}",
                           misc={"counts": kernel.summary.get("counts", {}),
                                 "outcome": kernel.summary.get("outcome", "")}))
+    return tests
+
+
+def upstream_tests(kernel, build_id, run_id, start_time=None):
+    """The kernel's own Landlock selftests, under the path landlock_upstream."""
+    env = _environment(kernel)
+    base = f"{ORIGIN}:{run_id}:{kernel.name}:upstream"
+    tests, seen = [], set()
+    for r in kernel.results:
+        test_id = f"{base}:{r.binary}.{r.name}"
+        n = 2
+        while test_id in seen:
+            test_id, n = f"{base}:{r.binary}.{r.name}#{n}", n + 1
+        seen.add(test_id)
+        excerpt = (r.output or r.reason) if r.status in ("fail", "error") else None
+        tests.append(_test(build_id, test_id,
+                           path_of("landlock_upstream", r.binary.removesuffix("_test"),
+                                   *r.name.split(".")),
+                           STATUS[r.status], env, duration=r.duration,
+                           comment=r.reason if r.status == "skip" else None,
+                           log_excerpt=_excerpt(excerpt) if excerpt else None,
+                           start_time=start_time, misc={"binary": r.binary}))
+    tests.insert(0, _test(build_id, base, "landlock_upstream",
+                          summary_status([t["status"] for t in tests] or ["MISS"]), env,
+                          duration=kernel.durations.get("suite_s"), start_time=start_time,
+                          comment=f"the kernel's own Landlock selftests on {kernel.name}",
+                          misc={"counts": tap.counts(kernel.results),
+                                "findings": kernel.summary.get("kernel_findings", [])}))
     return tests
 
 
@@ -131,5 +173,7 @@ def build(run, version=""):
     tests = []
     for kernel in run.kernels:
         tests += kernel_tests(kernel, build_id, run.id, start)
+        if kernel.upstream is not None and not kernel.upstream.skipped:
+            tests += upstream_tests(kernel.upstream, build_id, run.id, start)
     return {"version": {"major": MAJOR, "minor": MINOR}, "checkouts": [checkout],
             "builds": [runtime], "tests": tests}

@@ -6,12 +6,18 @@ fail, skipped (with the reason), refused by design (the runtime refuses the
 kernel, as the entry's ABI predicts), or untested (no test names the
 promise).  Two rows above the promises say whether the kernel gave the
 predicted verdict and whether its console stayed clean.  Written as Markdown
-for a terminal and as one self-contained HTML page (no script, no link out).
+for a terminal and as one HTML page (inline CSS, no script, nothing fetched):
+each kernel's column links its result files (console.log, suite.tap,
+summary.json, check.json, relative to the page), each failed cell links the
+output of its tests further down the page, and the header and the promise
+column stay in view when the table scrolls.
 """
 import dataclasses
 import html
+import os
+import re
 
-from . import gate, promises as promises_mod, tap
+from . import gate, kcidb, promises as promises_mod, tap
 
 STATES = ("pass", "fail", "skip", "refused", "untested")
 MARK = {"pass": "pass", "fail": "FAIL", "skip": "skip", "refused": "refused",
@@ -23,6 +29,7 @@ class Cell:
     state: str  # one of STATES
     text: str  # short, for the table
     detail: list  # one line per test or finding
+    tests: list = dataclasses.field(default_factory=list)  # its tap.Results
 
     @property
     def reasons(self):
@@ -49,6 +56,26 @@ class Matrix:
     about: str  # commit and times of the run, one line
     kernels: list  # run.Kernel
     sections: list
+
+    @property
+    def upstream(self):
+        """The kernels whose own Landlock selftests ran or were skipped."""
+        return [k for k in self.kernels if k.upstream is not None]
+
+
+def upstream_rows(k):
+    """(label, text) of a kernel's own Landlock selftests: their failures are
+    findings about the kernel (kernels/README.md), not failures of this run."""
+    u = k.upstream
+    if u.skipped:
+        return [("outcome", "skipped"), ("why", u.summary.get("skip_reason", ""))]
+    c = tap.counts(u.results)
+    findings = u.summary.get("kernel_findings") or [r.name for r in u.results
+                                                    if r.status == "fail"]
+    return [("outcome", u.summary.get("outcome") or "?"),
+            ("tests", f"{c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
+                      f"{c['error']} error"),
+            ("kernel findings", ", ".join(findings) if findings else "none")]
 
 
 def _line(r):
@@ -82,7 +109,7 @@ def promise_cell(kernel, promise_id, results):
     bad = [r for r in tests if r.status in ("fail", "error")]
     passed = [r for r in tests if r.status == "pass"]
     if bad:
-        return Cell("fail", f"{len(bad)} of {len(tests)} failed", detail)
+        return Cell("fail", f"{len(bad)} of {len(tests)} failed", detail, tests)
     if kernel.refused_by_design and not passed:
         return Cell("refused", kernel.summary.get("verdict_code") or kernel.verdict, detail)
     if passed:
@@ -152,18 +179,17 @@ def _test_cell(kernel, tests):
     state = {"pass": "pass", "skip": "skip", "fail": "fail", "error": "fail"}[r.status]
     if state == "skip" and kernel.refused_by_design:
         state = "refused"
-    return Cell(state, r.reason if state != "pass" else "", [_line(r) for r in tests])
+    return Cell(state, r.reason if state != "pass" else "", [_line(r) for r in tests], tests)
 
 
 def _header(k):
     s = k.summary
-    landlock = s.get("landlock", "ok")
-    abi = f"ABI {s.get('abi')}" if landlock == "ok" else f"Landlock {landlock}"
+    abi = kcidb.landlock_text(s)
     c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
     for r in k.results:
         c[r.status] += 1
     tests = f"{c['pass']} pass, {c['fail'] + c['error']} fail, {c['skip']} skip"
-    return k.name, f"{s.get('release', '?')}", abi, s.get("outcome", "?"), tests
+    return k.name, s.get("release") or "?", abi, s.get("outcome") or "?", tests
 
 
 def markdown(matrix):
@@ -207,6 +233,17 @@ def markdown(matrix):
     if notes:
         out.append("")
         out += [f"[{i}] {_md(text)}" for i, text in enumerate(notes, 1)]
+    if matrix.upstream:
+        out += ["", "## The kernel's own Landlock selftests", "",
+                "Each kernel's own tools/testing/selftests/landlock of its own version; a test "
+                "that fails there is a finding about the kernel (kernels/README.md), not a "
+                "failure of jr2.", "",
+                "| | " + " | ".join(f"**{k.name}**" for k in matrix.upstream) + " |",
+                "|---|" + "---|" * len(matrix.upstream)]
+        rows = [upstream_rows(k) for k in matrix.upstream]
+        for label in ("outcome", "tests", "kernel findings", "why"):
+            out.append(f"| {label} | " + " | ".join(
+                _md(dict(r).get(label, "")) for r in rows) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -218,14 +255,24 @@ def _md(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# The table scrolls in its own box (as high as the window): its header row
+# sticks to the top, the promise column to the left (the corner to both), so
+# that 15+ kernels and every promise scroll under them.
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1b1b1b;background:#fff}
-h1{font-size:1.4em}table{border-collapse:collapse}
+h1{font-size:1.4em}table{border-collapse:separate;border-spacing:0}
+div.scroll{overflow:auto;max-height:calc(100vh - 1em);max-width:100%;border:1px solid #bbb}
 th,td{border:1px solid #bbb;padding:.25em .5em;vertical-align:top}
-thead th{background:#eef;position:sticky;top:0}
-th.promise{text-align:left;font-weight:normal;max-width:32em}
+thead th{background:#eef;position:sticky;top:0;z-index:2}
+thead th:first-child{left:0;z-index:3}
+th.promise{text-align:left;font-weight:normal;min-width:18em;max-width:32em;
+position:sticky;left:0;z-index:1;background:#f8f8fc}
 th.promise b{display:inline-block;min-width:2.5em}
 tr.group th{background:#ddd;text-align:left}
+tr.group th span{position:sticky;left:.5em;display:inline-block}
+th.kernel a{font-weight:normal;font-size:.85em}
+td.cell a{color:inherit}
+code{font:.92em ui-monospace,monospace;background:#ececf4;padding:0 .2em}
 td.cell{text-align:center;min-width:7em;font-size:.9em}
 td.pass{background:#c8ecc8}td.fail{background:#f4b4b4;font-weight:bold}
 td.skip{background:#fbeab0}td.refused{background:#cfd8f0}td.untested{background:#f2f2f2;color:#888}
@@ -234,7 +281,27 @@ pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}
 """
 
 
-def html_page(matrix):
+KERNEL_FILES = ("console.log", "suite.tap", "summary.json", "check.json")
+
+
+def _inline_code(escaped):
+    """`code` in an already escaped text as <code>code</code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def anchor(*parts):
+    """An id for HTML from any kernel name and row key ("out-6.12-R6")."""
+    return "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", p) for p in parts)
+
+
+def _href(base, *parts):
+    return html.escape("/".join(
+        p for p in (base.replace(os.sep, "/") if base else "", *parts) if p), quote=True)
+
+
+def html_page(matrix, base=""):
+    """The page; `base`: the run folder relative to where the page is
+    written ("" when in it), for the links to each kernel's files."""
     e = html.escape
     kernels = matrix.kernels
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -247,34 +314,77 @@ def html_page(matrix):
            '<span style="background:#fbeab0">skipped (reason in the cell)</span>'
            '<span style="background:#cfd8f0">refused by design</span>'
            '<span style="background:#f2f2f2">untested</span></p>',
-           '<table id="matrix"><thead><tr><th>promise</th>']
+           '<div class="scroll"><table id="matrix"><thead><tr><th>promise</th>']
     for k in kernels:
         name, release, abi, outcome, tests = _header(k)
+        files = []
+        for f, label in zip(KERNEL_FILES, ("console", "TAP", "summary", "check")):
+            if (k.path / f).is_file():
+                files.append(f'<a href="{_href(base, k.path.name, f)}" title="{e(f)}">'
+                             f"{label}</a>")
+            else:
+                files.append(f'<span class="missing">{e(f)} missing</span>')
         out.append(f'<th class="kernel" data-kernel="{e(name)}">{e(name)}<br>'
                    f"<small>{e(release)}<br>{e(abi)}<br>outcome: {e(outcome)}<br>"
-                   f"{e(tests)}</small></th>")
+                   f"{e(tests)}</small><br>{' '.join(files)}</th>")
     out.append("</tr></thead><tbody>")
     for section in matrix.sections:
         out.append(f'<tr class="group"><th colspan="{len(kernels) + 1}">'
-                   f"{e(section.title)}</th></tr>")
+                   f"<span>{_inline_code(e(section.title))}</span></th></tr>")
         for row in section.rows:
             out.append(f'<tr data-row="{e(row.key)}"><th class="promise"><b>{e(row.key)}</b> '
-                       f"{e(row.label)}</th>")
+                       f"{_inline_code(e(row.label))}</th>")
             for k in kernels:
                 c = row.cells[k.name]
                 label = {"pass": "pass", "fail": "FAIL", "skip": "skipped",
                          "refused": "refused by design", "untested": "untested"}[c.state]
+                if c.state == "fail":
+                    label = f'<a href="#{anchor("out", k.name, row.key)}">{label}</a>'
                 text = f"<br><small>{e(c.text)}</small>" if c.text else ""
-                out.append(f'<td class="cell {c.state}" data-kernel="{e(k.name)}" '
+                out.append(f'<td class="cell {c.state}" id="{anchor("cell", k.name, row.key)}" '
+                           f'data-kernel="{e(k.name)}" '
                            f'data-row="{e(row.key)}" data-state="{c.state}" '
                            f'title="{e(chr(10).join(c.detail))}">{label}{text}</td>')
             out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     failures = [(k, row, row.cells[k.name]) for s in matrix.sections for row in s.rows
                 for k in kernels if row.cells[k.name].state == "fail"]
     if failures:
         out.append("<h2>Failures</h2>")
-        for k, row, c in failures:
-            out.append(f"<h3>{e(k.name)}: {e(row.key)}</h3><pre>{e(chr(10).join(c.detail))}</pre>")
+    for k, row, c in failures:
+        out.append(f'<section class="failure" id="{anchor("out", k.name, row.key)}">'
+                   f"<h3>{e(k.name)}: {e(row.key)}</h3><pre>{e(chr(10).join(c.detail))}</pre>")
+        for r in c.tests:
+            if r.status not in ("fail", "error"):
+                continue
+            where = (f'<a href="{_href(base, k.path.name, "suite.tap")}">suite.tap</a>'
+                     if (k.path / "suite.tap").is_file() else "suite.tap (missing)")
+            text = r.output or r.reason or "(no output)"
+            if r.status == "error" and r.reason and r.reason not in text:
+                text = f"{r.reason}\n{text}"
+            out.append(f'<h4>{e(r.name)}: its output (from {where})</h4><pre class="output">'
+                       f"{e(text)}</pre>")
+        if not c.tests:  # a kernel row: the findings are the output
+            files = " ".join(f'<a href="{_href(base, k.path.name, f)}">{e(f)}</a>'
+                             for f in KERNEL_FILES if (k.path / f).is_file())
+            out.append(f"<p>See {files}</p>" if files else "")
+        out.append("</section>")
+    if matrix.upstream:
+        out.append('<h2 id="upstream">The kernel\'s own Landlock selftests</h2>'
+                   "<p>Each kernel's own tools/testing/selftests/landlock of its own version; "
+                   "a test that fails there is a finding about the kernel "
+                   "(kernels/README.md), not a failure of jr2.</p>"
+                   '<div class="scroll"><table id="upstream-table"><thead><tr><th></th>')
+        for k in matrix.upstream:
+            tap_file = k.upstream.path / "suite.tap"
+            link = (f' <a href="{_href(base, k.path.name, "upstream", "suite.tap")}">TAP</a>'
+                    if tap_file.is_file() else "")
+            out.append(f'<th class="kernel">{e(k.name)}{link}</th>')
+        out.append("</tr></thead><tbody>")
+        rows = [dict(upstream_rows(k)) for k in matrix.upstream]
+        for label in ("outcome", "tests", "kernel findings", "why"):
+            out.append(f"<tr><th>{e(label)}</th>" + "".join(
+                f"<td>{e(r.get(label, ''))}</td>" for r in rows) + "</tr>")
+        out.append("</tbody></table></div>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -28,6 +28,7 @@ class Kernel:
     results: list  # tap.Result, in TAP order
     console: str
     defects: list  # what is wrong with the files themselves, one line each
+    upstream: "Kernel" = None  # the kernel's own Landlock selftests (<kernel>/upstream/)
 
     @property
     def abi(self):
@@ -71,6 +72,11 @@ class Kernel:
     def binaries(self):
         return dict(self.summary.get("binaries_sha256", {}))
 
+    @property
+    def skipped(self):
+        """The kernel's own tests were not run here; summary.json says why."""
+        return self.summary.get("outcome") == "skip"
+
 
 @dataclasses.dataclass
 class Run:
@@ -99,10 +105,13 @@ def _read_json(path, defects):
     return data
 
 
-def load_kernel(path):
+def load_kernel(path, name=None):
     path = pathlib.Path(path)
+    name = name or path.name
     defects = []
     summary = _read_json(path / "summary.json", defects)
+    if summary.get("suite") == "upstream" and summary.get("outcome") == "skip":
+        return Kernel(name, path, summary, [], "", defects)
     for key in SUMMARY_KEYS:
         if summary and key not in summary:
             defects.append(f"summary.json lacks '{key}'")
@@ -116,9 +125,12 @@ def load_kernel(path):
     except FileNotFoundError:
         defects.append("console.log missing")
         console = ""
-    if summary.get("kernel", path.name) != path.name:
+    if summary.get("kernel", name) != name:
         defects.append(f"summary.json names kernel '{summary['kernel']}' in folder '{path.name}'")
-    return Kernel(path.name, path, summary, results, console, defects)
+    kernel = Kernel(name, path, summary, results, console, defects)
+    if (path / "upstream" / "summary.json").exists():
+        kernel.upstream = load_kernel(path / "upstream", name)
+    return kernel
 
 
 def load(path):

@@ -1,23 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The HTML matrix in headless Chromium: `make test-report-browser`.
+"""The HTML matrix in headless Chromium: `make test-report-browser`, a step of
+`make test` (it installs Debian's chromium).
 
-Kept out of `make test` (it needs the chromium package, ~350 MB).  The page
-of the `faults` fixture run is loaded from a file; the DOM Chromium built is
-compared cell by cell with the report's model, and the screenshot must show
-the table: its pixels hold the colour of each cell state.
+The page of a run as `jr2-results write` leaves it (the `faults` fixture
+run, widened to 16 kernels) is loaded from its file.  The DOM Chromium
+built is compared cell by cell with the report's model, and every link in
+it must resolve: a `#fragment` to an element of that DOM, a file link to a
+file of the run.  Screenshots must show the table (its pixels hold the
+colour of each cell state) and, scrolled to the far corner, still the
+header row and the promise column (sticky).
 """
+import json
 import os
 import pathlib
 import shutil
 import signal
 import struct
 import subprocess
+import urllib.parse
 import zlib
 
 import pytest
 
 from conftest import FIXTURES
-from jr2results import promises, report, run
+from jr2results import cli, promises, report, run
 from test_report import SPEC, Cells, cells
 
 CHROMIUM = shutil.which("chromium")
@@ -27,7 +33,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 # The background of each state's cell (report.CSS), as RGB.
 COLOURS = {"pass": (0xc8, 0xec, 0xc8), "fail": (0xf4, 0xb4, 0xb4), "skip": (0xfb, 0xea, 0xb0),
            "refused": (0xcf, 0xd8, 0xf0)}
+HEADER, PROMISE_COLUMN = (0xee, 0xee, 0xff), (0xf8, 0xf8, 0xfc)
 OUT = pathlib.Path(os.environ.get("REPORT_BROWSER_OUT", "build/report-browser"))
+WIDE = 16  # kernels: more than a 1400-pixel window holds
 
 
 def chromium(profile, *args, timeout=120):
@@ -80,32 +88,65 @@ def png_pixels(data):
     return width, height, rows
 
 
+def widen(path, count):
+    """The run at `path` with copies of its kernels added up to `count`."""
+    meta = json.loads((path / "run.json").read_text())
+    names = list(meta["kernels"])
+    i = 0
+    while len(names) < count:
+        source = names[i % len(meta["kernels"])]
+        name = f"{source}-copy{i}"
+        shutil.copytree(path / source, path / name)
+        summary = json.loads((path / name / "summary.json").read_text())
+        summary["kernel"] = name
+        (path / name / "summary.json").write_text(json.dumps(summary))
+        names.append(name)
+        i += 1
+    meta["kernels"] = names
+    (path / "run.json").write_text(json.dumps(meta))
+
+
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
+    """The page as `jr2-results write` leaves it in a 16-kernel run, loaded
+    once: (model, path, Chromium's DOM, the screenshot's pixels)."""
     assert CHROMIUM, "chromium is not installed: `make test-report-browser` installs it"
-    matrix = report.build(run.load(FIXTURES / "faults"), promises.parse(SPEC))
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = (OUT / "matrix.html").resolve()
-    path.write_text(report.html_page(matrix))
-    return matrix, path, tmp_path_factory.mktemp("chromium")
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    shutil.copytree(FIXTURES / "faults", OUT / "faults")
+    widen(OUT / "faults", WIDE)
+    the_run = run.load(OUT / "faults")
+    assert len(the_run.kernels) == WIDE
+    cli.write_outputs(the_run, OUT / "faults")
+    matrix = report.build(the_run, promises.parse(SPEC))
+    path = (OUT / "faults" / "matrix.html").resolve()
+    path.write_text(report.html_page(matrix))  # the model's spec: SPEC
+    shot = (OUT / "matrix.png").resolve()
+    dom = chromium(tmp_path_factory.mktemp("chromium"), "--dump-dom", f"--screenshot={shot}",
+                   path.as_uri())
+    return matrix, path, dom, png_pixels(shot.read_bytes())
 
 
-def test_dom_holds_every_cell_of_the_model(page):
-    matrix, path, tmp = page
-    dom = chromium(tmp / "profile-dom", "--dump-dom", path.as_uri())
+def test_dom_holds_every_cell_of_the_model_and_every_link_resolves(page):
+    matrix, path, dom, _ = page
     parser = Cells()
     parser.feed(dom)
     expected = {key: cell.state for key, cell in cells(matrix).items()}
     assert parser.cells == expected
     assert "<table" in dom and parser.external == []
+    fragments = [h for h in parser.links if h.startswith("#")]
+    files = [h for h in parser.links if not h.startswith("#")]
+    failed = [key for key, state in expected.items() if state == "fail"]
+    assert len(fragments) == len(failed) > 0 and len(files) >= 4 * WIDE
+    unresolved = [h for h in fragments if h[1:] not in parser.ids]
+    unresolved += [h for h in files
+                   if not pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(
+                       urllib.parse.urljoin(path.as_uri(), h)).path)).is_file()]
+    assert unresolved == []
 
 
 def test_screenshot_shows_the_coloured_table(page):
-    matrix, path, tmp = page
-    shot = (OUT / "matrix.png").resolve()
-    shot.unlink(missing_ok=True)
-    chromium(tmp / "profile-shot", f"--screenshot={shot}", path.as_uri())
-    width, height, rows = png_pixels(shot.read_bytes())
+    width, height, rows = page[3]
     assert (width, height) == (1400, 1000)
     counts = dict.fromkeys(COLOURS, 0)
     for row in rows:
@@ -115,3 +156,25 @@ def test_screenshot_shows_the_coloured_table(page):
                     counts[state] += 1
     # Each state shows as at least one cell's worth of its colour (a cell is ~100x30 px).
     assert all(n > 2000 for n in counts.values()), counts
+
+
+def test_header_and_promise_column_stay_in_view_at_the_far_corner(page, tmp_path):
+    """The table's box scrolled to its far corner (as a reader would; a copy
+    of the page with one line of script does it, the report has none): the
+    header row must still be at the top of the box and the promise column at
+    its left, over the cells of the last kernels."""
+    matrix, path, _, (_, _, unscrolled) = page
+    scrolled = path.with_name("matrix-scrolled.html")
+    scrolled.write_text(path.read_text().replace(
+        "</body>", '<script>document.querySelector("div.scroll").scrollTo(1e6, 1e6)</script>'
+        "</body>"))
+    shot = (OUT / "matrix-corner.png").resolve()
+    chromium(tmp_path / "profile", f"--screenshot={shot}", scrolled.as_uri())
+    width, height, rows = png_pixels(shot.read_bytes())
+    header = [y for y in range(height) if sum(p == HEADER for p in rows[y]) > width // 2]
+    column = [x for x in range(width // 4)
+              if sum(row[x] == PROMISE_COLUMN for row in rows) > height // 3]
+    assert header and header[0] < height // 4, "no header row at the top of the table"
+    assert column and column[0] < 60, "no promise column at the left of the table"
+    # The box did scroll: under the header, other cells than on the page as loaded.
+    assert rows[header[-1] + 40] != unscrolled[header[-1] + 40]

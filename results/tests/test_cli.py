@@ -15,15 +15,15 @@ def test_write_makes_the_four_files_and_prints_the_matrix(tmp_path, capsys):
     assert out.splitlines()[1] == "# jr2 conformance matrix, run faults"
 
 
-def test_check_kcidb_passes_ours_and_names_what_is_wrong(tmp_path, capsys):
+def test_check_kcidb_passes_ours_and_names_what_is_wrong(tmp_path, capsys, kcidb_schema_path):
     cli.main(["write", str(FIXTURES / "clean"), "--out", str(tmp_path)])
     path = tmp_path / "kcidb.json"
-    assert cli.main(["check-kcidb", str(path)]) == 0
+    assert cli.main(["check-kcidb", str(path), "--kcidb-schema", str(kcidb_schema_path)]) == 0
     data = json.loads(path.read_text())
     data["tests"][0]["status"] = "OK"
     path.write_text(json.dumps(data))
     capsys.readouterr()
-    assert cli.main(["check-kcidb", str(path)]) == 1
+    assert cli.main(["check-kcidb", str(path), "--kcidb-schema", str(kcidb_schema_path)]) == 1
     assert "$.tests[0].status: 'OK' is not one of" in capsys.readouterr().out
 
 

@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""JUnit XML, parsed back with ElementTree."""
+"""JUnit XML as its readers see it: valid against junit-10.xsd (xmllint, the
+schema Jenkins' xUnit plugin applies), read back by junitparser (Debian's
+python3-junitparser) with the counts and times the TAP gave, and parsed with
+ElementTree for the details."""
+import json
+import subprocess
 import xml.etree.ElementTree as ET
+
+import pytest
 
 from conftest import FIXTURES, KERNELS
 from jr2results import junit, run, tap
@@ -17,6 +24,80 @@ def case(root, kernel, classname, name):
     return suite.find(f"testcase[@classname='{kernel}.{classname}'][@name='{name}']")
 
 
+@pytest.mark.parametrize("name", ["clean", "faults"])
+def test_validates_against_junit_10_xsd(tmp_path, junit_xsd, name):
+    path = tmp_path / f"{name}.xml"
+    junit.write(run.load(FIXTURES / name), path)
+    res = subprocess.run(["xmllint", "--noout", "--schema", str(junit_xsd), str(path)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "validates" in res.stderr
+
+
+def test_xsd_refuses_a_skipped_attribute_on_testsuites(tmp_path, junit_xsd):
+    """The control: the old writer's <testsuites skipped=...> is refused."""
+    path = tmp_path / "faults.xml"
+    junit.write(run.load(FIXTURES / "faults"), path)
+    tree = ET.parse(path)
+    tree.getroot().set("skipped", "3")
+    tree.write(path)
+    res = subprocess.run(["xmllint", "--noout", "--schema", str(junit_xsd), str(path)],
+                         capture_output=True, text=True)
+    assert res.returncode != 0
+    assert "The attribute 'skipped' is not allowed" in res.stderr
+
+
+def test_junitparser_reads_the_counts_and_times_of_the_tap(tmp_path):
+    junitparser = pytest.importorskip(
+        "junitparser", reason="python3-junitparser is not installed: `make test-results` "
+        "installs it")
+    path = tmp_path / "faults.xml"
+    junit.write(run.load(FIXTURES / "faults"), path)
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    suites = {s.name: s for s in xml}
+    assert list(suites) == KERNELS
+    for kernel in KERNELS:
+        results = tap.parse((FIXTURES / "faults" / kernel / "suite.tap").read_text())
+        counts = tap.counts(results)
+        suite = suites[kernel]
+        cases = list(suite)
+        assert len(cases) == suite.tests == len(results) + 2
+        assert suite.skipped == counts["skip"]
+        verdict = [c for c in cases if c.name == "verdict"][0]
+        assert suite.failures == counts["fail"] + bool(verdict.result)
+        health = [c for c in cases if c.name == "health"][0]
+        assert suite.errors == counts["error"] + bool(health.result)
+        by_name = {(c.classname, c.name): c for c in cases}
+        for r in results:
+            c = by_name[(f"{kernel}.{r.group}", r.test)]
+            if r.duration is not None:
+                assert c.time == pytest.approx(r.duration, abs=0.0005)
+            kinds = [type(x).__name__ for x in c.result]
+            assert kinds == {"pass": [], "fail": ["Failure"], "skip": ["Skipped"],
+                             "error": ["Error"]}[r.status]
+    r6 = [c for c in suites["6.12"] if c.name == "R6_truncate_o_trunc"][0]
+    assert r6.time == 0.2  # duration_ms 200 in the TAP
+    assert r6.result[0].message == ("protected_dir_test.c:214:R6_truncate_o_trunc:Expected "
+                                    "EACCES (13) == test_open(file, O_WRONLY | O_TRUNC) (0)")
+    assert "protected_dir_test.c:218:R6_truncate_o_trunc:Expected 7 == st.st_size (0)" in \
+        r6.result[0].text
+
+
+def test_every_testcase_has_its_time(tmp_path):
+    root = written(tmp_path, "faults")
+    for kernel in KERNELS:
+        for c in root.find(f"testsuite[@name='{kernel}']").findall("testcase"):
+            assert c.get("time") is not None, (kernel, c.get("name"))
+    # A crash: the binary's guest time that its reported tests do not account for.
+    crash = case(root, "7.3", "escapes_test", "<crash>")
+    escapes = [c for c in root.find("testsuite[@name='7.3']").findall("testcase")
+               if c.get("classname") == "7.3.escapes"]
+    summary = json.loads((FIXTURES / "faults" / "7.3" / "summary.json").read_text())
+    assert float(crash.get("time")) == pytest.approx(
+        summary["binary_s"]["escapes_test"] - sum(float(c.get("time")) for c in escapes))
+    assert root.get("time") == f"{sum(float(s.get('time')) for s in root):.3f}"
+
+
 def test_one_testsuite_per_kernel_with_true_counts(tmp_path):
     root = written(tmp_path, "faults")
     assert [s.get("name") for s in root.findall("testsuite")] == KERNELS
@@ -28,6 +109,7 @@ def test_one_testsuite_per_kernel_with_true_counts(tmp_path):
         assert int(suite.get("skipped")) == sum(c.find("skipped") is not None for c in cases)
     totals = {k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors")}
     assert totals == {k: int(root.get(k)) for k in totals}
+    assert root.get("skipped") is None
 
 
 def test_every_tap_result_is_a_testcase(tmp_path):
@@ -40,11 +122,25 @@ def test_every_tap_result_is_a_testcase(tmp_path):
         assert names[-2:] == [(f"{kernel}.vm", "verdict"), (f"{kernel}.vm", "health")]
 
 
-def test_failure_carries_the_diagnostics(tmp_path):
+def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path):
     failure = case(written(tmp_path, "faults"), "6.12", "protected_dir",
                    "R6_truncate_o_trunc").find("failure")
-    assert failure is not None
-    assert "Expected EACCES (13) == test_open(file, O_WRONLY | O_TRUNC) (0)" in failure.text
+    assert failure.get("message") == (
+        "protected_dir_test.c:214:R6_truncate_o_trunc:Expected EACCES (13) == "
+        "test_open(file, O_WRONLY | O_TRUNC) (0)")
+    assert failure.text.splitlines() == [
+        "RUN           protected_dir.R6_truncate_o_trunc ...",
+        "protected_dir_test.c:214:R6_truncate_o_trunc:Expected EACCES (13) == "
+        "test_open(file, O_WRONLY | O_TRUNC) (0)",
+        "protected_dir_test.c:218:R6_truncate_o_trunc:Expected 7 == st.st_size (0)",
+        "R6_truncate_o_trunc: Test failed at step #3",
+        "FAIL  protected_dir.R6_truncate_o_trunc"]
+
+
+def test_failure_without_assertion_names_its_first_diagnostic():
+    results = tap.parse("1..1\n#  RUN           g.t ...\n# g.t: child killed by signal 9\n"
+                        "#          FAIL  g.t\nnot ok 1 g.t\n")
+    assert results[0].message == "g.t: child killed by signal 9"
 
 
 def test_skip_carries_its_reason(tmp_path):
@@ -59,6 +155,21 @@ def test_oops_and_crash_are_errors(tmp_path):
     assert "BUG: kernel NULL pointer dereference" in health.text
     crash = case(root, "7.3", "escapes_test", "<crash>").find("error")
     assert crash.get("message") == "1 of 2 planned tests never reported"
+    assert "child killed by signal 11 (SIGSEGV)" in crash.text
+
+
+def test_control_characters_of_an_output_stay_xml(tmp_path, clean_copy):
+    tap_path = clean_copy / "clean" / "6.12" / "suite.tap"
+    text = tap_path.read_text().replace(
+        "# #            OK  protected_dir.R1_read_denied\n# ok 1 protected_dir.R1_read_denied",
+        "# # got \x1b[31mred\x1b[0m\x00\n# #          FAIL  protected_dir.R1_read_denied\n"
+        "# not ok 1 protected_dir.R1_read_denied")
+    tap_path.write_text(text)
+    path = tmp_path / "x.xml"
+    junit.write(run.load(clean_copy / "clean"), path)
+    failure = case(ET.parse(path).getroot(), "6.12", "protected_dir",
+                   "R1_read_denied").find("failure")
+    assert failure.get("message") == "got \ufffd[31mred\ufffd[0m\ufffd"
 
 
 def test_clean_run_has_no_failure_and_kernel_properties(tmp_path):

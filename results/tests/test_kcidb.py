@@ -1,12 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""KCIDB v5.3: our output obeys the schema's rules, and the checker of those
-rules rejects what the schema rejects."""
+"""KCIDB v5.3, checked as KCIDB checks it: kcidb-io's own schema through
+Debian's python3-jsonschema (draft 7, a strict date-time checker), then the
+project's stricter layer (links and ids, kcidb_check.LINK_RULES).
+
+The schema is test data beside the checkout (../shared/kcidb/, or
+$JR2_KCIDB_SCHEMA): where it is absent, the tests that need it skip and say
+so; CI always has it.  The mutation corpus, fixtures/kcidb/mutations.json,
+holds bad (and a few good) variants of fixtures/kcidb/base.json: each names
+what the real schema does with it ("refuse" or "accept") and the stricter
+layer's extra refusals by rule; the writer's check must agree exactly."""
 import copy
+import json
+import re
+import subprocess
+import sys
 
 import pytest
 
-from conftest import FIXTURES, KERNELS
-from jr2results import kcidb, kcidb_schema, run
+from conftest import FIXTURES, HERE, KERNELS
+from jr2results import kcidb, kcidb_check, run
+
+CORPUS = FIXTURES / "kcidb"
+
+
+@pytest.fixture(scope="module")
+def schema(kcidb_schema_path):
+    return kcidb_check.load_schema(kcidb_schema_path)
 
 
 @pytest.fixture(scope="module")
@@ -14,10 +33,51 @@ def faults():
     return kcidb.build(run.load(FIXTURES / "faults"), "0.1.0")
 
 
-def test_output_is_valid_v5_3(faults):
+def texts(value):
+    """Every string inside a JSON value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from texts(v)
+
+
+def test_fresh_documents_pass_the_real_schema(schema, faults):
+    """What the writer makes of both fixture runs, through the JSON text."""
     assert faults["version"] == {"major": 5, "minor": 3}
-    assert kcidb_schema.validate(faults) == []
-    assert kcidb_schema.validate(kcidb.build(run.load(FIXTURES / "clean"))) == []
+    for data in (faults, kcidb.build(run.load(FIXTURES / "clean"))):
+        data = json.loads(json.dumps(data))
+        assert kcidb_check.schema_errors(data, schema) == []
+        assert kcidb_check.check(data, schema) == []
+
+
+def test_writer_refuses_what_the_checker_refuses(clean_copy, schema, monkeypatch):
+    """`jr2-results write` runs the check: a document it breaks is not written."""
+    from jr2results import cli
+    monkeypatch.setattr(kcidb, "ORIGIN", "JR2")  # an origin the schema refuses
+    with pytest.raises(cli.UsageError, match=r"breaks schema v5.3: .*'JR2' does not match"):
+        cli.write_outputs(run.load(clean_copy / "clean"), clean_copy / "out",
+                          schema_path=kcidb_check.find_schema())
+    assert not (clean_copy / "out" / "kcidb.json").exists()
+
+
+def test_no_python_none_in_the_text(clean_copy, schema):
+    """A kernel whose probe said nothing: the summary holds nulls."""
+    path = clean_copy / "clean" / "6.12" / "summary.json"
+    summary = json.loads(path.read_text())
+    summary.update(landlock=None, abi=None, release=None, errata=None, verdict=None,
+                   verdict_code=None)
+    path.write_text(json.dumps(summary))
+    data = kcidb.build(run.load(clean_copy / "clean"), "")
+    assert kcidb_check.check(data, schema) == []
+    bad = [t for t in texts(data) if re.search(r"\bNone\b", t)]
+    assert bad == []
+    env = next(t for t in data["tests"] if t["id"] == "jr2:clean:6.12")["environment"]
+    assert env["comment"] == "Linux ? (matrix entry 6.12), Landlock not probed, under QEMU"
 
 
 def test_ids_origin_paths_and_links(faults):
@@ -31,6 +91,8 @@ def test_ids_origin_paths_and_links(faults):
     r6 = by_id["jr2:faults:6.12:protected_dir.R6_truncate_o_trunc"]
     assert r6["path"] == "jr2.protected_dir.R6_truncate_o_trunc"
     assert r6["status"] == "FAIL" and "Expected EACCES (13)" in r6["log_excerpt"]
+    assert "Expected 7 == st.st_size (0)" in r6["log_excerpt"]  # the whole output
+    assert r6["duration"] == 0.2  # the guest's time: duration_ms 200 in the TAP
     assert r6["misc"]["promises"] == ["R6"]
 
 
@@ -49,6 +111,7 @@ def test_statuses_follow_the_results(faults):
     assert skip["comment"] == "ABI 2 < 3: the runtime refuses this kernel"
     assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["status"] == "ERROR"
     assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["path"] == "jr2.escapes_test.crash"
+    assert "SIGSEGV" in by_id["jr2:faults:7.3:escapes_test.<crash>"]["log_excerpt"]
     assert by_id["jr2:faults:7.3:vm.health"]["status"] == "ERROR"
     roots = {t["id"]: t["status"] for t in faults["tests"] if t["path"] == "jr2"}
     assert roots == {"jr2:faults:5.10": "PASS", "jr2:faults:6.1": "PASS",
@@ -61,60 +124,95 @@ def test_statuses_follow_the_results(faults):
     assert by_id["jr2:faults:6.1:escapes_test"]["status"] == "SKIP"
 
 
-def test_a_kernel_without_tap_is_missed(clean_copy):
+def test_a_kernel_without_tap_is_missed(clean_copy, schema):
     (clean_copy / "clean" / "6.12" / "suite.tap").unlink()
     data = kcidb.build(run.load(clean_copy / "clean"))
-    assert kcidb_schema.validate(data) == []
+    assert kcidb_check.check(data, schema) == []
     root = next(t for t in data["tests"] if t["id"] == "jr2:clean:6.12")
     assert root["status"] == "ERROR"  # vm.health: suite.tap missing outranks MISS
     assert kcidb.summary_status(["PASS", "SKIP", "MISS"]) == "MISS"
     assert kcidb.summary_status(["SKIP", "DONE"]) == "DONE"
 
 
-def mutations():
-    """(what, change) pairs that the v5.3 schema rejects."""
-    def t(d):
-        return d["tests"][1]
-    return [
-        ("unknown status", lambda d: t(d).update(status="BROKEN")),
-        ("no build_id", lambda d: t(d).pop("build_id")),
-        ("id without origin", lambda d: t(d).update(id="faults-6.12-R1")),
-        ("upper-case origin", lambda d: t(d).update(origin="JR2")),
-        ("null property", lambda d: t(d).update(comment=None)),
-        ("unknown property", lambda d: t(d).update(kernel="6.12")),
-        ("path with a space", lambda d: t(d).update(path="jr2.protected dir.R1")),
-        ("path with an empty part", lambda d: t(d).update(path="jr2..R1")),
-        ("duration as text", lambda d: t(d).update(duration="9.8")),
-        ("duration as boolean", lambda d: t(d).update(duration=True)),
-        ("date without offset", lambda d: t(d).update(start_time="2026-11-30T12:00:00")),
-        ("excerpt too long", lambda d: t(d).update(log_excerpt="x" * 16385)),
-        ("NUL in a comment", lambda d: t(d).update(comment="a\0b")),
-        ("environment extra key", lambda d: t(d)["environment"].update(kernel="6.12")),
-        ("minor 4", lambda d: d["version"].update(minor=4)),
-        ("major 4", lambda d: d["version"].update(major=4)),
-        ("no version", lambda d: d.pop("version")),
-        ("top-level extra", lambda d: d.update(runs=[])),
-        ("build without checkout_id", lambda d: d["builds"][0].pop("checkout_id")),
-        ("build architecture", lambda d: d["builds"][0].update(architecture="x86-64")),
-        ("checkout commit hash", lambda d: d["checkouts"][0].update(git_commit_hash="abc")),
-        ("dangling build_id", lambda d: t(d).update(build_id="jr2:elsewhere")),
-        ("duplicate test id", lambda d: d["tests"].append(copy.deepcopy(t(d)))),
-    ]
+def mutated(m):
+    data = json.loads((CORPUS / "base.json").read_text())
+    for op in m["ops"]:
+        *parents, last = op[1]
+        node = data
+        for key in parents:
+            node = node[key]
+        if op[0] == "set":
+            node[last] = copy.deepcopy(op[2])
+        elif op[0] == "set-repeat":
+            node[last] = op[2][0] * op[2][1]
+        elif op[0] == "del":
+            del node[last]
+        elif op[0] == "append":
+            source = data
+            for key in op[2]:
+                source = source[key]
+            node[last].append(copy.deepcopy(source))
+        else:
+            raise ValueError(f"mutation '{m['name']}': unknown op {op[0]!r}")
+    return data
 
 
-@pytest.mark.parametrize("what,change", mutations(), ids=[m[0] for m in mutations()])
-def test_checker_rejects_what_the_schema_rejects(faults, what, change):
+MUTATIONS = json.loads((CORPUS / "mutations.json").read_text())
+
+
+def test_corpus_base_is_good_and_names_only_known_rules(schema):
+    assert kcidb_check.check(json.loads((CORPUS / "base.json").read_text()), schema) == []
+    assert len(MUTATIONS) == len({m["name"] for m in MUTATIONS}) >= 40
+    assert {r for m in MUTATIONS for r in m["stricter"]} == set(kcidb_check.LINK_RULES)
+    assert sum(m["schema"] == "refuse" for m in MUTATIONS) >= 30
+
+
+@pytest.mark.parametrize("m", MUTATIONS, ids=[m["name"] for m in MUTATIONS])
+def test_check_refuses_exactly_where_the_schema_does(schema, m):
+    data = mutated(m)
+    real = kcidb_check.schema_errors(data, schema)
+    assert ("refuse" if real else "accept") == m["schema"], real
+    rules = sorted({rule for rule, _ in kcidb_check.link_errors(data)})
+    assert rules == sorted(m["stricter"])
+    refused = bool(kcidb_check.check(data, schema))
+    assert refused == (m["schema"] == "refuse" or bool(m["stricter"]))
+
+
+def test_date_time_checker_is_strict():
+    good = ["2026-11-30T12:00:00Z", "2026-11-30t12:00:00.5+01:00", "2024-02-29T00:00:00-23:59",
+            "2016-12-31T23:59:60Z"]
+    bad = ["2026-13-45T12:00:00Z", "2025-02-29T00:00:00Z", "2026-11-30T12:00:00",
+           "2026-11-30 12:00:00Z", "2026-11-30T12:60:00Z", "2026-11-30T12:00:61Z",
+           "2026-11-30T12:00:00+24:00", "26-11-30T12:00:00Z", "2026-11-30T12:00Z"]
+    assert [t for t in good if not kcidb_check.is_date_time(t)] == []
+    assert [t for t in bad if kcidb_check.is_date_time(t)] == []
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, str(HERE.parent / "jr2-results"), *args],
+                          capture_output=True, text=True, env=env)
+
+
+def test_check_kcidb_command(schema, tmp_path, faults):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(faults))
     data = copy.deepcopy(faults)
-    change(data)
-    assert kcidb_schema.validate(data), f"accepted: {what}"
+    data["tests"][0]["start_time"] = "2026-13-45T00:00:00Z"
+    data["tests"].append(copy.deepcopy(data["tests"][1]))
+    bad.write_text(json.dumps(data))
+    path = str(kcidb_check.find_schema())
+    ok = cli("check-kcidb", str(good), "--kcidb-schema", path)
+    assert (ok.returncode, ok.stdout.splitlines()[-1]) == (
+        0, f"{good}: valid KCIDB v5.3 (schema, then links)")
+    no = cli("check-kcidb", str(bad), "--kcidb-schema", path)
+    assert no.returncode == 1
+    assert "$.tests[0].start_time: '2026-13-45T00:00:00Z' is not a 'date-time'" in no.stdout
+    assert "(duplicate-id)" in no.stdout
 
 
-def test_checker_accepts_minimal_and_optional_forms():
-    assert kcidb_schema.validate({"version": {"major": 5}}) == []
-    data = {"version": {"major": 5, "minor": 0},
-            "checkouts": [{"id": "x:1", "origin": "x", "patchset_hash": ""}],
-            "builds": [{"id": "x:b", "origin": "x", "checkout_id": "x:1", "status": "DONE"}],
-            "tests": [{"id": "x:t", "origin": "x", "build_id": "x:b", "path": "",
-                       "number": {"value": 1.5, "unit": "s", "prefix": "metric"},
-                       "start_time": "2020-08-14T23:08:06.967000+00:00"}]}
-    assert kcidb_schema.validate(data) == []
+def test_check_kcidb_without_schema_says_what_to_do(tmp_path, faults):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(faults))
+    res = cli("check-kcidb", str(good), "--kcidb-schema", str(tmp_path / "absent.json"))
+    assert res.returncode == 2
+    assert "cannot read the KCIDB schema" in res.stderr and "JR2_KCIDB_SCHEMA" in res.stderr

@@ -87,23 +87,39 @@ def test_markdown_has_every_kernel_row_and_the_failure_diagnostics():
 
 
 class Cells(html.parser.HTMLParser):
-    """The data-* attributes of every matrix cell, and every external reference."""
+    """The data-* attributes of every matrix cell, every link (href), every
+    reference that would fetch something (src, link, a URL with a scheme),
+    and every id."""
 
     def __init__(self):
         super().__init__()
-        self.cells, self.external, self.tags = {}, [], []
+        self.cells, self.external, self.tags, self.links, self.ids = {}, [], [], [], set()
+        self.cell_links = {}  # (kernel, row) -> href of the link in that cell
+        self._cell = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.append(tag)
+        if "id" in a:
+            self.ids.add(a["id"])
         if tag == "td" and "data-state" in a:
             self.cells[a["data-kernel"], a["data-row"]] = a["data-state"]
-        for key in ("src", "href"):
-            if key in a:
-                self.external.append(a[key])
+            self._cell = (a["data-kernel"], a["data-row"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+            if self._cell:
+                self.cell_links[self._cell] = a["href"]
+            if re.match(r"^[a-z][a-z0-9+.-]*:|^/", a["href"]):
+                self.external.append(a["href"])
+        if "src" in a or tag == "link":
+            self.external.append(a.get("src") or a.get("href"))
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self._cell = None
 
 
-def test_html_is_self_contained_and_its_cells_match_the_model():
+def test_html_fetches_nothing_and_its_cells_match_the_model():
     m = matrix("faults")
     page = report.html_page(m)
     parser = Cells()
@@ -114,11 +130,66 @@ def test_html_is_self_contained_and_its_cells_match_the_model():
     assert len(expected) == len(KERNELS) * sum(len(s.rows) for s in m.sections)
 
 
+def test_html_links_each_kernels_files_and_each_failures_output():
+    m = matrix("faults")
+    parser = Cells()
+    parser.feed(report.html_page(m))
+    for k in KERNELS:
+        for f in ("console.log", "suite.tap", "summary.json", "check.json"):
+            assert f"{k}/{f}" in parser.links
+            assert (FIXTURES / "faults" / k / f).is_file()
+    failed = {key for key, cell in cells(m).items() if cell.state == "fail"}
+    assert len(failed) >= 5
+    assert set(parser.cell_links) == failed  # a link in every failed cell, and only there
+    for key, href in parser.cell_links.items():
+        assert href == "#" + report.anchor("out", *key) and href[1:] in parser.ids
+    page = report.html_page(m)
+    section = page[page.index('id="out-6.12-R6"'):]
+    section = section[:section.index("</section>")]
+    assert "Expected 7 == st.st_size (0)" in section  # the test's whole output
+    assert 'href="6.12/suite.tap"' in section
+    crash = page[page.index('id="out-7.3-escapes_test._crash_"'):]
+    assert "child killed by signal 11 (SIGSEGV)" in crash[:crash.index("</section>")]
+
+
+def test_html_says_a_missing_file_instead_of_linking_it(clean_copy):
+    (clean_copy / "clean" / "6.12" / "check.json").unlink()
+    page = report.html_page(report.build(run.load(clean_copy / "clean"), promises.parse(SPEC)))
+    assert "check.json missing" in page and 'href="6.12/check.json"' not in page
+    assert 'href="7.3/check.json"' in page
+
+
+def test_html_links_reach_the_run_from_another_folder(tmp_path):
+    from jr2results import cli
+    out = tmp_path / "elsewhere"
+    cli.write_outputs(run.load(FIXTURES / "faults"), out)
+    parser = Cells()
+    parser.feed((out / "matrix.html").read_text())
+    files = [h for h in parser.links if not h.startswith("#")]
+    assert len(files) >= 4 * len(KERNELS)
+    assert all((out / h).resolve().is_file() for h in files), files
+
+
+def test_promise_texts_render_inline_code():
+    page = report.html_page(matrix("faults"))
+    assert "(<code>ENOSYS</code>): refuse to confine" in page
+    assert "(<code>EACCES</code>)" in page
+    rows = re.findall(r'<th class="promise">.*?</th>', page)
+    assert rows and not any("`" in r for r in rows)
+
+
+def test_header_and_promise_column_are_sticky():
+    css = report.CSS
+    assert re.search(r"thead th\{[^}]*position:sticky;top:0", css)
+    assert re.search(r"th\.promise\{[^}]*position:sticky;left:0", css)
+    assert re.search(r"thead th:first-child\{left:0", css)
+
+
 def test_html_escapes_what_it_shows(clean_copy):
     tap = clean_copy / "clean" / "6.12" / "suite.tap"
     tap.write_text(tap.read_text().replace(
-        "ok 1 protected_dir.R1_read_denied",
-        "# <script>alert(1)</script>\nnot ok 1 protected_dir.R1_read_denied", 1))
+        "# ok 1 protected_dir.R1_read_denied",
+        "# # <script>alert(1)</script>\n# not ok 1 protected_dir.R1_read_denied", 1))
     page = report.html_page(report.build(run.load(clean_copy / "clean"), promises.parse(SPEC)))
     assert "<script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page

@@ -1,47 +1,89 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The shared TAP parser: a crash or a missing end is never a pass."""
+"""The shared TAP reader: the kselftest runner's shape and plain TAP 13; a
+crash or a missing end is never a pass."""
+import shutil
+import subprocess
+
+import pytest
+
 from jr2results import tap
 
-FRAMED = """# selftest: protected_dir_test
-TAP version 13
-1..3
-ok 1 protected_dir.R1_read_denied
-# protected_dir_test.c:40:R6_truncate:Expected EACCES (13) == test_truncate(path) (0)
-not ok 2 protected_dir.R6_truncate
-ok 3 protected_dir.R5_R9_rename_ancestor # SKIP ABI 2 < 3: the runtime refuses this kernel
-# selftest-exit: protected_dir_test 1
+RUNNER = """TAP version 13
+1..2
+# selftests: jr2: protected_dir_test
+# TAP version 13
+# 1..3
+# # Starting 3 tests from 1 test cases.
+# ok 1 protected_dir.R1_read_denied
+# # protected_dir_test.c:40:R6_truncate:Expected EACCES (13) == test_truncate(path) (0)
+# not ok 2 protected_dir.R6_truncate
+# ok 3 protected_dir.R5_R9_rename_ancestor # SKIP ABI 2 < 3: the runtime refuses this kernel
+# # FAILED: 2 / 3 tests passed.
+not ok 1 selftests: jr2: protected_dir_test # exit=1
+# selftests: jr2: gating_test
+# TAP version 13
+# 1..1
+# ok 1 gating.G1_refuse_enosys # SKIP Landlock present
+ok 2 selftests: jr2: gating_test # SKIP
 """
 
 
-def test_framed_results_statuses_reasons_and_promises():
-    results = tap.parse(FRAMED)
-    assert [(r.name, r.status) for r in results] == [
-        ("protected_dir.R1_read_denied", "pass"), ("protected_dir.R6_truncate", "fail"),
-        ("protected_dir.R5_R9_rename_ancestor", "skip")]
+def test_runner_shape_results_statuses_reasons_and_promises():
+    results = tap.parse(RUNNER)
+    assert [(r.binary, r.name, r.status) for r in results] == [
+        ("protected_dir_test", "protected_dir.R1_read_denied", "pass"),
+        ("protected_dir_test", "protected_dir.R6_truncate", "fail"),
+        ("protected_dir_test", "protected_dir.R5_R9_rename_ancestor", "skip"),
+        ("gating_test", "gating.G1_refuse_enosys", "skip")]
     assert "Expected EACCES (13)" in results[1].reason
     assert results[2].reason == "ABI 2 < 3: the runtime refuses this kernel"
     assert results[2].promises == ["R5", "R9"]
     assert results[2].group == "protected_dir"
-    assert tap.counts(results) == {"pass": 1, "fail": 1, "skip": 1, "error": 0}
+    assert tap.counts(results) == {"pass": 1, "fail": 1, "skip": 2, "error": 0}
+    assert tap.finished_binaries(RUNNER) == 2
 
 
-def test_short_plan_in_a_frame_is_an_error():
-    text = "# selftest: escapes_test\n1..2\nok 1 escapes.R9_a\n# selftest-exit: escapes_test 139\n"
+def test_the_kernels_own_runner_header_names_its_target():
+    """`make -C tools/testing/selftests TARGETS=landlock run_tests` writes the
+    same shape with its own target name."""
+    text = RUNNER.replace("jr2: ", "landlock: ")
+    assert [r.status for r in tap.parse(text)] == ["pass", "fail", "skip", "skip"]
+
+
+@pytest.mark.skipif(not shutil.which("prove"), reason="prove (perl) is not installed")
+def test_prove_accepts_the_runner_shape(tmp_path):
+    passing = RUNNER.replace("not ok 1 selftests: jr2: protected_dir_test # exit=1",
+                             "ok 1 selftests: jr2: protected_dir_test")
+    script = tmp_path / "suite.sh"
+    script.write_text("#!/bin/sh\ncat <<'EOF'\n" + passing + "EOF\n")
+    script.chmod(0o755)
+    run = subprocess.run(["prove", "-e", "", str(script)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Result: PASS" in run.stdout
+
+
+def test_short_plan_is_an_error():
+    text = ("TAP version 13\n1..1\n# selftests: jr2: escapes_test\n# 1..2\n# ok 1 escapes.R9_a\n"
+            "not ok 1 selftests: jr2: escapes_test # exit=139\n")
     results = tap.parse(text)
     assert results[-1].status == "error"
     assert results[-1].reason == "1 of 2 planned tests never reported"
 
 
-def test_frame_without_end_is_an_error_even_with_a_full_plan():
-    results = tap.parse("# selftest: x_test\n1..1\nok 1 x.G1_a\n")
+def test_a_binary_without_its_outer_result_is_an_error_even_with_a_full_plan():
+    results = tap.parse("TAP version 13\n1..1\n# selftests: jr2: x_test\n# 1..1\n# ok 1 x.G1_a\n")
     assert [r.status for r in results] == ["pass", "error"]
     assert "never reported its end" in results[-1].reason
+    assert tap.finished_binaries("# selftests: jr2: x_test\n# 1..1\n# ok 1 x.G1_a\n") == 0
 
 
-def test_nonzero_exit_without_a_failed_test_is_an_error():
-    text = "# selftest: x_test\n1..1\nok 1 x.G1_a\n# selftest-exit: x_test 1\n"
-    assert tap.parse(text)[-1].status == "error"
-    skipped = "# selftest: x_test\n1..1\nok 1 x.G1_a # SKIP why\n# selftest-exit: x_test 4\n"
+def test_timeout_and_nonzero_exit_without_a_failed_test_are_errors():
+    head = "TAP version 13\n1..1\n# selftests: jr2: x_test\n# 1..1\n# ok 1 x.G1_a\n"
+    assert tap.parse(head + "not ok 1 selftests: jr2: x_test # exit=1\n")[-1].status == "error"
+    timed = tap.parse(head + "not ok 1 selftests: jr2: x_test # TIMEOUT 300 seconds\n")
+    assert timed[-1].status == "error" and timed[-1].reason == "the binary timed out"
+    skipped = ("TAP version 13\n1..1\n# selftests: jr2: x_test\n# 1..1\n# ok 1 x.G1_a # SKIP why\n"
+               "ok 1 selftests: jr2: x_test # SKIP\n")
     assert [r.status for r in tap.parse(skipped)] == ["skip"]
 
 
@@ -52,10 +94,11 @@ def test_bare_tap_short_plan_is_an_error():
     assert [r.status for r in tap.parse("1..1\nok 1 a.R1_x\n")] == ["pass"]
 
 
-def test_comments_and_dashes_after_the_name_are_not_directives():
-    text = ("TAP version 13\n1..4\nok 1 coverage.G1 # 3 tests\nok 2 - a.R1_dash\n"
-            "not ok 3 a.R2_x # TODO later\nok 4 a.R3_y #skip no ABI 6\n")
+def test_directives_as_tap_says():
+    """A failing TODO is not a failure; comments and dashes are not directives."""
+    text = ("TAP version 13\n1..5\nok 1 coverage.G1 # 3 tests\nok 2 - a.R1_dash\n"
+            "not ok 3 a.R2_x # TODO later\nok 4 a.R3_y #skip no ABI 6\nok 5 a.R4_z # TODO done\n")
     results = tap.parse(text)
     assert [(r.name, r.status, r.reason) for r in results] == [
-        ("coverage.G1", "pass", ""), ("a.R1_dash", "pass", ""), ("a.R2_x", "fail", ""),
-        ("a.R3_y", "skip", "no ABI 6")]
+        ("coverage.G1", "pass", ""), ("a.R1_dash", "pass", ""), ("a.R2_x", "skip", "TODO later"),
+        ("a.R3_y", "skip", "no ABI 6"), ("a.R4_z", "pass", "")]

@@ -30,6 +30,7 @@
 #include "channel.h"
 #include "env.h"
 #include "harness.h"
+#include "json.h"
 #include "policy.h"
 #include "request.h"
 #include "sha256.h"
@@ -700,24 +701,60 @@ static void exit_status_to_client(struct conn *c, int status)
 	conn_close(c);
 }
 
+struct status_buf {
+	char text[8192];
+	size_t used;
+};
+
+/* Appends for the JSON writer (runtime/json.h); too much sets used past
+   the end, as the snprintf()s below do. */
+static void status_emit(void *ctx, const char *s, size_t n)
+{
+	struct status_buf *b = ctx;
+
+	if (b->used + n < sizeof(b->text))
+		memcpy(b->text + b->used, s, n);
+	b->used += n;
+}
+
 static void status_reply(struct conn *c, bool json)
 {
-	char buf[8192];
+	struct status_buf sb = {.used = 0};
+	char *const buf = sb.text;
 	size_t used = 0;
-#define OUT(...)                                                          \
-	do {                                                              \
-		if (used < sizeof(buf))                                   \
-			used += (size_t)snprintf(                         \
-			    buf + used, sizeof(buf) - used, __VA_ARGS__); \
+	char abstract[sizeof(H.abstract_name) + 1];
+#define OUT(...)                                                              \
+	do {                                                                  \
+		if (used < sizeof(sb.text))                                   \
+			used += (size_t)snprintf(                             \
+			    buf + used, sizeof(sb.text) - used, __VA_ARGS__); \
 	} while (0)
-	OUT(json
-		? "{\"harness_pid\": %d, \"protected_dir\": \"%s\", \"abi\": "
-		  "%d, \"spawner_pid\": %d, \"spawner_ready\": %s, "
-		  "\"generation\": %u, \"abstract_socket\": \"@%s\""
-		: "harness_pid: %d\nprotected_dir: %s\nabi: %d\nspawner_pid: "
-		  "%d\nspawner_ready: %s\ngeneration: %u\nabstract_socket: @%s",
-	    (int)getpid(), H.protected_dir, H.abi.in_force, (int)H.spawner_pid,
-	    H.spawner_ready ? "true" : "false", H.generation, H.abstract_name);
+	/* The paths and names are bytes: the one JSON writer escapes them. */
+#define OUT_STR(key, s)                                                \
+	do {                                                           \
+		sb.used = used;                                        \
+		if (used < sizeof(sb.text))                            \
+			jr2_json_member(status_emit, &sb, " ", key, s, \
+					strlen(s));                    \
+		used = sb.used;                                        \
+	} while (0)
+	snprintf(abstract, sizeof(abstract), "@%s", H.abstract_name);
+	if (json) {
+		OUT("{\"harness_pid\": %d, ", (int)getpid());
+		OUT_STR("protected_dir", H.protected_dir);
+		OUT(", \"abi\": %d, \"spawner_pid\": %d, \"spawner_ready\": "
+		    "%s, \"generation\": %u, ",
+		    H.abi.in_force, (int)H.spawner_pid,
+		    H.spawner_ready ? "true" : "false", H.generation);
+		OUT_STR("abstract_socket", abstract);
+	} else {
+		OUT("harness_pid: %d\nprotected_dir: %s\nabi: %d\nspawner_pid: "
+		    "%d\nspawner_ready: %s\ngeneration: %u\nabstract_socket: "
+		    "%s",
+		    (int)getpid(), H.protected_dir, H.abi.in_force,
+		    (int)H.spawner_pid, H.spawner_ready ? "true" : "false",
+		    H.generation, abstract);
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool first = true;
 
@@ -739,8 +776,9 @@ static void status_reply(struct conn *c, bool json)
 		    H.programs[i].generation);
 	OUT(json ? "]}\n" : "\n");
 #undef OUT
-	if (used >= sizeof(buf))
-		used = sizeof(buf) - 1;
+#undef OUT_STR
+	if (used >= sizeof(sb.text))
+		used = sizeof(sb.text) - 1;
 	conn_reply(c, "status\n%.*s", (int)used, buf);
 	conn_close(c);
 }

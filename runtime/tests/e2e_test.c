@@ -743,4 +743,33 @@ TEST_F(e2e, G4_abi_table_json)
 			      "3", NULL));
 }
 
+/* A path that is not UTF-8 stays JSON, and its bytes come back from the
+   "_hex" notes (runtime/json.h); a UTF-8 one passes through as text. */
+TEST_F(e2e, G4_rules_json_keeps_bytes_of_any_path)
+{
+	EXPECT_EQ(0, jr2t_mkdirs("/tmp/a\xff"
+				 "b"));
+	EXPECT_EQ(0, jr2t_mkdirs("/tmp/d\xc3\xa9"));
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--json",
+			      "--protect",
+			      "/tmp/a\xff"
+			      "b",
+			      NULL));
+	EXPECT_EQ(NULL, strchr(self->o.out, '\xff'));
+	EXPECT_EQ(0, json_parses(self, "[n for n in d['notes'] if 'a\\xff' "
+				       "in n], [bytes.fromhex(h) for h in "
+				       "d['notes_hex']]"));
+	EXPECT_NE(NULL, strstr(self->o.out, "[\"protected: '/tmp/aÿb' "));
+	EXPECT_NE(NULL, strstr(self->o.out, "[b\"protected: '/tmp/a\\xffb' "));
+	/* Control: a UTF-8 name is its own text, with no note. */
+	EXPECT_EQ(0, rmdir("/tmp/a\xff"
+			   "b"));
+	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--json",
+			      "--protect", "/tmp/d\xc3\xa9", NULL));
+	EXPECT_EQ(NULL, strstr(self->o.out, "_hex"));
+	EXPECT_EQ(0, json_parses(self, "d['notes'][0].encode()"));
+	EXPECT_NE(NULL,
+		  strstr(self->o.out, "b\"protected: '/tmp/d\\xc3\\xa9'"));
+}
+
 TEST_HARNESS_MAIN

@@ -41,7 +41,7 @@ $(TRACE_OUT)/denials.skel.h: $(TRACE_OUT)/denials.bpf.o
 	bpftool gen skeleton $< name denials_bpf > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/trace/%.o: $(TRACE_DIR)/%.c $(wildcard $(TRACE_DIR)/*.h) \
-		$(TRACE_OUT)/denials.skel.h runtime/abi.h
+		$(TRACE_OUT)/denials.skel.h runtime/abi.h runtime/json.h
 	@mkdir -p $(@D)
 	$(CC) $(TRACE_CFLAGS) -c -o $@ $<
 
@@ -51,12 +51,15 @@ $(BIN)/jr2-trace: $(OBJ)/trace/jr2-trace.o $(OBJ)/trace/attach.o \
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(TRACE_LIBS)
 
 $(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
+		$(OBJ)/runtime/json.o \
 		$(KSFT_INC)/kselftest_harness.h
-	$(CC) $(TRACE_CFLAGS) -isystem $(KSFT_INC) -o $@ $< $(OBJ)/trace/format.o
+	$(CC) $(TRACE_CFLAGS) -isystem $(KSFT_INC) -o $@ $< $(OBJ)/trace/format.o \
+		$(OBJ)/runtime/json.o
 
-test-trace-unit: $(TRACE_OUT)/format_test
+test-trace-unit: $(TRACE_OUT)/format_test $(BIN)/jr2-trace
 	@mkdir -p $(TEST_RESULTS)
 	$(TRACE_OUT)/format_test | tee $(TEST_RESULTS)/trace-unit.tap
+	$(TRACE_DIR)/cli_test.sh $(BIN)/jr2-trace | tee -a $(TEST_RESULTS)/trace-unit.tap
 
 # The benchmark runs in a VM: the host refuses tracing programs.
 TRACE_BENCH_KERNEL ?= 6.18

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "format.h"
+#include "json.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -138,21 +139,27 @@ static void put(struct json_out *o, const char *fmt, ...)
 		o->len += n;
 }
 
-/* A JSON string: control bytes and bytes >= 0x80 are escaped as \u00XX. */
-static void put_string(struct json_out *o, const char *s, size_t n)
+static void emit_out(void *ctx, const char *s, size_t n)
 {
-	put(o, "\"");
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
+	struct json_out *o = ctx;
 
-		if (c == '"' || c == '\\')
-			put(o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			put(o, "\\u%04x", c);
-		else
-			put(o, "%c", c);
+	if (o->overflow)
+		return;
+	if (n >= o->size - o->len) {
+		o->overflow = true;
+		return;
 	}
-	put(o, "\"");
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+/* `"key":"s"` by the one JSON writer (runtime/json.h): valid UTF-8 passes,
+   other bytes are \u00XX with a "<key>_hex" note holding every byte. */
+static void put_member(struct json_out *o, const char *key, const char *s,
+		       size_t n)
+{
+	jr2_json_member(emit_out, o, "", key, s, n);
 }
 
 static void put_time(struct json_out *o, uint64_t mono_ns, int64_t offset_ns)
@@ -188,9 +195,8 @@ static void put_target(struct json_out *o, const struct jr2_denial *e)
 		break;
 	case JR2_TARGET_UNIX_SOCK:
 	case JR2_TARGET_UNIX_SOCKET:
-		put(o, ",\"socket\":");
 		if (e->sun_len == 0) {
-			put(o, "null"); /* unnamed (socketpair) */
+			put(o, ",\"socket\":null"); /* unnamed (socketpair) */
 		} else if (e->path[0] == '\0') {
 			/* Abstract: shown with '@' as ss(8) does. */
 			char name[JR2_TRACE_NAME_MAX + 1] = "@";
@@ -199,9 +205,12 @@ static void put_target(struct json_out *o, const struct jr2_denial *e)
 			if (n > sizeof(name) - 2)
 				n = sizeof(name) - 2;
 			memcpy(name + 1, e->path + 1, n);
-			put_string(o, name, n + 1);
+			put(o, ",");
+			put_member(o, "socket", name, n + 1);
 		} else {
-			put_string(o, e->path, strnlen(e->path, e->sun_len));
+			put(o, ",");
+			put_member(o, "socket", e->path,
+				   strnlen(e->path, e->sun_len));
 		}
 		break;
 	default:
@@ -209,8 +218,8 @@ static void put_target(struct json_out *o, const struct jr2_denial *e)
 			put(o, ",\"path\":null");
 			break;
 		}
-		put(o, ",\"path\":");
-		put_string(o, path, strlen(path));
+		put(o, ",");
+		put_member(o, "path", path, strlen(path));
 		if (e->path_truncated)
 			put(o, ",\"path_truncated\":true");
 		if (e->point == JR2_POINT_file_ioctl ||
@@ -234,8 +243,8 @@ int jr2_denial_json(const struct jr2_denial *e, int64_t realtime_offset_ns,
 	info = &jr2_points[e->point];
 	put(&o, "{");
 	put_time(&o, e->time_ns, realtime_offset_ns);
-	put(&o, ",\"pid\":%u,\"tgid\":%u,\"comm\":", e->pid, e->tgid);
-	put_string(&o, e->comm, strnlen(e->comm, sizeof(e->comm)));
+	put(&o, ",\"pid\":%u,\"tgid\":%u,", e->pid, e->tgid);
+	put_member(&o, "comm", e->comm, strnlen(e->comm, sizeof(e->comm)));
 	put(&o, ",\"hook\":\"%s\",\"source\":\"%s\",\"operation\":\"%s\"",
 	    e->source == JR2_SOURCE_SECURITY ? info->security : info->hook,
 	    jr2_source_name(e->source), info->operation);
@@ -344,11 +353,11 @@ int jr2_audit_json(int type, unsigned long long serial, const char *fields,
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (!jr2_audit_field(fields, keys[i], value, sizeof(value)))
 			continue;
-		put(&o, ",\"%s\":", keys[i]);
-		put_string(&o, value, strlen(value));
+		put(&o, ",");
+		put_member(&o, keys[i], value, strlen(value));
 	}
-	put(&o, ",\"record\":");
-	put_string(&o, fields, strcspn(fields, "\n"));
+	put(&o, ",");
+	put_member(&o, "record", fields, strcspn(fields, "\n"));
 	put(&o, "}\n");
 	return o.overflow ? -1 : (int)o.len;
 }

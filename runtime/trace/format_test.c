@@ -4,7 +4,10 @@
  * from leaf-first components, kallsyms matching.  No BPF, any kernel.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
@@ -138,6 +141,73 @@ TEST(comm_and_path_are_escaped)
 	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "\"comm\":\"x\\u0009y\""));
 	ASSERT_NE(NULL, strstr(out, "\"path\":\"/a\\\"b\\\\c\\u000a\""));
+}
+
+/* The hex of the bytes Python's json module recovers from an event's
+   "path" (or "path_hex", runtime/json.h), then "hex" or "utf8". */
+static int python_path(const char *json, char *out, size_t size)
+{
+	static const char py[] =
+	    "import json, sys\n"
+	    "d = json.loads(sys.argv[1])\n"
+	    "h = d.get('path_hex')\n"
+	    "b = bytes.fromhex(h) if h else d['path'].encode()\n"
+	    "print(b.hex(), 'hex' if h else 'utf8', d['comm'])\n";
+	int fds[2], status;
+	ssize_t got;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execl("/usr/bin/python3", "python3", "-c", py, json,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (len < size - 1 &&
+	       (got = read(fds[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)got;
+	out[len] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+TEST(path_not_utf8_round_trips_through_json)
+{
+	/* "/tmp/d\xc3\xa9\xff": é in UTF-8, then a byte that is not UTF-8. */
+	const char *const parts[] = {"d\xc3\xa9\xff", "tmp", NULL};
+	struct jr2_denial e;
+	char out[1024], got[256];
+
+	base_event(&e, JR2_POINT_file_open);
+	strcpy(e.comm, "d\xc3\xa9");
+	set_path(&e, parts);
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\"comm\":\"d\xc3\xa9\","));
+	ASSERT_NE(NULL, strstr(out, "\"path\":\"/tmp/d\xc3\xa9\\u00ff\","
+				    "\"path_hex\":\"2f746d702f64c3a9ff\""));
+	if (access("/usr/bin/python3", X_OK))
+		SKIP(return, "no /usr/bin/python3 to parse the event back: "
+			     "apt-get install python3");
+	ASSERT_EQ(0, python_path(out, got, sizeof(got)));
+	ASSERT_STREQ("2f746d702f64c3a9ff hex d\xc3\xa9", got);
+	/* The same name in UTF-8 only: no note, the text is the bytes. */
+	const char *const utf8[] = {"d\xc3\xa9", "tmp", NULL};
+
+	set_path(&e, utf8);
+	ASSERT_LT(0, jr2_denial_json(&e, 0, out, sizeof(out)));
+	ASSERT_EQ(NULL, strstr(out, "path_hex"));
+	ASSERT_EQ(0, python_path(out, got, sizeof(got)));
+	ASSERT_STREQ("2f746d702f64c3a9 utf8 d\xc3\xa9", got);
 }
 
 TEST(abstract_and_unnamed_sockets)

@@ -136,6 +136,23 @@ static long parse_number(const char *what, const char *text, long max)
 	return value;
 }
 
+/* An unknown flag, or a known one given a value it takes none of. */
+static void __attribute__((noreturn)) bad_flag(const char *arg)
+{
+	if (arg[0] == '-' && arg[1] != '-' && optopt)
+		die(EXIT_USAGE, 0,
+		    "unknown flag '-%c' in '%s': see 'jr2-trace "
+		    "--help'",
+		    optopt, arg);
+	if (optopt)
+		die(EXIT_USAGE, 0,
+		    "flag '%.*s' takes no value: write it "
+		    "without '=%s'",
+		    (int)strcspn(arg, "="), arg,
+		    arg[strcspn(arg, "=")] ? arg + strcspn(arg, "=") + 1 : "");
+	die(EXIT_USAGE, 0, "unknown flag '%s': see 'jr2-trace --help'", arg);
+}
+
 /* "fexit,kprobe" -> bits (1 << JR2_HOW_*). */
 static unsigned int parse_avoid(const char *text)
 {
@@ -271,7 +288,8 @@ int main(int argc, char **argv)
 	pid_t pid = 0, child = 0;
 	int opt, go_fd = -1, status = 0, ret;
 
-	while ((opt = getopt_long(argc, argv, "+p:o:vh", options, NULL)) !=
+	opterr = 0; /* a bad flag gets one line, below */
+	while ((opt = getopt_long(argc, argv, "+:p:o:vh", options, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'P':
@@ -302,9 +320,11 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("jr2-trace %s\n", JR2_VERSION);
 			return 0;
+		case ':':
+			die(EXIT_USAGE, 0, "%s needs a value: write '%s VALUE'",
+			    argv[optind - 1], argv[optind - 1]);
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			bad_flag(argv[optind - 1]);
 		}
 	}
 	if (do_probe) {

@@ -106,11 +106,11 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
     return Base(data, sums)
 
 
-def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=()):
+def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_name="jr2"):
     """The appended part: /jr2/run.conf and the extra payload files."""
     filter_bin, _, filter_test = (filter_spec or "").partition(":")
-    conf = {"MODE": mode, "CMD": cmd, "FILTER_BIN": filter_bin, "FILTER_TEST": filter_test,
-            "TEST_TIMEOUT": str(test_timeout)}
+    conf = {"MODE": mode, "SUITE_NAME": suite_name, "CMD": cmd, "FILTER_BIN": filter_bin,
+            "FILTER_TEST": filter_test, "TEST_TIMEOUT": str(test_timeout)}
     archive = cpio.Archive()
     archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
     for host in extra:

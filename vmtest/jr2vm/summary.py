@@ -60,7 +60,7 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
 
     results = tap.parse(ch.tap)
     if ch.suite_binaries is not None:
-        framed = ch.tap.count("# selftest-exit: ")
+        framed = tap.finished_binaries(ch.tap)
         if framed < ch.suite_binaries:
             problems.append(f"{ch.suite_binaries - framed} of {ch.suite_binaries} suite binaries "
                             "did not finish")
@@ -84,7 +84,8 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         "verdict": verdict, "verdict_code": verdict_code,
         "counts": counts,
         "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
-                   "status": r.status, "reason": r.reason} for r in results],
+                   "status": r.status, "reason": r.reason, "duration_s": r.duration}
+                  for r in results],
         "problems": problems, "durations": durations, "binary_s": ch.binary_s, "outcome": outcome,
         "binaries_sha256": binaries,
     }

@@ -16,12 +16,14 @@ CHANNEL = """\
 # check stderr: a warning
 # jr2-vm: check-end 0
 # jr2-vm: suite-begin 1
-# selftest: a_test
 TAP version 13
 1..1
-ok 1 a.R1_read
-# selftest-exit: a_test 0
+# selftests: jr2: a_test
+# TAP version 13
+# 1..1
+# ok 1 a.R1_read
 # jr2-vm: binary-time a_test 123
+ok 1 selftests: jr2: a_test
 # jr2-vm: suite-end
 # jr2-vm: end
 """
@@ -75,13 +77,14 @@ def test_channel_parts():
     assert ch.release == "7.3.4+deb13-amd64" and ch.probe["abi"] == 11
     assert channel.check_json(ch)["verdict"] == "accepted" and ch.check_status == 0
     assert ch.suite_binaries == 1 and ch.suite_ended and ch.ended
-    assert ch.tap.startswith("# selftest: a_test\n") and "ok 1 a.R1_read\n" in ch.tap
+    assert ch.tap.startswith("TAP version 13\n1..1\n# selftests: jr2: a_test\n")
+    assert "# ok 1 a.R1_read\n" in ch.tap and ch.tap.endswith("ok 1 selftests: jr2: a_test\n")
     assert "check stderr" not in ch.tap and "binary-time" not in ch.tap
     assert ch.binary_s == {"a_test": 1.23}
 
 
 def test_a_channel_cut_off_has_no_end():
-    ch = channel.parse(CHANNEL.split("# selftest-exit")[0])
+    ch = channel.parse(CHANNEL.split("ok 1 selftests:")[0])
     assert not ch.ended and not ch.suite_ended and "ok 1" in ch.tap
 
 

@@ -13,7 +13,8 @@
 
 #include "policy.h"
 
-enum jr2_kind { JR2_KIND_PROTECT, JR2_KIND_READ_ONLY };
+/* DEVICES: a folder of device nodes of which only an allow-list opens. */
+enum jr2_kind { JR2_KIND_PROTECT, JR2_KIND_READ_ONLY, JR2_KIND_DEVICES };
 enum jr2_ftype { JR2_FT_DIR, JR2_FT_FILE, JR2_FT_SYMLINK };
 
 struct jr2_fsentry {
@@ -38,6 +39,10 @@ struct jr2_target {
 	char *origin; /* why it is restricted, e.g. "--protect", "mount of" */
 };
 
+/* The origin of /proc and /sys: read-only trees that are also frozen. */
+#define JR2_ORIGIN_KERNEL  "kernel control files"
+#define JR2_ORIGIN_DEVICES "device allow-list"
+
 struct jr2_fsview {
 	struct jr2_target *targets;
 	size_t n_targets;
@@ -52,7 +57,8 @@ struct jr2_fsview {
  */
 int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 		     struct jr2_paths *notes, struct jr2_err *err);
-/* The dirs the compiler must list: every proper ancestor of a target. */
+/* The dirs the compiler must list: every proper ancestor of a target, and
+   every DEVICES target. */
 void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
 			struct jr2_paths *out);
 /* The rules for ABI `abi`; the view's targets must have passed
@@ -66,5 +72,9 @@ void jr2_fsview_free(struct jr2_fsview *view);
 uint64_t jr2_rights_protected(uint64_t handled);
 uint64_t jr2_rights_read_only(uint64_t handled);
 uint64_t jr2_rights_file_only(uint64_t rights);
+/* Everything handled but making device nodes (withheld everywhere). */
+uint64_t jr2_rights_full(uint64_t handled);
+/* The rights of `name` in a DEVICES folder (0: not on the allow-list). */
+uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir);
 
 #endif /* JR2_PLAN_H */

@@ -120,7 +120,8 @@ static size_t read_mounts(struct mount **out)
 	if (!f)
 		return 0;
 	while (getline(&line, &cap, f) > 0) {
-		char root[4096], point[4096], fstype[256] = "", super[4096] = "";
+		char root[4096], point[4096], fstype[256] = "",
+					      super[4096] = "";
 		const char *dash = strstr(line, " - ");
 		struct mount m;
 
@@ -149,6 +150,9 @@ static size_t read_mounts(struct mount **out)
 static char *rebase(const char *path, const char *prefix, const char *base)
 {
 	const char *rest = path + (strcmp(prefix, "/") ? strlen(prefix) : 0);
+
+	if (!strcmp(rest, "/"))
+		rest = ""; /* path is "/" itself */
 	size_t len = strlen(base) + strlen(rest) + 2;
 	char *out = jr2_xrealloc(NULL, len);
 
@@ -318,7 +322,8 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 				       de->d_name, strerror(errno));
 			break;
 		}
-		if (!S_ISDIR(est.st_mode) && !holds_restricted(view, est.st_dev))
+		if (!S_ISDIR(est.st_mode) &&
+		    !holds_restricted(view, est.st_dev))
 			est.st_nlink = 1;
 		dir->entries = jr2_xrealloc(dir->entries,
 					    (dir->n_entries + 1) * sizeof(*e));
@@ -426,14 +431,14 @@ static int check_alias(const struct jr2_ruleset_plan *plan,
 	}
 	if (!more)
 		return 0;
-	return jr2_fail(err, EEXIST, false,
-			"mount %d at '%s' shows '%s' (restricted: '%s') again "
-			"at '%s', where it would get more rights (%s): "
-			"unmount '%s' (umount -l) or restrict it too",
-			m->id, m->point, canon, restricted, what,
-			jr2_format_bits(JR2_BITS_FS, more, ",", names,
-					sizeof(names)),
-			m->point);
+	return jr2_fail(
+	    err, EEXIST, false,
+	    "mount %d at '%s' shows '%s' (restricted: '%s') again "
+	    "at '%s', where it would get more rights (%s): "
+	    "unmount '%s' (umount -l) or restrict it too",
+	    m->id, m->point, canon, restricted, what,
+	    jr2_format_bits(JR2_BITS_FS, more, ",", names, sizeof(names)),
+	    m->point);
 }
 
 /* Every other mount of the file system region `fsroot` of mount `m`, which
@@ -442,7 +447,7 @@ static int check_region(const struct jr2_ruleset_plan *plan,
 			const struct mount *mounts, size_t n,
 			const struct mount *m, const char *fsroot,
 			const char *canon, const char *restricted,
-			struct jr2_err *err)
+			bool borrowed_ok, struct jr2_err *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mount *o = &mounts[i];
@@ -455,6 +460,11 @@ static int check_region(const struct jr2_ruleset_plan *plan,
 			alias = jr2_xstrdup(o->point);
 			at = rebase(o->root, fsroot, canon);
 		} else if (jr2_path_within(fsroot, o->root)) {
+			/* A file bound into /proc, /sys or /dev from elsewhere
+			   (Docker's /dev/null on /proc/kcore) is no kernel
+			   file: its own place is the other mount. */
+			if (borrowed_ok && strcmp(fsroot, o->root))
+				continue;
 			alias = rebase(fsroot, o->root, o->point);
 			at = jr2_xstrdup(canon);
 		} else {
@@ -493,15 +503,19 @@ static int check_mount_aliases(const struct jr2_ruleset_plan *plan,
 			continue;
 		fspath = rebase(path, home->point, home->root);
 		ret = check_region(plan, mounts, n, home, fspath, path, path,
-				   err);
+				   false, err);
 		free(fspath);
 		for (size_t i = 0; i < n && !ret; i++)
 			if (&mounts[i] != home &&
 			    jr2_path_within(mounts[i].point, path) &&
 			    strcmp(mounts[i].point, path))
-				ret = check_region(plan, mounts, n, &mounts[i],
-						   mounts[i].root,
-						   mounts[i].point, path, err);
+				ret = check_region(
+				    plan, mounts, n, &mounts[i], mounts[i].root,
+				    mounts[i].point, path,
+				    plan->targets[t].kind == JR2_KIND_DEVICES ||
+					!strcmp(plan->targets[t].origin,
+						JR2_ORIGIN_KERNEL),
+				    err);
 		if (ret)
 			return ret;
 	}
@@ -576,9 +590,9 @@ static int check_overlays(const struct jr2_ruleset_plan *plan,
 			if (!value)
 				continue;
 			*value++ = '\0';
-			if (strcmp(opt, "lowerdir") && strcmp(opt, "upperdir") &&
-			    strcmp(opt, "workdir") && strcmp(opt, "lowerdir+") &&
-			    strcmp(opt, "datadir+"))
+			if (strcmp(opt, "lowerdir") &&
+			    strcmp(opt, "upperdir") && strcmp(opt, "workdir") &&
+			    strcmp(opt, "lowerdir+") && strcmp(opt, "datadir+"))
 				continue;
 			layers = value;
 			while (!ret && (layer = next_field(&layers, ':')))
@@ -612,15 +626,14 @@ static void ca_warnings(const struct jr2_fsview *view,
 			    !strcmp(ca->path, dir))
 				continue;
 			for (size_t o = 0; o < view->n_targets && !other; o++)
-				other = strncmp(view->targets[o].origin,
-						"CA bundle", 9) &&
-					jr2_path_within(view->targets[o].path,
-							dir);
+				other =
+				    strncmp(view->targets[o].origin,
+					    "CA bundle", 9) &&
+				    jr2_path_within(view->targets[o].path, dir);
 			if (!other && len < sizeof(frozen))
-				len += (size_t)snprintf(frozen + len,
-							sizeof(frozen) - len,
-							"%s%s", len ? ", " : "",
-							dir);
+				len += (size_t)snprintf(
+				    frozen + len, sizeof(frozen) - len, "%s%s",
+				    len ? ", " : "", dir);
 		}
 		jr2_paths_addf(&plan->warnings,
 			       "%s '%s' is outside /opt/jr2: it is read-only, "

@@ -18,8 +18,7 @@
 #include "policy_internal.h"
 #include "ruleset.h"
 
-void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan,
-			      int stage);
+void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan, int stage);
 
 /* The dir of the previous rule: rules come grouped by their parent. */
 struct parent_cache {

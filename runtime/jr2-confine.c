@@ -279,8 +279,7 @@ static void json_frozen(const struct jr2_ruleset_plan *plan)
 	printf("]");
 }
 
-static void text_frozen(const struct jr2_ruleset_plan *plan,
-			const char *prefix)
+static void text_frozen(const struct jr2_ruleset_plan *plan, const char *prefix)
 {
 	for (size_t i = 0; i < plan->frozen.n; i++)
 		printf("%sfrozen: %s: %s\n", prefix, plan->frozen.v[i],

@@ -291,7 +291,8 @@ static const struct jr2_target *in_devices(const struct plan_ctx *ctx,
 	for (size_t i = 0; i < ctx->view->n_targets; i++) {
 		const struct jr2_target *t = &ctx->view->targets[i];
 
-		if (t->kind == JR2_KIND_DEVICES && strictly_within(path, t->path))
+		if (t->kind == JR2_KIND_DEVICES &&
+		    strictly_within(path, t->path))
 			return t;
 	}
 	return NULL;
@@ -450,8 +451,8 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 	for (size_t e = 0; e < dir->n_entries; e++) {
 		const struct jr2_fsentry *entry = &dir->entries[e];
 		char *child = join(path, entry->name);
-		uint64_t access = region_rights_as(ctx, child,
-						   entry->type == JR2_FT_DIR);
+		uint64_t access =
+		    region_rights_as(ctx, child, entry->type == JR2_FT_DIR);
 
 		if (paths_has(&ctx->ancestors, child) ||
 		    find_target(ctx, child) || entry->type == JR2_FT_SYMLINK) {

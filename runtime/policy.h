@@ -43,8 +43,8 @@ struct jr2_policy {
  * The environment variables whose CA bundles the defaults make read-only
  * (jr2's trust: the public roots, harness.caBundle, the Instance's CA).
  */
-#define JR2_CA_VARS                                                      \
-	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE",    \
+#define JR2_CA_VARS                                                   \
+	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", \
 	    "GIT_SSL_CAINFO", "CURL_CA_BUNDLE"
 
 struct jr2_rule {

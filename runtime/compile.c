@@ -360,10 +360,24 @@ static const struct jr2_target *target_at(const struct jr2_fsview *view,
 	return NULL;
 }
 
+/* Is the file system of mount m also mounted at or under `home`?  Then
+   its other mounts are aliases, which check_mount_aliases() compares. */
+static bool shown_in(const struct mount *mounts, size_t n,
+		     const struct mount *m, const char *home)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mounts[i].major == m->major &&
+		    mounts[i].minor == m->minor &&
+		    jr2_path_within(mounts[i].point, home))
+			return true;
+	return false;
+}
+
 /*
  * A kernel file system mounted outside its tree (a second proc at /x/proc,
  * sysfs or debugfs in a work folder) would show the kernel's control files
- * with that folder's full rights: refused.
+ * with that folder's full rights: refused.  One that is also mounted in its
+ * tree (a bind of /proc/sys, of /dev/null) is an alias: compared by rights.
  */
 static int check_kernel_mounts(const struct jr2_fsview *view,
 			       const struct mount *mounts, size_t n,
@@ -376,7 +390,8 @@ static int check_kernel_mounts(const struct jr2_fsview *view,
 
 			if (strcmp(mounts[i].fstype, kernel_fs[k].type) ||
 			    !target_at(view, home) ||
-			    jr2_path_within(mounts[i].point, home))
+			    jr2_path_within(mounts[i].point, home) ||
+			    shown_in(mounts, n, &mounts[i], home))
 				continue;
 			return jr2_fail(err, EEXIST, false,
 					"mount %d: a %s file system at '%s', "

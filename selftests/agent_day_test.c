@@ -64,8 +64,9 @@ FIXTURE_SETUP(agent_day)
 	fx_make_dir(_metadata, FX_WORK "/home", 0755);
 	/* The environment of both runs: jr2's CA variables unset. */
 	clearenv();
-	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-		       "/sbin:/bin",
+	setenv("PATH",
+	       "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+	       "/sbin:/bin",
 	       1);
 	setenv("HOME", FX_WORK "/home", 1);
 	setenv("LC_ALL", "C", 1);
@@ -95,8 +96,8 @@ static void day_step(struct __test_metadata *_metadata,
 	snprintf(line, sizeof(line), cmd, "u", "u", "u", "u");
 	ASSERT_EQ(0, fx_run(sh, out, sizeof(out), &status));
 	if (status)
-		SKIP(return, "'%.200s' fails unconfined here (%d): %.300s", line,
-			   status, out);
+		SKIP(return, "'%.200s' fails unconfined here (%d): %.300s",
+			   line, status, out);
 	DR_REQUIRE_ACCEPTED(&self->fx);
 	snprintf(line, sizeof(line), cmd, "c", "c", "c", "c");
 	status = dr_confine_run(_metadata, defaults, (const char **)sh, out,
@@ -107,8 +108,8 @@ static void day_step(struct __test_metadata *_metadata,
 	}
 	/* And the defaults still hold: the protected dir is shut. */
 	snprintf(line, sizeof(line), "cat /run/jr2/secret");
-	EXPECT_NE(0, dr_confine_run(_metadata, defaults, (const char **)sh,
-				    out, sizeof(out)));
+	EXPECT_NE(0, dr_confine_run(_metadata, defaults, (const char **)sh, out,
+				    sizeof(out)));
 }
 
 TEST_F(agent_day, A1_A3_ldconfig)

@@ -21,15 +21,16 @@ JR2_FIXTURE(devices)
 HX_FIXTURE(devices_exec)
 
 static const char *const harmful_devices[] = {
-    "/dev/mem",	 "/dev/kmem",	      "/dev/port",     "/dev/kmsg",
-    "/dev/vda",	 "/dev/sda",	      "/dev/nvme0n1",  "/dev/loop0",
-    "/dev/loop-control", "/dev/cpu_dma_latency", "/dev/btrfs-control",
-    NULL,
+    "/dev/mem",		  "/dev/kmem",
+    "/dev/port",	  "/dev/kmsg",
+    "/dev/vda",		  "/dev/sda",
+    "/dev/nvme0n1",	  "/dev/loop0",
+    "/dev/loop-control",  "/dev/cpu_dma_latency",
+    "/dev/btrfs-control", NULL,
 };
 
 static const char *const harmless_devices[] = {
-    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
-    NULL,
+    "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", NULL,
 };
 
 /* The first block device in /dev, into buf; NULL when there is none. */
@@ -55,8 +56,8 @@ static const char *first_block_device(char *buf, size_t size)
 TEST_F(devices, R9_disks_and_memory_do_not_open)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, harmful_devices, O_RDONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, harmful_devices, O_RDONLY, doors, 16);
 	char block[PATH_MAX];
 
 	if (n < 15 && first_block_device(block, sizeof(block)) &&
@@ -134,8 +135,8 @@ TEST_F(devices, R3_no_device_node_anywhere)
 		  test_mknod(FX_DIR "/c", S_IFCHR | 0600, makedev(1, 1)));
 	EXPECT_EQ(EACCES,
 		  test_mknod(FX_OTHER "/b", S_IFBLK | 0600, makedev(8, 0)));
-	EXPECT_EQ(EACCES, test_mknod("/dev/jr2-c", S_IFCHR | 0600,
-				     makedev(1, 3)));
+	EXPECT_EQ(EACCES,
+		  test_mknod("/dev/jr2-c", S_IFCHR | 0600, makedev(1, 3)));
 	/* What a device node is not: a fifo, a file. */
 	EXPECT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
 	EXPECT_EQ(0, test_creat(FX_WORK "/file3"));

@@ -54,9 +54,9 @@ static inline int dr_confine_run(struct __test_metadata *_metadata,
 
 /* jr2-try VERB ARG... unconfined: its first word ("ok", "EACCES", ...). */
 static inline const char *dr_try_word(struct __test_metadata *_metadata,
-				      const char *const policy[],
-				      bool confined, const char *const argv[],
-				      char *out, size_t size)
+				      const char *const policy[], bool confined,
+				      const char *const argv[], char *out,
+				      size_t size)
 {
 	char tool[PATH_MAX];
 	const char *args[16];
@@ -75,31 +75,30 @@ static inline const char *dr_try_word(struct __test_metadata *_metadata,
 }
 
 /* jr2-try VERB ARG... under `jr2-confine run` with the fixture's layout. */
-#define DR_RUN(...)                                                          \
-	({                                                                   \
-		static char _out[DR_OUT_SIZE];                               \
-		const char *const _argv[] = {__VA_ARGS__, NULL};             \
-		dr_try_word(_metadata, NULL, true, _argv, _out,              \
-			    sizeof(_out));                                   \
+#define DR_RUN(...)                                                            \
+	({                                                                     \
+		static char _out[DR_OUT_SIZE];                                 \
+		const char *const _argv[] = {__VA_ARGS__, NULL};               \
+		dr_try_word(_metadata, NULL, true, _argv, _out, sizeof(_out)); \
 	})
 
 /* The same, unconfined: the positive control of DR_RUN. */
-#define DR_UNCONFINED(...)                                                   \
-	({                                                                   \
-		static char _out[DR_OUT_SIZE];                               \
-		const char *const _argv[] = {__VA_ARGS__, NULL};             \
-		dr_try_word(_metadata, NULL, false, _argv, _out,             \
-			    sizeof(_out));                                   \
+#define DR_UNCONFINED(...)                                       \
+	({                                                       \
+		static char _out[DR_OUT_SIZE];                   \
+		const char *const _argv[] = {__VA_ARGS__, NULL}; \
+		dr_try_word(_metadata, NULL, false, _argv, _out, \
+			    sizeof(_out));                       \
 	})
 
 /* Skips (naming the reason) where the runtime refuses this kernel. */
-#define DR_REQUIRE_ACCEPTED(fx)                                              \
-	do {                                                                 \
-		char _why[128];                                              \
-		if (!fx_accepted(&(fx)->abi))                                \
-			SKIP(return, "%s",                                   \
-				   fx_refusal_reason(&(fx)->abi, _why,       \
-						     sizeof(_why)));         \
+#define DR_REQUIRE_ACCEPTED(fx)                                        \
+	do {                                                           \
+		char _why[128];                                        \
+		if (!fx_accepted(&(fx)->abi))                          \
+			SKIP(return, "%s",                             \
+				   fx_refusal_reason(&(fx)->abi, _why, \
+						     sizeof(_why)));   \
 	} while (0)
 
 /* An errno's name as jr2-try prints it. */
@@ -133,10 +132,10 @@ static inline size_t dr_open_doors(struct __test_metadata *_metadata,
 }
 
 /* Skips, naming the doors, when none of them opens here. */
-#define DR_NEED_DOORS(n, what)                                               \
-	do {                                                                 \
-		if (!(n))                                                    \
-			SKIP(return, "no %s opens here unconfined", what);   \
+#define DR_NEED_DOORS(n, what)                                             \
+	do {                                                               \
+		if (!(n))                                                  \
+			SKIP(return, "no %s opens here unconfined", what); \
 	} while (0)
 
 #endif /* JR2_SELFTESTS_DOORS_H */

@@ -148,7 +148,8 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 	private_run(_metadata);
 	ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
 	ASSERT_EQ(0, status) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "# frozen: /: ancestor of ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# frozen: /: ancestor of "))
+	TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# frozen: /run: ancestor of /run/jr2"))
 	TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "# frozen: /etc")) TH_LOG("%s", out);

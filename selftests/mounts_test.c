@@ -20,7 +20,7 @@ JR2_FIXTURE(mounts)
 HX_FIXTURE(mounts_exec)
 
 static void bind_at(struct __test_metadata *_metadata, const char *from,
-		 const char *to)
+		    const char *to)
 {
 	ASSERT_EQ(0, mount(from, to, NULL, MS_BIND, NULL))
 	{
@@ -84,7 +84,8 @@ TEST_F(mounts, O2_R9_read_only_tree_bound_in_full_folder_refused)
 TEST_F(mounts, R9_mount_below_protected_dir_shown_elsewhere_refused)
 {
 	fx_make_dir(_metadata, FX_PROTECTED "/m", 0700);
-	ASSERT_EQ(0, mount("jr2-sub", FX_PROTECTED "/m", "tmpfs", 0, "size=1m"));
+	ASSERT_EQ(0,
+		  mount("jr2-sub", FX_PROTECTED "/m", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, FX_PROTECTED "/m/key", "k\n", 0600);
 	confines(_metadata, &self->fx);
 	fx_make_dir(_metadata, FX_WORK "/m", 0755);
@@ -180,8 +181,7 @@ TEST_F(mounts_exec, R9_alias_refused_by_next_spawner)
 {
 	struct hx *hx = &self->hx;
 	char log[HX_OUT_SIZE], out[HX_OUT_SIZE];
-	const char *const argv[] = {hx->try_tool, "creat", HX_ETC "/ran",
-				    NULL};
+	const char *const argv[] = {hx->try_tool, "creat", HX_ETC "/ran", NULL};
 	bool said = false;
 
 	HX_START(hx, NULL);
@@ -190,8 +190,8 @@ TEST_F(mounts_exec, R9_alias_refused_by_next_spawner)
 	ASSERT_EQ(0, mkdir(HX_PROTECTED "/m", 0700));
 	ASSERT_EQ(0, mount("jr2-sub", HX_PROTECTED "/m", "tmpfs", 0, NULL));
 	ASSERT_EQ(0, mkdir(HX_ETC "/m", 0755));
-	ASSERT_EQ(0, mount(HX_PROTECTED "/m", HX_ETC "/m", NULL, MS_BIND,
-			   NULL));
+	ASSERT_EQ(0,
+		  mount(HX_PROTECTED "/m", HX_ETC "/m", NULL, MS_BIND, NULL));
 	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
 	for (int waited = 0; waited < HX_READY_MS && !said; waited += 10) {
 		hx_log(log, sizeof(log));

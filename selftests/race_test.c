@@ -38,8 +38,8 @@ static void exchange_at(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	FX_REQUIRE_FEATURE(&fx->abi, JR2_FEAT_TRUNCATE);
 	fx_make_dir(_metadata, FX_RUN "/sib", 0755);
 	fx_policy(_metadata, &policy);
-	ASSERT_EQ(0, jr2_policy_compile(&policy, fx->abi.in_force, &plan,
-					&err));
+	ASSERT_EQ(0,
+		  jr2_policy_compile(&policy, fx->abi.in_force, &plan, &err));
 	swap_a = FX_PROTECTED;
 	swap_b = FX_RUN "/sib";
 	swap_stage = stage;
@@ -55,8 +55,8 @@ static void exchange_at(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	jr2_plan_free(&plan);
 	jr2_policy_free(&policy);
 	/* Control: exchanged back, the same policy confines. */
-	ASSERT_EQ(0, test_renameat2(FX_PROTECTED, FX_RUN "/sib",
-				    RENAME_EXCHANGE));
+	ASSERT_EQ(0,
+		  test_renameat2(FX_PROTECTED, FX_RUN "/sib", RENAME_EXCHANGE));
 	FX_CONFINE(fx);
 	EXPECT_EQ(EACCES, test_read(FX_SECRET));
 }

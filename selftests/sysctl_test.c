@@ -17,14 +17,10 @@ JR2_FIXTURE(sysctl)
 HX_FIXTURE(sysctl_exec)
 
 static const char *const kernel_settings[] = {
-    "/proc/sys/kernel/core_pattern",
-    "/proc/sys/kernel/modprobe",
-    "/proc/sys/kernel/poweroff_cmd",
-    "/proc/sys/fs/binfmt_misc/register",
-    "/proc/sysrq-trigger",
-    "/proc/sys/vm/drop_caches",
-    "/proc/sys/net/ipv4/ip_forward",
-    NULL,
+    "/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe",
+    "/proc/sys/kernel/poweroff_cmd", "/proc/sys/fs/binfmt_misc/register",
+    "/proc/sysrq-trigger",	     "/proc/sys/vm/drop_caches",
+    "/proc/sys/net/ipv4/ip_forward", NULL,
 };
 
 static const char *const process_settings[] = {
@@ -38,8 +34,8 @@ static const char *const process_settings[] = {
 TEST_F(sysctl, R9_kernel_settings_read_only)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "kernel setting");
 	FX_CONFINE(&self->fx);
@@ -82,8 +78,8 @@ TEST_F(sysctl, R9_core_pattern_rewritten_with_its_own_value)
 TEST_F(sysctl, R9_process_settings_read_only)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, process_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, process_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "process setting");
 	FX_CONFINE(&self->fx);
@@ -131,8 +127,8 @@ TEST_F(sysctl, A5_proc_readable)
 TEST_F(sysctl, R9_kernel_settings_read_only_run)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "kernel setting");
 	DR_REQUIRE_ACCEPTED(&self->fx);
@@ -143,16 +139,18 @@ TEST_F(sysctl, R9_kernel_settings_read_only_run)
 			TH_LOG("%s", doors[i]);
 		}
 	}
-	EXPECT_STREQ("EACCES", DR_RUN("open-write", "/proc/self/oom_score_adj"));
-	EXPECT_STREQ("ok", DR_RUN("read-file", "/proc/sys/kernel/core_pattern"));
+	EXPECT_STREQ("EACCES",
+		     DR_RUN("open-write", "/proc/self/oom_score_adj"));
+	EXPECT_STREQ("ok",
+		     DR_RUN("read-file", "/proc/sys/kernel/core_pattern"));
 }
 
 TEST_F(sysctl_exec, R9_kernel_settings_read_only_exec)
 {
 	struct hx *hx = &self->hx;
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "kernel setting");
 	HX_START(hx, NULL);

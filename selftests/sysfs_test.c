@@ -29,8 +29,8 @@ static const char *const sysfs_settings[] = {
 TEST_F(sysfs, R9_sysfs_settings_read_only)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "sysfs setting");
 	FX_CONFINE(&self->fx);
@@ -57,8 +57,8 @@ TEST_F(sysfs, A5_sysfs_readable)
 TEST_F(sysfs, R9_sysfs_settings_read_only_run)
 {
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "sysfs setting");
 	DR_REQUIRE_ACCEPTED(&self->fx);
@@ -76,8 +76,8 @@ TEST_F(sysfs_exec, R9_sysfs_settings_read_only_exec)
 {
 	struct hx *hx = &self->hx;
 	const char *doors[16];
-	size_t n = dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors,
-				 16);
+	size_t n =
+	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
 
 	DR_NEED_DOORS(n, "sysfs setting");
 	HX_START(hx, NULL);

@@ -50,8 +50,9 @@ FIXTURE_SETUP(agent_day)
 
 		if (err) {
 			snprintf(self->why, sizeof(self->why),
-				 "overlayfs on %s: %s: the day would change "
-				 "the host (CONFIG_OVERLAY_FS)",
+				 "no overlay on %s (%s: the folder or "
+				 "CONFIG_OVERLAY_FS is missing): the day "
+				 "would change the host",
 				 dirs[i][0], strerrorname_np(err));
 			self->overlays = false;
 		}

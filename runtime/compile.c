@@ -333,6 +333,7 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 		e->dev = est.st_dev;
 		e->ino = est.st_ino;
 		e->nlink = est.st_nlink;
+		e->rdev = S_ISCHR(est.st_mode) ? est.st_rdev : 0;
 	}
 	closedir(d);
 	return ret;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "landlock_uapi.h"
 #include "plan.h"
@@ -62,9 +63,25 @@ uint64_t jr2_rights_full(uint64_t handled)
  * fewer rights than there.  shm and mqueue are folders programs fill.
  * Everything else (disks, mem, port, kmsg, loop-control, ...) gets no rule.
  */
-static const char *const device_files[] = {
-    "null", "zero", "full", "random", "urandom", "tty", "ptmx",
+static const struct {
+	const char *name;
+	unsigned int major, minor;
+} device_files[] = {
+    {"null", 1, 3},    {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8},
+    {"urandom", 1, 9}, {"tty", 5, 0},  {"ptmx", 5, 2},
 };
+
+/* A node with an allowed name must be that device: a disk named "null"
+   (made before confinement) gets no rule. */
+bool jr2_device_is_expected(const char *name, uint64_t rdev)
+{
+	for (size_t i = 0; i < sizeof(device_files) / sizeof(*device_files);
+	     i++)
+		if (!strcmp(name, device_files[i].name))
+			return rdev && major(rdev) == device_files[i].major &&
+			       minor(rdev) == device_files[i].minor;
+	return true; /* folders (pts, shm, mqueue) are checked by type */
+}
 
 uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir)
 {
@@ -82,7 +99,7 @@ uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir)
 		return 0;
 	for (size_t i = 0; i < sizeof(device_files) / sizeof(*device_files);
 	     i++)
-		if (!strcmp(name, device_files[i]))
+		if (!strcmp(name, device_files[i].name))
 			return handled & dev_rights;
 	return 0;
 }
@@ -478,6 +495,16 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		if (same_inode_as_target(ctx, child, entry, err)) {
 			free(child);
 			return -1;
+		}
+		if (self && self->kind == JR2_KIND_DEVICES && access &&
+		    entry->type != JR2_FT_DIR &&
+		    !jr2_device_is_expected(entry->name, entry->rdev)) {
+			jr2_paths_addf(&plan->notes,
+				       "'%s' is not the device its name says: "
+				       "it gets no rule (remove it, or make it "
+				       "with mknod's usual numbers)",
+				       child);
+			access = 0;
 		}
 		if (self && self->kind == JR2_KIND_DEVICES && !access)
 			unlisted++;

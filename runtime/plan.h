@@ -21,6 +21,7 @@ struct jr2_fsentry {
 	char *name;
 	enum jr2_ftype type;
 	uint64_t dev, ino, nlink;
+	uint64_t rdev; /* a character device's number (st_rdev), else 0 */
 };
 
 /* One ancestor dir of a restricted path and what it holds. */
@@ -76,5 +77,8 @@ uint64_t jr2_rights_file_only(uint64_t rights);
 uint64_t jr2_rights_full(uint64_t handled);
 /* The rights of `name` in a DEVICES folder (0: not on the allow-list). */
 uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir);
+/* Whether the node `name` of a DEVICES folder is the character device the
+   allow-list means (rdev: its st_rdev; 0: not a character device). */
+bool jr2_device_is_expected(const char *name, uint64_t rdev);
 
 #endif /* JR2_PLAN_H */

@@ -478,6 +478,8 @@ TEST_F(compile, R1_devices_allow_list_and_no_device_nodes)
 	ASSERT_EQ(0, mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)));
 	ASSERT_EQ(0, mknod("/dev/mem", S_IFCHR | 0600, makedev(1, 1)));
 	ASSERT_EQ(0, mknod("/dev/loop0", S_IFBLK | 0600, makedev(7, 0)));
+	/* A disk under an allowed name: not the device the name says. */
+	ASSERT_EQ(0, mknod("/dev/zero", S_IFBLK | 0600, makedev(7, 1)));
 	ASSERT_EQ(0, symlink("/proc/self/fd", "/dev/fd"));
 	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
 	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
@@ -492,13 +494,16 @@ TEST_F(compile, R1_devices_allow_list_and_no_device_nodes)
 	for (size_t i = 0; i < plan.n_rules; i++)
 		EXPECT_EQ(0, plan.rules[i].access & (JR2_ACCESS_FS_MAKE_CHAR |
 						     JR2_ACCESS_FS_MAKE_BLOCK));
-	EXPECT_TRUE(has_note(&plan, "/dev: 2 entries off the allow-list"));
+	EXPECT_EQ(-1, rule_of(&plan, "/dev/zero"));
+	EXPECT_TRUE(has_note(&plan, "'/dev/zero' is not the device"));
+	EXPECT_TRUE(has_note(&plan, "/dev: 3 entries off the allow-list"));
 	jr2_plan_free(&plan);
 
 	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
 	EXPECT_EQ(0, test_open("/dev/null", O_RDWR));
 	EXPECT_EQ(EACCES, test_open("/dev/mem", O_RDONLY));
 	EXPECT_EQ(EACCES, test_open("/dev/loop0", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/dev/zero", O_RDONLY));
 	EXPECT_EQ(0, test_open("/dev", O_RDONLY | O_DIRECTORY));
 	EXPECT_EQ(EACCES, mknod("/work/null", S_IFCHR | 0600, makedev(1, 3))
 			      ? errno

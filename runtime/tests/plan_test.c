@@ -5,6 +5,8 @@
  */
 #include "helpers.h"
 
+#include <sys/sysmacros.h>
+
 #include "landlock_uapi.h"
 #include "plan.h"
 #include "policy.h"
@@ -312,6 +314,82 @@ TEST_F(plan, R1_bad_targets_refused)
 		free(t[i].path);
 		free(t[i].origin);
 	}
+}
+
+/*
+ * /dev as a DEVICES folder: list only; the allow-list by name (and, for a
+ * file, by its device number); everything else no rule; frozen.
+ */
+TEST_F(plan, R9_devices_allow_list)
+{
+	struct jr2_fsview v = {0};
+	struct jr2_ruleset_plan p;
+	struct jr2_err err;
+	const uint64_t handled = jr2_abi_fs_rights(7);
+	bool dev_frozen = false;
+
+	target(&v, "/dev", JR2_KIND_DEVICES, JR2_FT_DIR);
+	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
+	dir(&v, "/", "dev/", "run/", NULL);
+	dir(&v, "/run", "jr2/", NULL);
+	dir(&v, "/dev", "null", "zero", "sda", "mem", "pts/", "shm/", "fd@",
+	    "disks/", NULL);
+	for (size_t e = 0; e < v.dirs[2].n_entries; e++) {
+		struct jr2_fsentry *entry = &v.dirs[2].entries[e];
+
+		if (!strcmp(entry->name, "null"))
+			entry->rdev = makedev(1, 3);
+		if (!strcmp(entry->name, "zero")) /* a disk named zero */
+			entry->rdev = makedev(8, 0);
+	}
+	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
+	EXPECT_EQ(LIST, rule_of(&p, "/"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev")); /* "/" lists already */
+	EXPECT_EQ(jr2_rights_device(handled, "null", false) & ~LIST,
+		  rule_of(&p, "/dev/null"));
+	EXPECT_NE(0, rule_of(&p, "/dev/null") & JR2_ACCESS_FS_IOCTL_DEV);
+	EXPECT_EQ(-1, rule_of(&p, "/dev/zero"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/sda"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/mem"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/fd"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/disks"));
+	EXPECT_EQ(jr2_rights_full(handled) & ~LIST, rule_of(&p, "/dev/shm"));
+	EXPECT_EQ(0, rule_of(&p, "/dev/pts") & JR2_ACCESS_FS_MAKE_REG);
+	EXPECT_NE(0, rule_of(&p, "/dev/pts") & JR2_ACCESS_FS_IOCTL_DEV);
+	EXPECT_TRUE(has_note(&p, "/dev: 4 entries off the allow-list"));
+	for (size_t i = 0; i < p.frozen.n; i++)
+		dev_frozen |= !strcmp(p.frozen.v[i], "/dev");
+	EXPECT_TRUE(dev_frozen);
+	/* The rights at a path: the OR of its rules and its ancestors'. */
+	EXPECT_EQ(0, jr2_plan_rights_at(&p, "/dev/sda", false));
+	EXPECT_EQ(LIST | (uint64_t)rule_of(&p, "/dev/shm"),
+		  jr2_plan_rights_at(&p, "/dev/shm/x/y", true));
+	jr2_plan_free(&p);
+	jr2_fsview_free(&v);
+}
+
+/* Every rule carries the dev and ino the compiler saw, siblings too. */
+TEST_F(plan, R9_sibling_rules_carry_dev_and_ino)
+{
+	struct jr2_fsview v = {0};
+	struct jr2_ruleset_plan p;
+	struct jr2_err err;
+
+	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
+	dir(&v, "/", "run/", "tmp/", "file", NULL);
+	dir(&v, "/run", "jr2/", "lock/", NULL);
+	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
+	for (size_t i = 0; i < p.n_rules; i++) {
+		EXPECT_NE(0, p.rules[i].ino)
+		{
+			TH_LOG("rule '%s' has no inode", p.rules[i].path);
+		}
+	}
+	ASSERT_EQ(1, p.n_targets);
+	EXPECT_STREQ("/run/jr2", p.targets[0].path);
+	EXPECT_NE(0, p.targets[0].ino);
+	jr2_plan_free(&p);
+	jr2_fsview_free(&v);
 }
 
 TEST_F(plan, G4_ancestors_of_every_target)

@@ -106,6 +106,7 @@ static void unescape(char *s)
 struct mount {
 	unsigned int major, minor;
 	char *root, *point;
+	char *fstype, *super; /* after " - ": type, super block options */
 	int id;
 };
 
@@ -119,16 +120,23 @@ static size_t read_mounts(struct mount **out)
 	if (!f)
 		return 0;
 	while (getline(&line, &cap, f) > 0) {
-		char root[4096], point[4096];
+		char root[4096], point[4096], fstype[256] = "",
+					      super[4096] = "";
+		const char *dash = strstr(line, " - ");
 		struct mount m;
 
 		if (sscanf(line, "%d %*d %u:%u %4095s %4095s", &m.id, &m.major,
 			   &m.minor, root, point) != 5)
 			continue;
+		if (dash)
+			sscanf(dash + 3, "%255s %*s %4095s", fstype, super);
 		unescape(root);
 		unescape(point);
+		unescape(super);
 		m.root = jr2_xstrdup(root);
 		m.point = jr2_xstrdup(point);
+		m.fstype = jr2_xstrdup(fstype);
+		m.super = jr2_xstrdup(super);
 		v = jr2_xrealloc(v, (n + 1) * sizeof(*v));
 		v[n++] = m;
 	}
@@ -142,6 +150,9 @@ static size_t read_mounts(struct mount **out)
 static char *rebase(const char *path, const char *prefix, const char *base)
 {
 	const char *rest = path + (strcmp(prefix, "/") ? strlen(prefix) : 0);
+
+	if (!strcmp(rest, "/"))
+		rest = ""; /* path is "/" itself */
 	size_t len = strlen(base) + strlen(rest) + 2;
 	char *out = jr2_xrealloc(NULL, len);
 
@@ -166,9 +177,9 @@ static bool covered(const struct jr2_fsview *view, const char *path)
  * bind to inodes, but the walk up from a file crosses the other mount's
  * ancestors, which are granted in full.  Each such place is protected too.
  */
-static void add_mount_aliases(struct jr2_fsview *view,
-			      const struct mount *mounts, size_t n,
-			      struct jr2_paths *notes)
+static int add_mount_aliases(struct jr2_fsview *view,
+			     const struct mount *mounts, size_t n,
+			     struct jr2_paths *notes, struct jr2_err *err)
 {
 	size_t n_targets = view->n_targets;
 
@@ -210,14 +221,18 @@ static void add_mount_aliases(struct jr2_fsview *view,
 			}
 			fd = jr2_open_nofollow(alias, &st, NULL);
 			if (fd < 0) {
-				jr2_paths_addf(notes,
-					       "mount %d shows protected '%s' "
-					       "at '%s', which cannot be "
-					       "opened (%s): no rule needed",
-					       m->id, path, alias,
-					       strerror(-fd));
+				/* Not reachable by path now, but by an
+				   inherited working dir or descriptor. */
+				jr2_fail(err, -fd, false,
+					 "mount %d shows protected '%s' at "
+					 "'%s', which cannot be opened (%s): "
+					 "unmount '%s' (umount -l)",
+					 m->id, path, alias, strerror(-fd),
+					 m->point);
 				free(alias);
-				continue;
+				free(fspath);
+				free(path);
+				return -1;
 			}
 			close(fd);
 			snprintf(origin, sizeof(origin),
@@ -231,22 +246,7 @@ static void add_mount_aliases(struct jr2_fsview *view,
 		free(fspath);
 		free(path);
 	}
-}
-
-/* Is `dir`/`name` a mount point?  (No string built: called per entry.) */
-static bool is_mount_point(const struct mount *mounts, size_t n,
-			   const char *dir, const char *name)
-{
-	size_t len = strcmp(dir, "/") ? strlen(dir) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *point = mounts[i].point;
-
-		if (!strncmp(point, dir, len) && point[len] == '/' &&
-		    !strcmp(point + len + 1, name))
-			return true;
-	}
-	return false;
+	return 0;
 }
 
 /*
@@ -262,13 +262,14 @@ static bool holds_restricted(const struct jr2_fsview *view, dev_t dev)
 }
 
 /*
- * Lists an ancestor.  An entry is stat'ed only where readdir cannot tell
- * enough (unknown type, a mount point, a file on the file system of a
- * restricted path, whose hard links count): the rest keeps dev and ino 0,
- * "unchecked", so confining re-checks only its type.
+ * Lists an ancestor, each entry stat'ed (never followed): every rule carries
+ * the dev and ino it was planned for, and confining adds it only to that
+ * inode (a rename or exchange in between is refused, issue 17 row 9).  An
+ * entry that cannot be stat'ed may be an alias of a restricted path: refused
+ * (row 10), unless it is gone.  A file's link count matters only on the file
+ * system of a restricted path (a hard link stays within its file system).
  */
 static int list_dir(struct jr2_fsview *view, const char *path,
-		    const struct mount *mounts, size_t n_mounts,
 		    struct jr2_err *err)
 {
 	struct jr2_fsdir *dir;
@@ -276,7 +277,7 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 	struct dirent *de;
 	size_t bad_len = 0;
 	int pfd = jr2_open_nofollow(path, &st, &bad_len);
-	int fd;
+	int fd, ret = 0;
 	DIR *d;
 
 	if (pfd < 0)
@@ -303,28 +304,27 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 	dir->path = jr2_xstrdup(path);
 	dir->dev = st.st_dev;
 	dir->ino = st.st_ino;
-	while ((de = readdir(d))) {
+	while (!ret && (de = readdir(d))) {
 		struct jr2_fsentry *e;
 		struct stat est;
 
-		bool need_stat;
-
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		need_stat =
-		    de->d_type == DT_UNKNOWN ||
-		    is_mount_point(mounts, n_mounts, path, de->d_name) ||
-		    (de->d_type != DT_DIR && de->d_type != DT_LNK &&
-		     holds_restricted(view, st.st_dev));
-		memset(&est, 0, sizeof(est));
-		est.st_nlink = 1;
-		est.st_mode = de->d_type == DT_DIR   ? S_IFDIR
-			      : de->d_type == DT_LNK ? S_IFLNK
-						     : S_IFREG;
-		/* Gone since readdir: nothing to grant. */
-		if (need_stat &&
-		    fstatat(dirfd(d), de->d_name, &est, AT_SYMLINK_NOFOLLOW))
-			continue;
+		if (fstatat(dirfd(d), de->d_name, &est, AT_SYMLINK_NOFOLLOW)) {
+			if (errno == ENOENT)
+				continue; /* gone since readdir */
+			ret = jr2_fail(err, errno, false,
+				       "'%s/%s' beside a restricted path "
+				       "cannot be looked at (%s): it may "
+				       "show a restricted path; unmount it "
+				       "or make it readable by the confiner",
+				       strcmp(path, "/") ? path : "",
+				       de->d_name, strerror(errno));
+			break;
+		}
+		if (!S_ISDIR(est.st_mode) &&
+		    !holds_restricted(view, est.st_dev))
+			est.st_nlink = 1;
 		dir->entries = jr2_xrealloc(dir->entries,
 					    (dir->n_entries + 1) * sizeof(*e));
 		e = &dir->entries[dir->n_entries++];
@@ -333,8 +333,353 @@ static int list_dir(struct jr2_fsview *view, const char *path,
 		e->dev = est.st_dev;
 		e->ino = est.st_ino;
 		e->nlink = est.st_nlink;
+		e->rdev = S_ISCHR(est.st_mode) ? est.st_rdev : 0;
 	}
 	closedir(d);
+	return ret;
+}
+
+/* Kernel file systems and the one tree where each belongs. */
+static const struct {
+	const char *type, *home;
+} kernel_fs[] = {
+    {"proc", JR2_PROC_TREE},	{"binfmt_misc", JR2_PROC_TREE},
+    {"sysfs", JR2_SYS_TREE},	{"debugfs", JR2_SYS_TREE},
+    {"tracefs", JR2_SYS_TREE},	{"securityfs", JR2_SYS_TREE},
+    {"configfs", JR2_SYS_TREE}, {"bpf", JR2_SYS_TREE},
+    {"cgroup", JR2_SYS_TREE},	{"cgroup2", JR2_SYS_TREE},
+    {"pstore", JR2_SYS_TREE},	{"efivarfs", JR2_SYS_TREE},
+    {"fusectl", JR2_SYS_TREE},	{"devtmpfs", JR2_DEV_DIR},
+};
+
+static const struct jr2_target *target_at(const struct jr2_fsview *view,
+					  const char *path)
+{
+	for (size_t i = 0; i < view->n_targets; i++)
+		if (!strcmp(view->targets[i].path, path))
+			return &view->targets[i];
+	return NULL;
+}
+
+/* Is the file system of mount m also mounted at or under `home`?  Then
+   its other mounts are aliases, which check_mount_aliases() compares. */
+static bool shown_in(const struct mount *mounts, size_t n,
+		     const struct mount *m, const char *home)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mounts[i].major == m->major &&
+		    mounts[i].minor == m->minor &&
+		    jr2_path_within(mounts[i].point, home))
+			return true;
+	return false;
+}
+
+/*
+ * A kernel file system mounted outside its tree (a second proc at /x/proc,
+ * sysfs or debugfs in a work folder) would show the kernel's control files
+ * with that folder's full rights: refused.  One that is also mounted in its
+ * tree (a bind of /proc/sys, of /dev/null) is an alias: compared by rights.
+ */
+static int check_kernel_mounts(const struct jr2_fsview *view,
+			       const struct mount *mounts, size_t n,
+			       struct jr2_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < sizeof(kernel_fs) / sizeof(*kernel_fs);
+		     k++) {
+			const char *home = kernel_fs[k].home;
+
+			if (strcmp(mounts[i].fstype, kernel_fs[k].type) ||
+			    !target_at(view, home) ||
+			    jr2_path_within(mounts[i].point, home) ||
+			    shown_in(mounts, n, &mounts[i], home))
+				continue;
+			return jr2_fail(err, EEXIST, false,
+					"mount %d: a %s file system at '%s', "
+					"outside '%s' where the kernel's files "
+					"are restricted: unmount it (umount "
+					"-l '%s')",
+					mounts[i].id, mounts[i].fstype,
+					mounts[i].point, home, mounts[i].point);
+		}
+	}
+	return 0;
+}
+
+static bool is_dir_path(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) || S_ISDIR(st.st_mode);
+}
+
+/*
+ * The same inodes at `canon` (the restricted view) and at `alias` (another
+ * mount of the same file system): nothing may be granted more at the alias
+ * than at the canonical place, neither by the alias's ancestors nor by a
+ * rule inside the alias (a rule lands on the inode, so at both places).
+ */
+static int check_alias(const struct jr2_ruleset_plan *plan,
+		       const struct mount *m, const char *canon,
+		       const char *alias, const char *restricted,
+		       struct jr2_err *err)
+{
+	bool is_dir = is_dir_path(canon);
+	uint64_t at_canon = jr2_plan_rights_at(plan, canon, is_dir);
+	uint64_t more = jr2_plan_rights_at(plan, alias, is_dir) & ~at_canon;
+	const char *what = alias;
+	char names[300];
+
+	if (!strcmp(canon, alias))
+		return 0;
+	for (size_t i = 0; i < plan->n_rules && !more; i++) {
+		const struct jr2_rule *rule = &plan->rules[i];
+		char *mirror;
+
+		if (!jr2_path_within(rule->path, alias) ||
+		    !strcmp(rule->path, alias))
+			continue;
+		mirror = rebase(rule->path, alias, canon);
+		more = rule->access &
+		       ~jr2_plan_rights_at(plan, mirror, rule->is_dir);
+		free(mirror);
+		what = rule->path;
+	}
+	if (!more)
+		return 0;
+	return jr2_fail(
+	    err, EEXIST, false,
+	    "mount %d at '%s' shows '%s' (restricted: '%s') again "
+	    "at '%s', where it would get more rights (%s): "
+	    "unmount '%s' (umount -l) or restrict it too",
+	    m->id, m->point, canon, restricted, what,
+	    jr2_format_bits(JR2_BITS_FS, more, ",", names, sizeof(names)),
+	    m->point);
+}
+
+/* Every other mount of the file system region `fsroot` of mount `m`, which
+   the restricted view shows at `canon`. */
+static int check_region(const struct jr2_ruleset_plan *plan,
+			const struct mount *mounts, size_t n,
+			const struct mount *m, const char *fsroot,
+			const char *canon, const char *restricted,
+			bool borrowed_ok, struct jr2_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct mount *o = &mounts[i];
+		char *alias, *at;
+		int ret;
+
+		if (o == m || o->major != m->major || o->minor != m->minor)
+			continue;
+		if (jr2_path_within(o->root, fsroot)) {
+			alias = jr2_xstrdup(o->point);
+			at = rebase(o->root, fsroot, canon);
+		} else if (jr2_path_within(fsroot, o->root)) {
+			/* A file bound into /proc, /sys or /dev from elsewhere
+			   (Docker's /dev/null on /proc/kcore) is no kernel
+			   file: its own place is the other mount. */
+			if (borrowed_ok && strcmp(fsroot, o->root))
+				continue;
+			alias = rebase(fsroot, o->root, o->point);
+			at = jr2_xstrdup(canon);
+		} else {
+			continue;
+		}
+		ret = check_alias(plan, o, at, alias, restricted, err);
+		free(alias);
+		free(at);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Mounts can't alias a restricted path (issue 17 row 4): for each restricted
+ * path, its own mount and every mount below it are compared, by device and
+ * root, with every other mount of the same file system.
+ */
+static int check_mount_aliases(const struct jr2_ruleset_plan *plan,
+			       const struct mount *mounts, size_t n,
+			       struct jr2_err *err)
+{
+	for (size_t t = 0; t < plan->n_targets; t++) {
+		const char *path = plan->targets[t].path;
+		const struct mount *home = NULL;
+		char *fspath;
+		int ret = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (jr2_path_within(path, mounts[i].point) &&
+			    (!home ||
+			     strlen(mounts[i].point) >= strlen(home->point)))
+				home = &mounts[i];
+		if (!home)
+			continue;
+		fspath = rebase(path, home->point, home->root);
+		ret = check_region(plan, mounts, n, home, fspath, path, path,
+				   false, err);
+		free(fspath);
+		for (size_t i = 0; i < n && !ret; i++)
+			if (&mounts[i] != home &&
+			    jr2_path_within(mounts[i].point, path) &&
+			    strcmp(mounts[i].point, path))
+				ret = check_region(
+				    plan, mounts, n, &mounts[i], mounts[i].root,
+				    mounts[i].point, path,
+				    plan->targets[t].kind == JR2_KIND_DEVICES ||
+					!strcmp(plan->targets[t].origin,
+						JR2_ORIGIN_KERNEL),
+				    err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Splits at `sep` not escaped by a backslash; drops the backslashes. */
+static char *next_field(char **cursor, char sep)
+{
+	char *start = *cursor, *o = start, *p = start;
+
+	if (!start)
+		return NULL;
+	for (; *p && *p != sep; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		*o++ = *p;
+	}
+	*cursor = *p ? p + 1 : NULL;
+	*o = '\0';
+	return start;
+}
+
+static int check_layer(const struct jr2_ruleset_plan *plan,
+		       const struct mount *m, const char *key,
+		       const char *layer, struct jr2_err *err)
+{
+	for (size_t t = 0; t < plan->n_targets; t++) {
+		const char *path = plan->targets[t].path;
+		bool shown_elsewhere = false;
+
+		if (*layer != '/')
+			continue;
+		if (jr2_path_within(path, layer)) {
+			char *at = rebase(path, layer, m->point);
+
+			shown_elsewhere = strcmp(at, path);
+			free(at);
+		} else if (jr2_path_within(layer, path)) {
+			shown_elsewhere =
+			    strcmp(layer, m->point) || strcmp(key, "lowerdir");
+		}
+		if (shown_elsewhere)
+			return jr2_fail(
+			    err, EEXIST, false,
+			    "overlay mount %d at '%s' has %s '%s', which is, "
+			    "holds or lies in restricted '%s': its files "
+			    "would be reachable through '%s' around the "
+			    "rules; unmount it (umount -l '%s')",
+			    m->id, m->point, key, layer, path, m->point,
+			    m->point);
+	}
+	return 0;
+}
+
+/* Overlayfs whose layers are, hold or lie in a restricted path. */
+static int check_overlays(const struct jr2_ruleset_plan *plan,
+			  const struct mount *mounts, size_t n,
+			  struct jr2_err *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *super, *cursor, *opt;
+		int ret = 0;
+
+		if (strcmp(mounts[i].fstype, "overlay"))
+			continue;
+		super = jr2_xstrdup(mounts[i].super);
+		cursor = super;
+		while (!ret && (opt = next_field(&cursor, ','))) {
+			char *value = strchr(opt, '='), *layers, *layer;
+
+			if (!value)
+				continue;
+			*value++ = '\0';
+			if (strcmp(opt, "lowerdir") &&
+			    strcmp(opt, "upperdir") && strcmp(opt, "workdir") &&
+			    strcmp(opt, "lowerdir+") && strcmp(opt, "datadir+"))
+				continue;
+			layers = value;
+			while (!ret && (layer = next_field(&layers, ':')))
+				ret = check_layer(plan, &mounts[i], opt, layer,
+						  err);
+		}
+		free(super);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Each CA bundle outside /opt/jr2, and the folders that it alone freezes. */
+static void ca_warnings(const struct jr2_fsview *view,
+			struct jr2_ruleset_plan *plan)
+{
+	for (size_t t = 0; t < view->n_targets; t++) {
+		const struct jr2_target *ca = &view->targets[t];
+		char frozen[800] = "";
+		size_t len = 0;
+
+		if (strncmp(ca->origin, "CA bundle", 9) ||
+		    jr2_path_within(ca->path, "/opt/jr2"))
+			continue;
+		for (size_t f = 0; f < plan->frozen.n; f++) {
+			const char *dir = plan->frozen.v[f];
+			bool other = false;
+
+			if (!jr2_path_within(ca->path, dir) ||
+			    !strcmp(ca->path, dir))
+				continue;
+			for (size_t o = 0; o < view->n_targets && !other; o++)
+				other =
+				    strncmp(view->targets[o].origin,
+					    "CA bundle", 9) &&
+				    jr2_path_within(view->targets[o].path, dir);
+			if (!other && len < sizeof(frozen))
+				len += (size_t)snprintf(
+				    frozen + len, sizeof(frozen) - len, "%s%s",
+				    len ? ", " : "", dir);
+		}
+		jr2_paths_addf(&plan->warnings,
+			       "%s '%s' is outside /opt/jr2: it is read-only, "
+			       "and nothing can be made or removed directly in "
+			       "%s; move it under /opt/jr2",
+			       ca->origin, ca->path,
+			       len ? frozen : "no other folder");
+	}
+}
+
+int jr2_plan_verify_targets(const struct jr2_ruleset_plan *plan,
+			    struct jr2_err *err)
+{
+	for (size_t t = 0; t < plan->n_targets; t++) {
+		const struct jr2_plan_target *target = &plan->targets[t];
+		struct stat st;
+		int fd = jr2_open_nofollow(target->path, &st, NULL);
+
+		if (fd >= 0)
+			close(fd);
+		if (fd < 0 || (uint64_t)st.st_dev != target->dev ||
+		    (uint64_t)st.st_ino != target->ino)
+			return jr2_fail(err, ESTALE, false,
+					"restricted path '%s' (%s) was "
+					"replaced or moved while confining "
+					"(%s): run again",
+					target->path, target->origin,
+					fd < 0 ? strerror(-fd)
+					       : "another inode now");
+	}
 	return 0;
 }
 
@@ -352,28 +697,54 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 	int ret = 0;
 
 	memset(plan, 0, sizeof(*plan));
+	/* In every policy: the kernel's control files, the devices. */
+	ret = look_at(&view, JR2_PROC_TREE, JR2_KIND_READ_ONLY,
+		      JR2_ORIGIN_KERNEL, true, &notes, err);
+	if (!ret)
+		ret = look_at(&view, JR2_SYS_TREE, JR2_KIND_READ_ONLY,
+			      JR2_ORIGIN_KERNEL, true, &notes, err);
+	if (!ret)
+		ret = look_at(&view, JR2_DEV_DIR, JR2_KIND_DEVICES,
+			      JR2_ORIGIN_DEVICES, true, &notes, err);
 	for (size_t i = 0; i < policy->protect.n && !ret; i++)
 		ret = look_at(&view, policy->protect.v[i], JR2_KIND_PROTECT,
 			      pro, policy->defaults, &notes, err);
 	for (size_t i = 0; i < policy->read_only.n && !ret; i++)
 		ret = look_at(&view, policy->read_only.v[i], JR2_KIND_READ_ONLY,
 			      ro, policy->defaults, &notes, err);
+	for (size_t i = 0; i < policy->ca_bundles.n && !ret; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "CA bundle ($%s)",
+			 i < policy->ca_vars.n ? policy->ca_vars.v[i] : "?");
+		ret = look_at(&view, policy->ca_bundles.v[i],
+			      JR2_KIND_READ_ONLY, origin, true, &notes, err);
+	}
 	if (!ret)
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
-	if (!ret) {
-		add_mount_aliases(&view, mounts, n_mounts, &notes);
+	if (!ret)
+		ret = check_kernel_mounts(&view, mounts, n_mounts, err);
+	if (!ret)
+		ret = add_mount_aliases(&view, mounts, n_mounts, &notes, err);
+	if (!ret)
 		ret = jr2_plan_targets(view.targets, &view.n_targets, &notes,
 				       err);
-	}
 	if (!ret)
 		ret = jr2_check_protected_links(&view, err);
 	if (!ret)
 		jr2_plan_ancestors(view.targets, view.n_targets, &ancestors);
 	for (size_t i = 0; i < ancestors.n && !ret; i++)
-		ret = list_dir(&view, ancestors.v[i], mounts, n_mounts, err);
+		ret = list_dir(&view, ancestors.v[i], err);
 	if (!ret)
 		ret = jr2_plan_build(&view, abi, plan, err);
+	if (!ret && (check_mount_aliases(plan, mounts, n_mounts, err) ||
+		     check_overlays(plan, mounts, n_mounts, err))) {
+		jr2_plan_free(plan);
+		ret = -1;
+	}
+	if (!ret)
+		ca_warnings(&view, plan);
 	if (!ret) {
 		/* The walk's notes first, then the planner's. */
 		for (size_t i = 0; i < plan->notes.n; i++)
@@ -386,6 +757,8 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 	for (size_t i = 0; i < n_mounts; i++) {
 		free(mounts[i].root);
 		free(mounts[i].point);
+		free(mounts[i].fstype);
+		free(mounts[i].super);
 	}
 	free(mounts);
 	jr2_paths_free(&ancestors);

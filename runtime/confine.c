@@ -18,6 +18,8 @@
 #include "policy_internal.h"
 #include "ruleset.h"
 
+void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan, int stage);
+
 /* The dir of the previous rule: rules come grouped by their parent. */
 struct parent_cache {
 	char *path;
@@ -111,12 +113,19 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 				plan->abi, strerror(-ruleset_fd));
 	struct parent_cache cache = {.fd = -1};
 
+	if (jr2_confine_test_hook)
+		jr2_confine_test_hook(plan, 0);
 	for (size_t i = 0; i < plan->n_rules && !ret; i++)
 		ret =
 		    add_planned_rule(ruleset_fd, &cache, &plan->rules[i], err);
 	if (cache.fd >= 0)
 		close(cache.fd);
 	free(cache.path);
+	if (!ret && jr2_confine_test_hook)
+		jr2_confine_test_hook(plan, 1);
+	/* The restricted paths are still the inodes planned (issue 17). */
+	if (!ret)
+		ret = jr2_plan_verify_targets(plan, err);
 	if (!ret && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		ret = jr2_fail(err, errno, false,
 			       "prctl(PR_SET_NO_NEW_PRIVS): %s: Landlock needs "

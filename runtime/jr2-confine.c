@@ -31,19 +31,25 @@ static const char usage_text[] =
     "Commands:\n"
     "  check [--json] [--max-abi N]\n"
     "      Preflight: kernel release, Landlock ABI, errata, each feature\n"
-    "      enforced or unavailable, the verdict and a hint.\n"
+    "      enforced or unavailable, the verdict and a hint; the frozen\n"
+    "      folders of the defaults.\n"
     "      Exit 0 accepted, 1 refused, 2 usage error.\n"
     "  run [POLICY] [--max-abi N] [--quiet] -- CMD [ARG]...\n"
     "      Confine this process, then exec CMD.  Exit 125 when confinement\n"
     "      cannot be done (CMD never runs), 126 when CMD cannot be run,\n"
     "      127 when it is not found, 2 on bad input, else CMD's status.\n"
     "  rules [POLICY] [--max-abi N] [--json]\n"
-    "      Print the compiled rules (path, rights, why) and notes.\n"
+    "      Print the compiled rules (path, rights, why), notes, the frozen\n"
+    "      folders (nothing can be made or removed in them) and why.\n"
     "  abi-table [--json]\n"
     "      The table of rights, scopes, flags and features per ABI.\n"
     "\n"
     "POLICY (with none of these, jr2's defaults apply: protect /run/jr2;\n"
-    "read-only /repos, /opt/jr2 and the CA bundle dirs, where they exist):\n"
+    "read-only /repos, /opt/jr2 and the CA bundles that SSL_CERT_FILE,\n"
+    "NODE_EXTRA_CA_CERTS, REQUESTS_CA_BUNDLE, GIT_SSL_CAINFO and\n"
+    "CURL_CA_BUNDLE name, where they exist).  In every policy /proc and\n"
+    "/sys are read-only, only /dev's allow-list opens, and no device node\n"
+    "can be made:\n"
     "  --protect DIR      a protected dir (repeatable)\n"
     "  --read-only DIR    a read-only tree (repeatable)\n"
     "  --config FILE      directives 'protect PATH', 'read-only PATH'\n"
@@ -253,6 +259,71 @@ static const char *hint(const struct jr2_abi *abi)
 	return "check the kernel's seccomp filter and LSM setup";
 }
 
+/*
+ * The frozen folders (nothing can be made, removed or renamed directly in
+ * them) with why, and the warnings a start message must give (issue 11).
+ */
+static void json_frozen(const struct jr2_ruleset_plan *plan)
+{
+	printf("\"frozen\": [");
+	for (size_t i = 0; i < plan->frozen.n; i++) {
+		printf("%s{", i ? ", " : "");
+		json_member("path", plan->frozen.v[i]);
+		printf(", \"why\": ");
+		json_str(plan->frozen_why.v[i]);
+		printf("}");
+	}
+	printf("], \"warnings\": [");
+	for (size_t i = 0; i < plan->warnings.n; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(plan->warnings.v[i]);
+	}
+	printf("]");
+}
+
+static void text_frozen(const struct jr2_ruleset_plan *plan, const char *prefix)
+{
+	for (size_t i = 0; i < plan->frozen.n; i++)
+		printf("%sfrozen: %s: %s\n", prefix, plan->frozen.v[i],
+		       plan->frozen_why.v[i]);
+	for (size_t i = 0; i < plan->warnings.n; i++)
+		printf("%swarning: %s\n", prefix, plan->warnings.v[i]);
+}
+
+static int compile_abi(const struct jr2_abi *abi);
+
+/* check: the defaults' frozen folders; a policy that cannot compile here is
+   said, not fatal (the preflight is about the kernel). */
+static void check_frozen(const struct jr2_abi *abi, bool json)
+{
+	struct jr2_policy policy;
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	jr2_policy_init(&policy);
+	jr2_policy_set_defaults(&policy);
+	if (jr2_policy_compile(&policy, compile_abi(abi), &plan, &err)) {
+		if (json) {
+			printf(", \"frozen\": null, \"policy_error\": ");
+			json_str(err.msg);
+		} else {
+			printf("frozen: unknown: the defaults do not compile "
+			       "here: %s\n",
+			       err.msg);
+		}
+		jr2_policy_free(&policy);
+		return;
+	}
+	if (json) {
+		printf(", ");
+		json_frozen(&plan);
+	} else {
+		text_frozen(&plan, "");
+	}
+	jr2_plan_free(&plan);
+	jr2_policy_free(&policy);
+}
+
 static int cmd_check(const struct options *o)
 {
 	struct jr2_abi abi;
@@ -300,6 +371,7 @@ static int cmd_check(const struct options *o)
 		json_str(reason);
 		printf(", \"hint\": ");
 		json_str(hint(&abi));
+		check_frozen(&abi, true);
 		printf("}\n");
 	} else {
 		printf("release: %s\n", uts.release);
@@ -327,6 +399,7 @@ static int cmd_check(const struct options *o)
 		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
 		       reason);
 		printf("hint: %s\n", hint(&abi));
+		check_frozen(&abi, false);
 	}
 	return verdict == JR2_VERDICT_ACCEPT ? 0 : 1;
 }
@@ -420,7 +493,9 @@ static int cmd_rules(const struct options *o)
 			jr2_json_hex(jr2_json_emit_file, stdout,
 				     plan.notes.v[i], strlen(plan.notes.v[i]));
 		}
-		printf("%s}\n", notes_utf8 ? "" : "]");
+		printf("%s, ", notes_utf8 ? "" : "]");
+		json_frozen(&plan);
+		printf("}\n");
 	} else {
 		printf("# ABI %d (%s)\n", plan.abi,
 		       jr2_abi_verdict(&abi) == JR2_VERDICT_ACCEPT
@@ -443,6 +518,7 @@ static int cmd_rules(const struct options *o)
 			       plan.rules[i].why);
 		for (size_t i = 0; i < plan.notes.n; i++)
 			printf("# note: %s\n", plan.notes.v[i]);
+		text_frozen(&plan, "# ");
 		printf("# %zu rules\n", plan.n_rules);
 	}
 	jr2_plan_free(&plan);
@@ -480,6 +556,10 @@ static int cmd_run(const struct options *o)
 	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
 	if (jr2_confine_plan(&plan, JR2_LOG_EXECED_PROGRAMS, &err))
 		die_err(&err);
+	if (!o->quiet)
+		for (size_t i = 0; i < plan.warnings.n; i++)
+			fprintf(stderr, PROG ": warning: %s\n",
+				plan.warnings.v[i]);
 	jr2_plan_free(&plan);
 	if (!o->quiet)
 		warn_unavailable(&abi);

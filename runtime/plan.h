@@ -13,13 +13,15 @@
 
 #include "policy.h"
 
-enum jr2_kind { JR2_KIND_PROTECT, JR2_KIND_READ_ONLY };
+/* DEVICES: a folder of device nodes of which only an allow-list opens. */
+enum jr2_kind { JR2_KIND_PROTECT, JR2_KIND_READ_ONLY, JR2_KIND_DEVICES };
 enum jr2_ftype { JR2_FT_DIR, JR2_FT_FILE, JR2_FT_SYMLINK };
 
 struct jr2_fsentry {
 	char *name;
 	enum jr2_ftype type;
 	uint64_t dev, ino, nlink;
+	uint64_t rdev; /* a character device's number (st_rdev), else 0 */
 };
 
 /* One ancestor dir of a restricted path and what it holds. */
@@ -38,6 +40,10 @@ struct jr2_target {
 	char *origin; /* why it is restricted, e.g. "--protect", "mount of" */
 };
 
+/* The origin of /proc and /sys: read-only trees that are also frozen. */
+#define JR2_ORIGIN_KERNEL  "kernel control files"
+#define JR2_ORIGIN_DEVICES "device allow-list"
+
 struct jr2_fsview {
 	struct jr2_target *targets;
 	size_t n_targets;
@@ -52,7 +58,8 @@ struct jr2_fsview {
  */
 int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 		     struct jr2_paths *notes, struct jr2_err *err);
-/* The dirs the compiler must list: every proper ancestor of a target. */
+/* The dirs the compiler must list: every proper ancestor of a target, and
+   every DEVICES target. */
 void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
 			struct jr2_paths *out);
 /* The rules for ABI `abi`; the view's targets must have passed
@@ -66,5 +73,12 @@ void jr2_fsview_free(struct jr2_fsview *view);
 uint64_t jr2_rights_protected(uint64_t handled);
 uint64_t jr2_rights_read_only(uint64_t handled);
 uint64_t jr2_rights_file_only(uint64_t rights);
+/* Everything handled but making device nodes (withheld everywhere). */
+uint64_t jr2_rights_full(uint64_t handled);
+/* The rights of `name` in a DEVICES folder (0: not on the allow-list). */
+uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir);
+/* Whether the node `name` of a DEVICES folder is the character device the
+   allow-list means (rdev: its st_rdev; 0: not a character device). */
+bool jr2_device_is_expected(const char *name, uint64_t rdev);
 
 #endif /* JR2_PLAN_H */

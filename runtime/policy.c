@@ -9,14 +9,17 @@
 #include "policy.h"
 #include "policy_internal.h"
 
+/*
+ * Only jr2's own trees: the image's /etc, /usr (its trust store included)
+ * are the image user's, and freezing them would stop ldconfig, useradd,
+ * sed -i in /etc (issue 11).  jr2's CA bundles come from the environment.
+ */
 static const char *const default_read_only[] = {
     "/repos",
     "/opt/jr2",
-    "/etc/ssl/certs",
-    "/usr/share/ca-certificates",
-    "/usr/local/share/ca-certificates",
-    "/etc/pki",
 };
+
+static const char *const ca_vars[] = {JR2_CA_VARS};
 
 int jr2_fail(struct jr2_err *err, int code, bool bad_input, const char *fmt,
 	     ...)
@@ -88,6 +91,20 @@ void jr2_policy_set_defaults(struct jr2_policy *policy)
 	for (size_t i = 0;
 	     i < sizeof(default_read_only) / sizeof(*default_read_only); i++)
 		jr2_paths_add(&policy->read_only, default_read_only[i]);
+	for (size_t i = 0; i < sizeof(ca_vars) / sizeof(*ca_vars); i++) {
+		const char *value = getenv(ca_vars[i]);
+		struct jr2_err err;
+		size_t before = policy->ca_bundles.n;
+
+		/* A relative or odd value is skipped: the defaults never
+		   fail; compile notes what it makes read-only. */
+		if (!value || !*value ||
+		    jr2_paths_add_normal(&policy->ca_bundles, ca_vars[i], value,
+					 &err) ||
+		    policy->ca_bundles.n == before)
+			continue;
+		jr2_paths_add(&policy->ca_vars, ca_vars[i]);
+	}
 }
 
 /*
@@ -171,6 +188,8 @@ void jr2_policy_free(struct jr2_policy *policy)
 {
 	jr2_paths_free(&policy->protect);
 	jr2_paths_free(&policy->read_only);
+	jr2_paths_free(&policy->ca_bundles);
+	jr2_paths_free(&policy->ca_vars);
 	policy->defaults = false;
 }
 
@@ -181,6 +200,14 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan)
 		free(plan->rules[i].why);
 	}
 	free(plan->rules);
+	for (size_t i = 0; i < plan->n_targets; i++) {
+		free(plan->targets[i].path);
+		free(plan->targets[i].origin);
+	}
+	free(plan->targets);
 	jr2_paths_free(&plan->notes);
+	jr2_paths_free(&plan->frozen);
+	jr2_paths_free(&plan->frozen_why);
+	jr2_paths_free(&plan->warnings);
 	memset(plan, 0, sizeof(*plan));
 }

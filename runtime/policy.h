@@ -33,8 +33,19 @@ struct jr2_paths {
 struct jr2_policy {
 	struct jr2_paths protect; /* nothing in them but list (R1-R8) */
 	struct jr2_paths read_only; /* read, execute, list (O1-O2) */
+	/* The defaults' CA bundles: ca_bundles.v[i] named by the environment
+	   variable ca_vars.v[i] (read-only, like read_only). */
+	struct jr2_paths ca_bundles, ca_vars;
 	bool defaults; /* jr2's defaults: missing trees skipped */
 };
+
+/*
+ * The environment variables whose CA bundles the defaults make read-only
+ * (jr2's trust: the public roots, harness.caBundle, the Instance's CA).
+ */
+#define JR2_CA_VARS                                                   \
+	"SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", \
+	    "GIT_SSL_CAINFO", "CURL_CA_BUNDLE"
 
 struct jr2_rule {
 	char *path;
@@ -46,6 +57,15 @@ struct jr2_rule {
 			 0: not looked at, only the type is checked) */
 };
 
+/* A restricted path as compiled: checked again before restricting. */
+struct jr2_plan_target {
+	char *path;
+	char *origin; /* "--protect", "kernel control files", ... */
+	int kind; /* enum jr2_kind (plan.h) */
+	bool is_dir;
+	uint64_t dev, ino;
+};
+
 struct jr2_ruleset_plan {
 	int abi;
 	uint64_t handled_fs;
@@ -54,7 +74,23 @@ struct jr2_ruleset_plan {
 	struct jr2_rule *rules;
 	size_t n_rules;
 	struct jr2_paths notes; /* skipped trees, mounts found protected, ... */
+	/*
+	 * Frozen folders: nothing can be made, removed or renamed directly in
+	 * them (the ancestors of restricted paths, /proc, /sys, /dev);
+	 * frozen_why.v[i] says why frozen.v[i] is.
+	 */
+	struct jr2_paths frozen, frozen_why;
+	/* What a start message must say (a CA bundle outside /opt/jr2 and
+	   the folders it freezes). */
+	struct jr2_paths warnings;
+	struct jr2_plan_target *targets;
+	size_t n_targets;
 };
+
+/* The kernel's own trees, restricted in every policy (issue 17). */
+#define JR2_PROC_TREE "/proc" /* read-only: sysctls, sysrq-trigger, ... */
+#define JR2_SYS_TREE  "/sys" /* read-only: uevent_helper, ... */
+#define JR2_DEV_DIR   "/dev" /* only an allow-list of nodes opens */
 
 void jr2_policy_init(struct jr2_policy *policy);
 void jr2_policy_set_defaults(struct jr2_policy *policy);
@@ -73,6 +109,27 @@ void jr2_policy_free(struct jr2_policy *policy);
 int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 		       struct jr2_ruleset_plan *plan, struct jr2_err *err);
 void jr2_plan_free(struct jr2_ruleset_plan *plan);
+
+/*
+ * Each restricted path of the plan still names the inode (dev, ino) the
+ * compiler saw: 0, or -1 with *err (ESTALE, naming the path; exit 125).
+ * jr2_confine_plan() calls it just before landlock_restrict_self().
+ */
+int jr2_plan_verify_targets(const struct jr2_ruleset_plan *plan,
+			    struct jr2_err *err);
+
+/* What the plan grants at `path` (a dir, or a file when is_dir is false):
+   the OR of its rules at path and its ancestors. */
+uint64_t jr2_plan_rights_at(const struct jr2_ruleset_plan *plan,
+			    const char *path, bool is_dir);
+
+/*
+ * For tests only (never set by the programs): called by jr2_confine_plan()
+ * with stage 0 before the first landlock_add_rule, stage 1 before the
+ * targets are verified and the thread restricted.
+ */
+extern void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan,
+				     int stage);
 
 /*
  * Compiles, builds the ruleset and restricts the calling thread (with

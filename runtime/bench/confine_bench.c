@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * confine-bench: what confinement costs, as ratios measured in one run.
- *   compile  compile time and rule count of jr2's defaults on this host, as
- *            found and with /run/jr2 and /opt/jr2 present (overlays in a
- *            private mount namespace; the host is not changed), and with
- *            /srv protected too (a protected dir on the root file system)
+ *   compile  compile time and rule count (goal: at most 200) of jr2's
+ *            defaults on this host, as found and with /run/jr2 and
+ *            /opt/jr2 present (overlays in a private mount namespace; the
+ *            host is not changed), then without jr2's CA variables (a
+ *            bundle outside /opt/jr2 freezes its folders), and with /srv
+ *            protected too (a protected dir on the root file system)
  *   open     an open+close loop on a file at depth 1 and at depth 12 of a
  *            tree laid out as jr2's (a tmpfs root in a private mount
  *            namespace), unconfined vs. confined under jr2's defaults,
@@ -217,6 +219,14 @@ static int bench_compile(int iterations)
 		overlay_with("/run", "jr2", 1);
 		overlay_with("/opt", "jr2", 2);
 		compile_defaults("(+/run/jr2, /opt/jr2)", NULL, iterations);
+		/* jr2's CA variables name bundles under /opt/jr2 (or none):
+		   nothing in /etc is frozen (issue 11). */
+		unsetenv("SSL_CERT_FILE");
+		unsetenv("NODE_EXTRA_CA_CERTS");
+		unsetenv("REQUESTS_CA_BUNDLE");
+		unsetenv("GIT_SSL_CAINFO");
+		unsetenv("CURL_CA_BUNDLE");
+		compile_defaults("(same, no CA variable)", NULL, iterations);
 		/* A protected dir on the file system of /etc and /usr: every
 		   file beside a restricted path is stat'ed for its links. */
 		compile_defaults("(+ /srv protected, on /)", "/srv",

@@ -7,6 +7,8 @@
 #include "helpers.h"
 
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/fs.h>
 #include <sys/sysmacros.h>
 
 #include "landlock_uapi.h"
@@ -89,7 +91,8 @@ static int confine(struct __test_metadata *_metadata,
  */
 TEST_F(compile, R1_R7_protected_dir_at_depth_1)
 {
-	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	const uint64_t full =
+	    jr2_rights_full(jr2_abi_fs_rights(self->abi.in_force));
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -108,7 +111,8 @@ TEST_F(compile, R1_R7_protected_dir_at_depth_1)
 	EXPECT_EQ(-1, rule_of(&plan, "/prot"));
 	EXPECT_EQ(-1, rule_of(&plan, "/link"));
 	EXPECT_EQ(full & ~LIST, rule_of(&plan, "/other"));
-	EXPECT_EQ(full & ~LIST, rule_of(&plan, "/proc"));
+	/* /proc: read-only in every policy (kernel control files). */
+	EXPECT_EQ(jr2_rights_read_only(full) & ~LIST, rule_of(&plan, "/proc"));
 	EXPECT_EQ(jr2_rights_file_only(full), rule_of(&plan, "/file"));
 	EXPECT_EQ(4, plan.n_rules); /* /, /other, /file, /proc */
 	jr2_plan_free(&plan);
@@ -126,7 +130,8 @@ TEST_F(compile, R1_R7_protected_dir_at_depth_1)
 /* /d1/d2/.../d11/prot: depth 12, a dir and a file beside each level. */
 TEST_F(compile, R1_A1_protected_dir_at_depth_12)
 {
-	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	const uint64_t full =
+	    jr2_rights_full(jr2_abi_fs_rights(self->abi.in_force));
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 	char path[256] = "", deep[300];
@@ -266,7 +271,8 @@ TEST_F(compile, R9_symlink_paths_refused)
 /* /a/file beside the protected dir: its file rights, no more. */
 TEST_F(compile, R3_A1_files_in_ancestors)
 {
-	const uint64_t full = jr2_abi_fs_rights(self->abi.in_force);
+	const uint64_t full =
+	    jr2_rights_full(jr2_abi_fs_rights(self->abi.in_force));
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err;
 
@@ -452,6 +458,295 @@ TEST_F(compile, G4_missing_paths)
 				    "does not exist"));
 	EXPECT_EQ(JR2_ACCESS_FS_EXECUTE | JR2_ACCESS_FS_READ_FILE | LIST,
 		  rule_of(&plan, "/"));
+	jr2_plan_free(&plan);
+}
+
+/*
+ * /dev: only the allow-list opens; every other node (a disk, memory) gets
+ * no rule; listing works; no device node can be made anywhere (issue 17).
+ */
+TEST_F(compile, R1_devices_allow_list_and_no_device_nodes)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+	const uint64_t handled = jr2_abi_fs_rights(self->abi.in_force);
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/dev/pts"));
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work"));
+	ASSERT_EQ(0, mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)));
+	ASSERT_EQ(0, mknod("/dev/mem", S_IFCHR | 0600, makedev(1, 1)));
+	ASSERT_EQ(0, mknod("/dev/loop0", S_IFBLK | 0600, makedev(7, 0)));
+	/* A disk under an allowed name: not the device the name says. */
+	ASSERT_EQ(0, mknod("/dev/zero", S_IFBLK | 0600, makedev(7, 1)));
+	ASSERT_EQ(0, symlink("/proc/self/fd", "/dev/fd"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	EXPECT_EQ(jr2_rights_device(handled, "null", false),
+		  rule_of(&plan, "/dev/null"));
+	EXPECT_NE(0, rule_of(&plan, "/dev/null") & JR2_ACCESS_FS_WRITE_FILE);
+	EXPECT_EQ(-1, rule_of(&plan, "/dev/mem"));
+	EXPECT_EQ(-1, rule_of(&plan, "/dev/loop0"));
+	EXPECT_EQ(-1, rule_of(&plan, "/dev/fd"));
+	EXPECT_NE(-1, rule_of(&plan, "/dev/pts"));
+	for (size_t i = 0; i < plan.n_rules; i++)
+		EXPECT_EQ(0, plan.rules[i].access & (JR2_ACCESS_FS_MAKE_CHAR |
+						     JR2_ACCESS_FS_MAKE_BLOCK));
+	EXPECT_EQ(-1, rule_of(&plan, "/dev/zero"));
+	EXPECT_TRUE(has_note(&plan, "'/dev/zero' is not the device"));
+	EXPECT_TRUE(has_note(&plan, "/dev: 3 entries off the allow-list"));
+	jr2_plan_free(&plan);
+
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(0, test_open("/dev/null", O_RDWR));
+	EXPECT_EQ(EACCES, test_open("/dev/mem", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/dev/loop0", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/dev/zero", O_RDONLY));
+	EXPECT_EQ(0, test_open("/dev", O_RDONLY | O_DIRECTORY));
+	EXPECT_EQ(EACCES, mknod("/work/null", S_IFCHR | 0600, makedev(1, 3))
+			      ? errno
+			      : 0);
+	EXPECT_EQ(EACCES, mknod("/work/loop", S_IFBLK | 0600, makedev(7, 0))
+			      ? errno
+			      : 0);
+	EXPECT_EQ(0, mknod("/work/fifo", S_IFIFO | 0600, 0) ? errno : 0);
+	EXPECT_EQ(EACCES, test_open("/dev/new", O_CREAT | O_WRONLY));
+}
+
+/* /proc is read-only: writes to its files fail, reads work. */
+TEST_F(compile, R1_proc_read_only)
+{
+	struct jr2_err err;
+	char path[64];
+	int fd;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work"));
+	ASSERT_EQ(0, jr2t_write("/work/file", "w\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	/* Control, unconfined: the same write works. */
+	ASSERT_EQ(0, test_open("/proc/self/oom_score_adj", O_WRONLY));
+	ASSERT_EQ(0, confine(_metadata, &self->policy, &self->abi));
+	EXPECT_EQ(0, test_open("/proc/self/status", O_RDONLY));
+	EXPECT_EQ(EACCES, test_open("/proc/self/oom_score_adj", O_WRONLY));
+	EXPECT_EQ(EACCES, test_open("/proc/sys/kernel/core_pattern", O_WRONLY));
+	/* /proc/self/fd/N resolves to the file's own path: writable. */
+	fd = open("/work/file", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	EXPECT_EQ(0, test_open(path, O_WRONLY));
+	close(fd);
+}
+
+static void must_refuse(struct __test_metadata *_metadata,
+			const struct jr2_policy *policy, const char *words1,
+			const char *words2)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(-1, jr2_policy_compile(policy, 7, &plan, &err));
+	EXPECT_FALSE(err.bad_input); /* exit 125 */
+	EXPECT_NE(NULL, strstr(err.msg, words1)) TH_LOG("%s", err.msg);
+	EXPECT_NE(NULL, strstr(err.msg, words2)) TH_LOG("%s", err.msg);
+	EXPECT_NE(NULL, strstr(err.msg, "umount")) TH_LOG("%s", err.msg);
+}
+
+/* A read-only tree bind-mounted in a full folder: refused, naming both. */
+TEST_F(compile, O2_R9_read_only_tree_alias_refused)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/repos/sub"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/r"));
+	ASSERT_EQ(0, jr2_policy_add_read_only(&self->policy, "/repos", &err));
+	/* Control: no alias, compiles. */
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err))
+	TH_LOG("%s", err.msg);
+	jr2_plan_free(&plan);
+	ASSERT_EQ(0, mount("/repos/sub", "/work/r", NULL, MS_BIND, NULL));
+	must_refuse(_metadata, &self->policy, "'/repos/sub'", "'/work/r'");
+}
+
+/* A mount below a protected dir, mounted again in a full folder. */
+TEST_F(compile, R9_submount_of_protected_dir_alias_refused)
+{
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/prot/m"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/m"));
+	ASSERT_EQ(0, mount("sub", "/prot/m", "tmpfs", 0, NULL));
+	ASSERT_EQ(0, jr2t_write("/prot/m/secret", "s\n", 0600));
+	ASSERT_EQ(0, mount("/prot/m", "/work/m", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	must_refuse(_metadata, &self->policy, "'/prot/m'", "'/work/m'");
+}
+
+/* proc (or sysfs) mounted outside its tree: refused. */
+TEST_F(compile, R1_kernel_fs_outside_its_tree_refused)
+{
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/p"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	ASSERT_EQ(0, mount("proc", "/work/p", "proc", 0, NULL));
+	must_refuse(_metadata, &self->policy, "proc file system at '/work/p'",
+		    "'/proc'");
+}
+
+/* Overlayfs with the protected dir as a lower layer: refused. */
+TEST_F(compile, R9_overlay_of_protected_dir_refused)
+{
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/up"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/wd"));
+	ASSERT_EQ(0, jr2t_mkdirs("/work/o"));
+	ASSERT_EQ(0, jr2t_write("/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	if (mount("overlay", "/work/o", "overlay", 0,
+		  "lowerdir=/prot,upperdir=/work/up,workdir=/work/wd"))
+		SKIP(return, "no overlayfs here: %s", strerror(errno));
+	must_refuse(_metadata, &self->policy, "lowerdir '/prot'", "'/work/o'");
+}
+
+/*
+ * Docker's masks: /dev/null bound over /proc/keys (and kcore), /proc/sys bound
+ * read-only at its own place.  Equal or fewer rights: compiles.
+ */
+TEST_F(compile, R1_docker_masks_allowed)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/dev"));
+	ASSERT_EQ(0, mount("dev", "/dev", "tmpfs", 0, NULL));
+	ASSERT_EQ(0, mknod("/dev/null", S_IFCHR | 0666, makedev(1, 3)));
+	ASSERT_EQ(0, mount("/dev/null", "/proc/keys", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount("/proc/sys", "/proc/sys", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount(NULL, "/proc/sys", NULL,
+			   MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err))
+	TH_LOG("%s", err.msg);
+	jr2_plan_free(&plan);
+	/* Seen to fail: the same device shown in a full folder. */
+	ASSERT_EQ(0, jr2t_mkdirs("/work"));
+	ASSERT_EQ(0, jr2t_write("/work/null", "", 0600));
+	ASSERT_EQ(0, mount("/dev/null", "/work/null", NULL, MS_BIND, NULL));
+	must_refuse(_metadata, &self->policy, "'/work/null'", "more rights");
+}
+
+/* Row 9: the protected dir exchanged with a sibling between planning and
+   landlock_add_rule (a test-only hook, no sleep). */
+static const char *exchange_a, *exchange_b;
+static int exchange_stage;
+
+static void exchange_hook(const struct jr2_ruleset_plan *plan, int stage)
+{
+	(void)plan;
+	if (stage == exchange_stage)
+		syscall(SYS_renameat2, AT_FDCWD, exchange_a, AT_FDCWD,
+			exchange_b, RENAME_EXCHANGE);
+}
+
+TEST_F(compile, R9_exchange_before_add_rule_refused)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/sib"));
+	ASSERT_EQ(0, jr2t_write("/a/prot/secret", "s\n", 0600));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	exchange_a = "/a/prot";
+	exchange_b = "/a/sib";
+	exchange_stage = 0;
+	jr2_confine_test_hook = exchange_hook;
+	EXPECT_EQ(-1, jr2_confine_plan(&plan, 0, &err));
+	jr2_confine_test_hook = NULL;
+	EXPECT_EQ(ESTALE, err.code);
+	EXPECT_NE(NULL, strstr(err.msg, "'/a/sib'")) TH_LOG("%s", err.msg);
+	/* Nothing restricted; the secret (now at /a/sib) still opens. */
+	EXPECT_EQ(0, test_open("/a/sib/secret", O_RDONLY));
+	EXPECT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+	jr2_plan_free(&plan);
+}
+
+/* The same exchange after the rules, before restricting: the targets are
+   checked again. */
+TEST_F(compile, R9_exchange_before_restrict_refused)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+
+	NEED_LANDLOCK();
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/sib"));
+	ASSERT_EQ(0, jr2_policy_add_protected(&self->policy, "/a/prot", &err));
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, self->abi.in_force,
+					&plan, &err));
+	exchange_a = "/a/prot";
+	exchange_b = "/a/sib";
+	exchange_stage = 1;
+	jr2_confine_test_hook = exchange_hook;
+	EXPECT_EQ(-1, jr2_confine_plan(&plan, 0, &err));
+	jr2_confine_test_hook = NULL;
+	EXPECT_EQ(ESTALE, err.code);
+	EXPECT_NE(NULL, strstr(err.msg, "restricted path '/a/prot'"))
+	TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
+	jr2_plan_free(&plan);
+}
+
+/* Issue 11: the frozen folders of a policy, with why. */
+TEST_F(compile, A1_frozen_folders_listed)
+{
+	struct jr2_ruleset_plan plan;
+	struct jr2_err err;
+	bool root = false, run = false, proc = false, etc = false;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/run/jr2"));
+	ASSERT_EQ(0, jr2t_mkdirs("/etc"));
+	ASSERT_EQ(0, jr2t_mkdirs("/dev"));
+	clearenv();
+	jr2_policy_set_defaults(&self->policy);
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	ASSERT_EQ(plan.frozen.n, plan.frozen_why.n);
+	for (size_t i = 0; i < plan.frozen.n; i++) {
+		root |= !strcmp(plan.frozen.v[i], "/");
+		run |= !strcmp(plan.frozen.v[i], "/run");
+		proc |= !strcmp(plan.frozen.v[i], "/proc");
+		etc |= !strcmp(plan.frozen.v[i], "/etc");
+	}
+	EXPECT_TRUE(root);
+	EXPECT_TRUE(run);
+	EXPECT_TRUE(proc);
+	EXPECT_FALSE(etc);
+	EXPECT_EQ(0, plan.warnings.n);
+	jr2_plan_free(&plan);
+	jr2_policy_free(&self->policy);
+
+	/* A CA bundle in /etc freezes /etc, and says so. */
+	ASSERT_EQ(0, jr2t_write("/etc/ca.pem", "pem\n", 0644));
+	setenv("SSL_CERT_FILE", "/etc/ca.pem", 1);
+	jr2_policy_set_defaults(&self->policy);
+	ASSERT_EQ(0, jr2_policy_compile(&self->policy, 7, &plan, &err));
+	ASSERT_EQ(1, plan.warnings.n);
+	EXPECT_STREQ("CA bundle ($SSL_CERT_FILE) '/etc/ca.pem' is outside "
+		     "/opt/jr2: it is read-only, and nothing can be made or "
+		     "removed directly in /etc; move it under /opt/jr2",
+		     plan.warnings.v[0]);
 	jr2_plan_free(&plan);
 }
 

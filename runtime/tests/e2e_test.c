@@ -183,7 +183,7 @@ TEST_F(e2e, R2_write_and_append_denied)
 TEST_F(e2e, R3_nothing_made)
 {
 	static const char *const verbs[] = {"creat", "mkdir", "mknod-fifo",
-					    "mknod-char", "bind-unix"};
+					    "bind-unix"};
 
 	NEED_CONFINEMENT();
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++) {
@@ -198,6 +198,10 @@ TEST_F(e2e, R3_nothing_made)
 	}
 	EXPECT_TRY(EACCES, CONFINED("symlink", "/etc", PROT "/new"));
 	EXPECT_TRY(0, CONFINED("symlink", "/etc", FREE "/new"));
+	/* No device node anywhere (issue 17); unconfined it can be made. */
+	EXPECT_TRY(EACCES, CONFINED("mknod-char", FREE "/null", NULL));
+	EXPECT_FALSE(jr2t_exists(FREE "/null"));
+	EXPECT_TRY(0, UNCONFINED("mknod-char", FREE "/null", NULL));
 }
 
 TEST_F(e2e, R4_nothing_removed)

@@ -5,6 +5,8 @@
  */
 #include "helpers.h"
 
+#include <sys/sysmacros.h>
+
 #include "landlock_uapi.h"
 #include "plan.h"
 #include "policy.h"
@@ -97,7 +99,7 @@ TEST_F(plan, R1_R7_protected_dir_ancestors_list_siblings_full)
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
-	const uint64_t full = jr2_abi_fs_rights(7);
+	const uint64_t full = jr2_rights_full(jr2_abi_fs_rights(7));
 
 	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
 	dir(&v, "/", "bin/", "hostname", "bin-link@", "run/", NULL);
@@ -129,7 +131,10 @@ TEST_F(plan, A1_nothing_restricted_everything_allowed)
 
 	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
 	ASSERT_EQ(1, p.n_rules);
-	EXPECT_EQ(jr2_abi_fs_rights(7), rule_of(&p, "/"));
+	/* All but making device nodes, withheld everywhere (issue 17). */
+	EXPECT_EQ(jr2_abi_fs_rights(7) &
+		      ~(JR2_ACCESS_FS_MAKE_CHAR | JR2_ACCESS_FS_MAKE_BLOCK),
+		  rule_of(&p, "/"));
 	jr2_plan_free(&p);
 }
 
@@ -166,7 +171,7 @@ TEST_F(plan, O1_A1_read_only_and_protected_intersect)
 	struct jr2_fsview v = {0};
 	struct jr2_ruleset_plan p;
 	struct jr2_err err;
-	const uint64_t full = jr2_abi_fs_rights(3);
+	const uint64_t full = jr2_rights_full(jr2_abi_fs_rights(3));
 
 	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
 	target(&v, "/srv/repos", JR2_KIND_READ_ONLY, JR2_FT_DIR);
@@ -209,7 +214,8 @@ TEST_F(plan, O2_R1_protected_inside_read_only)
 	EXPECT_EQ(jr2_rights_file_only(RO_RIGHTS),
 		  rule_of(&p, "/opt/jr2/VERSION"));
 	EXPECT_EQ(-1, rule_of(&p, "/opt/jr2/secret"));
-	EXPECT_EQ(jr2_abi_fs_rights(7) & ~LIST, rule_of(&p, "/opt/other"));
+	EXPECT_EQ(jr2_rights_full(jr2_abi_fs_rights(7)) & ~LIST,
+		  rule_of(&p, "/opt/other"));
 	jr2_plan_free(&p);
 	jr2_fsview_free(&v);
 }
@@ -310,6 +316,82 @@ TEST_F(plan, R1_bad_targets_refused)
 	}
 }
 
+/*
+ * /dev as a DEVICES folder: list only; the allow-list by name (and, for a
+ * file, by its device number); everything else no rule; frozen.
+ */
+TEST_F(plan, R9_devices_allow_list)
+{
+	struct jr2_fsview v = {0};
+	struct jr2_ruleset_plan p;
+	struct jr2_err err;
+	const uint64_t handled = jr2_abi_fs_rights(7);
+	bool dev_frozen = false;
+
+	target(&v, "/dev", JR2_KIND_DEVICES, JR2_FT_DIR);
+	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
+	dir(&v, "/", "dev/", "run/", NULL);
+	dir(&v, "/run", "jr2/", NULL);
+	dir(&v, "/dev", "null", "zero", "sda", "mem", "pts/", "shm/", "fd@",
+	    "disks/", NULL);
+	for (size_t e = 0; e < v.dirs[2].n_entries; e++) {
+		struct jr2_fsentry *entry = &v.dirs[2].entries[e];
+
+		if (!strcmp(entry->name, "null"))
+			entry->rdev = makedev(1, 3);
+		if (!strcmp(entry->name, "zero")) /* a disk named zero */
+			entry->rdev = makedev(8, 0);
+	}
+	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
+	EXPECT_EQ(LIST, rule_of(&p, "/"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev")); /* "/" lists already */
+	EXPECT_EQ(jr2_rights_device(handled, "null", false) & ~LIST,
+		  rule_of(&p, "/dev/null"));
+	EXPECT_NE(0, rule_of(&p, "/dev/null") & JR2_ACCESS_FS_IOCTL_DEV);
+	EXPECT_EQ(-1, rule_of(&p, "/dev/zero"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/sda"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/mem"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/fd"));
+	EXPECT_EQ(-1, rule_of(&p, "/dev/disks"));
+	EXPECT_EQ(jr2_rights_full(handled) & ~LIST, rule_of(&p, "/dev/shm"));
+	EXPECT_EQ(0, rule_of(&p, "/dev/pts") & JR2_ACCESS_FS_MAKE_REG);
+	EXPECT_NE(0, rule_of(&p, "/dev/pts") & JR2_ACCESS_FS_IOCTL_DEV);
+	EXPECT_TRUE(has_note(&p, "/dev: 4 entries off the allow-list"));
+	for (size_t i = 0; i < p.frozen.n; i++)
+		dev_frozen |= !strcmp(p.frozen.v[i], "/dev");
+	EXPECT_TRUE(dev_frozen);
+	/* The rights at a path: the OR of its rules and its ancestors'. */
+	EXPECT_EQ(0, jr2_plan_rights_at(&p, "/dev/sda", false));
+	EXPECT_EQ(LIST | (uint64_t)rule_of(&p, "/dev/shm"),
+		  jr2_plan_rights_at(&p, "/dev/shm/x/y", true));
+	jr2_plan_free(&p);
+	jr2_fsview_free(&v);
+}
+
+/* Every rule carries the dev and ino the compiler saw, siblings too. */
+TEST_F(plan, R9_sibling_rules_carry_dev_and_ino)
+{
+	struct jr2_fsview v = {0};
+	struct jr2_ruleset_plan p;
+	struct jr2_err err;
+
+	target(&v, "/run/jr2", JR2_KIND_PROTECT, JR2_FT_DIR);
+	dir(&v, "/", "run/", "tmp/", "file", NULL);
+	dir(&v, "/run", "jr2/", "lock/", NULL);
+	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
+	for (size_t i = 0; i < p.n_rules; i++) {
+		EXPECT_NE(0, p.rules[i].ino)
+		{
+			TH_LOG("rule '%s' has no inode", p.rules[i].path);
+		}
+	}
+	ASSERT_EQ(1, p.n_targets);
+	EXPECT_STREQ("/run/jr2", p.targets[0].path);
+	EXPECT_NE(0, p.targets[0].ino);
+	jr2_plan_free(&p);
+	jr2_fsview_free(&v);
+}
+
 TEST_F(plan, G4_ancestors_of_every_target)
 {
 	struct jr2_target t[2] = {
@@ -392,11 +474,34 @@ TEST_F(config, G4_defaults)
 	EXPECT_TRUE(policy.defaults);
 	ASSERT_EQ(1, policy.protect.n);
 	EXPECT_STREQ("/run/jr2", policy.protect.v[0]);
-	ASSERT_EQ(6, policy.read_only.n);
+	ASSERT_EQ(2, policy.read_only.n);
 	EXPECT_STREQ("/repos", policy.read_only.v[0]);
 	EXPECT_STREQ("/opt/jr2", policy.read_only.v[1]);
-	EXPECT_STREQ("/etc/ssl/certs", policy.read_only.v[2]);
 	jr2_policy_free(&policy);
+}
+
+/* Issue 11: the CA bundles of jr2's trust variables, and no more. */
+TEST_F(config, G4_defaults_ca_bundles_from_environment)
+{
+	struct jr2_policy policy;
+
+	clearenv();
+	setenv("SSL_CERT_FILE", "/opt/jr2/ca/roots.pem", 1);
+	setenv("GIT_SSL_CAINFO", "/etc//ssl/mine.pem", 1);
+	setenv("CURL_CA_BUNDLE", "/opt/jr2/ca/roots.pem", 1); /* same */
+	setenv("REQUESTS_CA_BUNDLE", "relative.pem", 1); /* skipped */
+	setenv("NODE_EXTRA_CA_CERTS", "", 1);
+	jr2_policy_init(&policy);
+	jr2_policy_set_defaults(&policy);
+	ASSERT_EQ(2, policy.ca_bundles.n);
+	ASSERT_EQ(2, policy.ca_vars.n);
+	EXPECT_STREQ("/opt/jr2/ca/roots.pem", policy.ca_bundles.v[0]);
+	EXPECT_STREQ("SSL_CERT_FILE", policy.ca_vars.v[0]);
+	EXPECT_STREQ("/etc/ssl/mine.pem", policy.ca_bundles.v[1]);
+	EXPECT_STREQ("GIT_SSL_CAINFO", policy.ca_vars.v[1]);
+	EXPECT_EQ(2, policy.read_only.n);
+	jr2_policy_free(&policy);
+	EXPECT_EQ(0, policy.ca_bundles.n);
 }
 
 TEST_HARNESS_MAIN

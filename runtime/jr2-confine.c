@@ -495,6 +495,15 @@ static int cmd_run(const struct options *o)
 	char reason[400];
 	int exec_errno;
 
+	memcpy(step.keep_fds, o->pass_fds, sizeof(step.keep_fds));
+	step.n_keep_fds = o->n_pass_fds;
+	probe(o, &abi);
+	/* Bad input is found (exit 2) before the kernel is judged (125). */
+	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
+		die_err(&err);
+	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT)
+		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
+		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
 	/* Fail closed: the default protected dir must be a real dir. */
 	if (o->policy.defaults) {
 		const char *state = NULL;
@@ -513,15 +522,6 @@ static int cmd_run(const struct options *o)
 			    "with --protect DIR",
 			    state);
 	}
-	memcpy(step.keep_fds, o->pass_fds, sizeof(step.keep_fds));
-	step.n_keep_fds = o->n_pass_fds;
-	probe(o, &abi);
-	/* Bad input is found (exit 2) before the kernel is judged (125). */
-	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
-		die_err(&err);
-	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT)
-		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
-		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
 	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
 	if (jr2_confine_step_plan(&o->policy, &plan, JR2_LOG_EXECED_PROGRAMS,
 				  &step, &err))

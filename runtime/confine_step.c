@@ -196,7 +196,7 @@ static const struct ident *fd_inside(int fd, const struct stat *st,
 	return walk_up(open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), ids, n);
 }
 
-int jr2_step_check_fd(const struct jr2_policy *policy, int fd,
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 		      struct jr2_err *err)
 {
 	struct ident prot[64], ro[64];
@@ -216,25 +216,25 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd,
 		return jr2_fail(err, errno, false,
 				"descriptor %d: readlink %s: %s: cannot tell "
 				"where it leads; mount /proc",
-				fd, link, strerror(errno));
+				shown_as, link, strerror(errno));
 	target[len] = '\0';
 	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
 		target[len - 10] = '\0';
 	hit = fd_inside(fd, &st, target, prot, n_prot);
 	if (hit)
-		return jr2_fail(err, EACCES, false,
+		return jr2_fail(err, EPERM, false,
 				"descriptor %d refers to '%s' in the protected "
 				"dir '%s': no descriptor into a protected dir "
 				"reaches a program; close it or do not pass it",
-				fd, target, hit->path);
+				shown_as, target, hit->path);
 	if ((flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH)) {
 		hit = fd_inside(fd, &st, target, ro, n_ro);
 		if (hit)
-			return jr2_fail(err, EACCES, false,
+			return jr2_fail(err, EPERM, false,
 					"descriptor %d is open for writing on "
 					"'%s' in the read-only tree '%s': "
 					"open it read-only or do not pass it",
-					fd, target, hit->path);
+					shown_as, target, hit->path);
 	}
 	return 0;
 }
@@ -272,7 +272,7 @@ static int step_descriptors(const struct jr2_policy *policy,
 					strerror(errno));
 	}
 	for (int fd = 0; fd <= 2 && !step->fds_per_program; fd++)
-		if (jr2_step_check_fd(policy, fd, err))
+		if (jr2_step_check_fd(policy, fd, fd, err))
 			return -1;
 	for (size_t i = 0; i < step->n_keep_fds; i++) {
 		if (fcntl(step->keep_fds[i], F_GETFD) < 0)
@@ -280,7 +280,8 @@ static int step_descriptors(const struct jr2_policy *policy,
 					"--pass-fd %d: that descriptor is not "
 					"open: open it or drop the flag",
 					step->keep_fds[i]);
-		if (jr2_step_check_fd(policy, step->keep_fds[i], err))
+		if (jr2_step_check_fd(policy, step->keep_fds[i],
+				      step->keep_fds[i], err))
 			return -1;
 	}
 	return 0;

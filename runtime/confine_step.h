@@ -68,10 +68,10 @@ int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
 
 /*
  * Step 1 for one descriptor: 0 when `fd` may reach a program, else -1 with
- * *err naming the fd and its path (exit 125).  The spawner calls it for each
- * descriptor of a request.
+ * *err naming the descriptor as the program would see it (`shown_as`) and its
+ * path (exit 125).  The spawner calls it for each descriptor of a request.
  */
-int jr2_step_check_fd(const struct jr2_policy *policy, int fd,
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 		      struct jr2_err *err);
 
 /* Step 5 alone: 0 or -errno. */

@@ -253,7 +253,7 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	for (size_t i = 0; i < n_fds; i++) {
 		struct jr2_err err;
 
-		if (jr2_step_check_fd(policy, fds[i], &err)) {
+		if (jr2_step_check_fd(policy, fds[i], (int)i, &err)) {
 			reply(sock, "error %s %d %s", req->id, err.code,
 			      err.msg);
 			return;

@@ -69,13 +69,13 @@ static const char *tiocsti_other_tty(void)
 }
 
 static const char *tiocsti(struct st *st, enum st_path path,
-			   const char *const opts[], char byte)
+			   const char *const opts[], char byte, bool session)
 {
 	static char out[ST_OUT_SIZE];
 	const char arg[2] = {byte, '\0'};
 	const char *const verb[] = {"tiocsti", arg, NULL};
 
-	st_help_opts(st, path, opts, true, verb, out, sizeof(out));
+	st_help_opts(st, path, opts, session, verb, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -90,31 +90,56 @@ TEST_F(escapes, R1_terminal_tiocsti_run)
 	open_pty(_metadata, &master, &slave);
 	st->in_fd = slave;
 	/* Control: unconfined, in the terminal's session, it types. */
-	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U'));
+	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', true));
 	ASSERT_TRUE(master_shows(master, 'U'));
 	/* Control: confined but in the caller's session (the opt-out). */
-	ASSERT_STREQ(tiocsti_own_tty(), tiocsti(st, ST_RUN, keep, 'K'));
+	ASSERT_STREQ(tiocsti_own_tty(), tiocsti(st, ST_RUN, keep, 'K', true));
 	ASSERT_EQ(!strcmp(tiocsti_own_tty(), "ok"), master_shows(master, 'K'));
 	/* run: its own session; the terminal is not its to type into. */
-	ASSERT_STREQ(tiocsti_other_tty(), tiocsti(st, ST_RUN, NULL, 'X'));
+	ASSERT_STREQ(tiocsti_other_tty(), tiocsti(st, ST_RUN, NULL, 'X', true));
 	ASSERT_FALSE(master_shows(master, 'X'));
 	close(slave);
 	close(master);
 }
 
+/*
+ * The harness started from the user's terminal: the harness leads the
+ * terminal's session (as a shell's `jr2-harness serve &` would share it);
+ * its programs must not be in it.
+ */
 TEST_F(escapes, R1_terminal_tiocsti_exec)
 {
 	struct st *st = &self->st;
+	char *argv[] = {st->hx.harness, "serve", "--root", HX_ROOT,
+			"--config",	ST_CONF, NULL};
 	int master, slave;
+	pid_t pid;
 
-	ST_START(st);
+	HX_REQUIRE_ACCEPTED(&st->hx);
 	open_pty(_metadata, &master, &slave);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int log = open(HX_LOG, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0))
+			_exit(120);
+		dup2(slave, 0);
+		dup2(log, 1);
+		dup2(log, 2);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	st->hx.pid = pid;
+	hx_wait_ready(_metadata, &st->hx, 1);
 	st->in_fd = slave;
-	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U'));
+	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', false));
 	ASSERT_TRUE(master_shows(master, 'U'));
 	/* The client's terminal reaches the program as stdin, not as its
 	   controlling terminal: the spawner has a session of its own. */
-	ASSERT_STREQ(tiocsti_other_tty(), tiocsti(st, ST_EXEC, NULL, 'X'));
+	ASSERT_STREQ(tiocsti_other_tty(),
+		     tiocsti(st, ST_EXEC, NULL, 'X', false));
 	ASSERT_FALSE(master_shows(master, 'X'));
 	close(slave);
 	close(master);

@@ -63,7 +63,13 @@ TEST_F(escapes, R10_descriptors_inherited_are_closed_run)
 	ASSERT_EQ(
 	    0, strncmp("ok ", ST_HELP(st, ST_UNCONFINED, "fd-read", "5"), 3));
 	ASSERT_STREQ("EBADF", ST_HELP(st, ST_RUN, "fd-read", "5"));
-	ASSERT_EQ(2, st_run(sh, -1, false, out, sizeof(out)));
+	/* The shell's own status for a bad redirection (dash 2, busybox 1);
+	   the errno is the helper's EBADF above. */
+	ASSERT_NE(0, st_run(sh, -1, false, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "5"))
+	{
+		TH_LOG("no word about descriptor 5: %s", out);
+	}
 	ASSERT_EQ(NULL, strstr(out, "control"))
 	{
 		TH_LOG("the Stand-ins leaked: %s", out);

@@ -208,6 +208,10 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 	ssize_t len;
 	int flags;
 
+	if (policy->protect.n > 64 || policy->read_only.n > 64)
+		return jr2_fail(err, E2BIG, true,
+				"the policy has more than 64 protected dirs "
+				"or read-only trees: merge some");
 	if (fstat(fd, &st) || (flags = fcntl(fd, F_GETFL)) < 0)
 		return 0; /* not open: nothing crosses */
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -429,6 +433,10 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 	size_t n = n_prot + idents(&policy->read_only, t + n_prot, 64);
 
 	step->ro_mounts = false;
+	if (policy->protect.n > 64 || policy->read_only.n > 64)
+		return jr2_fail(err, E2BIG, true,
+				"the policy has more than 64 protected dirs "
+				"or read-only trees: merge some");
 	if (!has_effective(CAP_SYS_ADMIN)) {
 		describe_fallback(policy, step,
 				  "the confiner lacks CAP_SYS_ADMIN");
@@ -447,11 +455,19 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 		return 0;
 	}
 	/* Later mounts of the host still propagate in; none goes out. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+		if (errno == EPERM) {
+			/* Already in a Landlock domain: no mount at all. */
+			describe_fallback(policy, step,
+					  "mount: EPERM: a Landlock domain "
+					  "or an LSM refuses mounts here");
+			return 0;
+		}
 		return jr2_fail(err, errno, false,
 				"mount --make-rslave /: %s: no private mount "
 				"namespace for the read-only mounts",
 				strerror(errno));
+	}
 	for (size_t i = 0; i < n; i++)
 		if (bind_read_only(&t[i], err))
 			return -1;

@@ -287,6 +287,11 @@ static int step_descriptors(const struct jr2_policy *policy,
 		if (jr2_step_check_fd(policy, step->keep_fds[i],
 				      step->keep_fds[i], err))
 			return -1;
+		/* Passed on purpose: across execve too. */
+		if (fcntl(step->keep_fds[i], F_SETFD, 0))
+			return jr2_fail(err, errno, false,
+					"--pass-fd %d: fcntl(F_SETFD): %s",
+					step->keep_fds[i], strerror(errno));
 	}
 	return 0;
 }

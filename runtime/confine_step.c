@@ -487,6 +487,46 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 	return 0;
 }
 
+void jr2_step_metadata_forecast(char *buf, size_t size)
+{
+	int status = 0, err = 0;
+	pid_t pid;
+
+	if (!has_effective(CAP_SYS_ADMIN)) {
+		snprintf(buf, size,
+			 "metadata: no read-only mounts (no CAP_SYS_ADMIN): "
+			 "only ownership guards the restricted dirs' "
+			 "metadata; see `run --verbose`");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS))
+			_exit(errno & 0x7f);
+		if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+			_exit(errno & 0x7f);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		err = errno;
+	else if (!WIFEXITED(status))
+		err = EINTR;
+	else
+		err = WEXITSTATUS(status);
+	if (err)
+		snprintf(buf, size,
+			 "metadata: no read-only mounts (a mount namespace: "
+			 "%s): only ownership guards the restricted dirs' "
+			 "metadata",
+			 strerror(err));
+	else
+		snprintf(buf, size,
+			 "metadata: holds: run and the spawner make the "
+			 "restricted dirs read-only mounts in their own mount "
+			 "namespace (chmod, chown, utimes, setxattr, chattr: "
+			 "EROFS)");
+}
+
 /* ---- the step ---- */
 
 int jr2_confine_step_plan(const struct jr2_policy *policy,

@@ -74,6 +74,12 @@ int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
 int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 		      struct jr2_err *err);
 
+/*
+ * What step 4 would give on this machine, for `jr2-confine check`: one line
+ * in buf ("metadata: ..."), probed in a child (unshare, make-rslave).
+ */
+void jr2_step_metadata_forecast(char *buf, size_t size);
+
 /* Step 5 alone: 0 or -errno. */
 int jr2_step_drop_capabilities(void);
 

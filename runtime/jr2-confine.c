@@ -353,6 +353,9 @@ static int cmd_check(const struct options *o)
 			    jr2_features[f].name,
 			    jr2_abi_has(&abi, f) ? "enforced" : "unavailable",
 			    jr2_features[f].min_abi, jr2_features[f].protects);
+		jr2_step_metadata_forecast(reason, sizeof(reason));
+		printf("%s\n", reason);
+		jr2_verdict_reason(&abi, reason, sizeof(reason));
 		printf("verdict: %s: %s\n",
 		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
 		       reason);

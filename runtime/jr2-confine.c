@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "abi.h"
+#include "confine_step.h"
 #include "json.h"
 #include "landlock_uapi.h"
 #include "policy.h"
@@ -87,6 +89,10 @@ struct options {
 	const char *max_abi;
 	bool json;
 	bool quiet;
+	bool verbose;
+	bool keep_session;
+	int pass_fds[JR2_STEP_MAX_FDS];
+	size_t n_pass_fds;
 	char **cmd; /* after "--" */
 };
 
@@ -158,6 +164,26 @@ static void parse(int argc, char **argv, struct options *o)
 			o->json = true;
 		} else if (!takes_json && !strcmp(arg, "--quiet")) {
 			o->quiet = true;
+		} else if (!takes_json && !strcmp(arg, "--verbose")) {
+			o->verbose = true;
+		} else if (!takes_json && !strcmp(arg, "--keep-session")) {
+			o->keep_session = true;
+		} else if (!takes_json &&
+			   (v = flag_value(argv, argc, &i, "--pass-fd"))) {
+			char *end;
+			long fd = strtol(v, &end, 10);
+
+			if (!*v || *end || fd < 3 || fd > 65535)
+				die(EXIT_USAGE,
+				    "--pass-fd '%s': give a descriptor number "
+				    "from 3 to 65535 (0-2 always pass)",
+				    v);
+			if (o->n_pass_fds >= JR2_STEP_MAX_FDS)
+				die(EXIT_USAGE,
+				    "--pass-fd %s: more than %d descriptors; "
+				    "pass fewer",
+				    v, JR2_STEP_MAX_FDS);
+			o->pass_fds[o->n_pass_fds++] = (int)fd;
 		} else if (arg[0] == '-') {
 			die(EXIT_USAGE,
 			    "unknown flag '%s' for '%s': see '" PROG " --help'",
@@ -395,6 +421,9 @@ static int cmd_check(const struct options *o)
 			    jr2_features[f].name,
 			    jr2_abi_has(&abi, f) ? "enforced" : "unavailable",
 			    jr2_features[f].min_abi, jr2_features[f].protects);
+		jr2_step_metadata_forecast(reason, sizeof(reason));
+		printf("%s\n", reason);
+		jr2_verdict_reason(&abi, reason, sizeof(reason));
 		printf("verdict: %s: %s\n",
 		       verdict == JR2_VERDICT_ACCEPT ? "accepted" : "refused",
 		       reason);
@@ -541,11 +570,17 @@ static void warn_unavailable(const struct jr2_abi *abi)
 static int cmd_run(const struct options *o)
 {
 	struct jr2_ruleset_plan plan;
+	struct jr2_step step = {.keep_session = o->keep_session,
+				.may_fork = true,
+				.close_others = true};
 	struct jr2_abi abi;
 	struct jr2_err err;
+	struct stat st;
 	char reason[400];
 	int exec_errno;
 
+	memcpy(step.keep_fds, o->pass_fds, sizeof(step.keep_fds));
+	step.n_keep_fds = o->n_pass_fds;
 	probe(o, &abi);
 	/* Bad input is found (exit 2) before the kernel is judged (125). */
 	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
@@ -553,8 +588,27 @@ static int cmd_run(const struct options *o)
 	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT)
 		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
 		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
+	/* Fail closed: the default protected dir must be a real dir. */
+	if (o->policy.defaults) {
+		const char *state = NULL;
+
+		if (lstat(JR2_DEFAULT_PROTECTED, &st))
+			state = errno == ENOENT ? "missing" : strerror(errno);
+		else if (S_ISLNK(st.st_mode))
+			state = "a symlink";
+		else if (!S_ISDIR(st.st_mode))
+			state = "not a dir";
+		if (state)
+			die(EXIT_CANNOT_CONFINE,
+			    "the default protected dir " JR2_DEFAULT_PROTECTED
+			    " is %s: refusing to run with nothing protected; "
+			    "create it as a real dir, or name the policy "
+			    "with --protect DIR",
+			    state);
+	}
 	/* ABI 7+: audit CMD's denials, not jr2-confine's own before exec. */
-	if (jr2_confine_plan(&plan, JR2_LOG_EXECED_PROGRAMS, &err))
+	if (jr2_confine_step_plan(&o->policy, &plan, JR2_LOG_EXECED_PROGRAMS,
+				  &step, &err))
 		die_err(&err);
 	if (!o->quiet)
 		for (size_t i = 0; i < plan.warnings.n; i++)
@@ -563,6 +617,8 @@ static int cmd_run(const struct options *o)
 	jr2_plan_free(&plan);
 	if (!o->quiet)
 		warn_unavailable(&abi);
+	if (o->verbose)
+		fprintf(stderr, PROG ": %s\n", step.metadata);
 	execvp(o->cmd[0], o->cmd);
 	exec_errno = errno;
 	die(exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "confine_step.h"
 #include "request.h"
 #include "spawner.h"
 
@@ -235,7 +236,7 @@ static void find_candidates(struct launch *l)
 }
 
 static void spawn(int sock, const struct jr2_request *req, int *fds,
-		  size_t n_fds)
+		  size_t n_fds, const struct jr2_policy *policy)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
 	struct launch l = {.req = req, .sock = sock, .n_fds = n_fds};
@@ -247,6 +248,16 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 		      "stdin, stdout and stderr",
 		      req->id, EBADF, n_fds);
 		return;
+	}
+	/* Issue 17: no descriptor into a protected dir reaches a program. */
+	for (size_t i = 0; i < n_fds; i++) {
+		struct jr2_err err;
+
+		if (jr2_step_check_fd(policy, fds[i], (int)i, &err)) {
+			reply(sock, "error %s %d %s", req->id, err.code,
+			      err.msg);
+			return;
+		}
 	}
 	memcpy(l.fds, fds, n_fds * sizeof(*fds));
 	find_candidates(&l);
@@ -273,7 +284,6 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	static char buf[JR2_SPAWN_MAX_BYTES + 1];
 	struct jr2_err err = {0};
 	sigset_t none;
-	int ret;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -287,18 +297,20 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	}
 	syscall(SYS_close_range, JR2_SPAWNER_FD + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	ret = jr2_drop_ptrace_capabilities();
-	if (ret) {
-		reply(sock,
-		      "fail cannot drop CAP_SYS_PTRACE, CAP_SYS_ADMIN and "
-		      "CAP_PERFMON: %s",
-		      strerror(-ret));
-		_exit(125);
-	}
-	if (jr2_confine_self(policy, abi, JR2_LOG_EXECED_PROGRAMS, &err)) {
+	/*
+	 * Issue 17: the one confinement step of `jr2-confine run` too: a new
+	 * session, not dumpable, read-only mounts for the metadata, the
+	 * capability allow-list, the Landlock domain.  Descriptors: this
+	 * spawner holds only its channel; each request's are checked above.
+	 */
+	struct jr2_step step = {.fds_per_program = true};
+
+	if (jr2_confine_step(policy, abi, JR2_LOG_EXECED_PROGRAMS, &step,
+			     &err)) {
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}
+	fprintf(stderr, "jr2-harness: %s\n", step.metadata);
 	reply(sock, "ready");
 	for (;;) {
 		int fds[JR2_REQ_MAX_FDS];
@@ -324,7 +336,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 			jr2_close_fds(fds, n_fds);
 			continue;
 		}
-		spawn(sock, &req, fds, n_fds);
+		spawn(sock, &req, fds, n_fds, policy);
 		jr2_close_fds(fds, n_fds);
 		jr2_request_free(&req);
 	}

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The one confinement step (see confine_step.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "confine_step.h"
+#include "policy_internal.h"
+
+/*
+ * Kept: what admin work in the container needs, none of which reaches past
+ * a path Landlock guards or into a process outside the domain.  Every other
+ * capability, known now or added by a later kernel, is dropped.  The reasons
+ * per capability are jr2-confine(1)'s table.
+ */
+const int jr2_kept_capabilities[] = {
+    CAP_CHOWN,	       CAP_DAC_OVERRIDE, CAP_FOWNER,
+    CAP_FSETID,	       CAP_KILL,	 CAP_SETGID,
+    CAP_SETUID,	       CAP_SETPCAP,	 CAP_NET_BIND_SERVICE,
+    CAP_NET_BROADCAST, CAP_IPC_LOCK,	 CAP_SYS_CHROOT,
+    CAP_SYS_NICE,      CAP_SYS_RESOURCE, CAP_LEASE,
+    CAP_AUDIT_WRITE,   CAP_SETFCAP,	 CAP_WAKE_ALARM,
+    CAP_BLOCK_SUSPEND,
+};
+const size_t jr2_n_kept_capabilities =
+    sizeof(jr2_kept_capabilities) / sizeof(jr2_kept_capabilities[0]);
+
+bool jr2_capability_kept(int cap)
+{
+	for (size_t i = 0; i < jr2_n_kept_capabilities; i++)
+		if (jr2_kept_capabilities[i] == cap)
+			return true;
+	return false;
+}
+
+/* The highest capability this kernel knows. */
+static int last_capability(void)
+{
+	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+	char buf[16] = "";
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && atoi(buf) > 0 && atoi(buf) < 64)
+		return atoi(buf);
+	return 63; /* unknown: try them all (EINVAL for the unknown ones) */
+}
+
+int jr2_step_drop_capabilities(void)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+	const int last = last_capability();
+
+	if (syscall(SYS_capget, &head, data))
+		return -errno;
+	for (int cap = 0; cap < 64; cap++) {
+		bool permitted = data[cap / 32].permitted & (1U << (cap % 32));
+
+		if (jr2_capability_kept(cap))
+			continue;
+		/*
+		 * EINVAL: a capability this kernel does not know.  EPERM: no
+		 * CAP_SETPCAP (a confiner that is not root); then a capability
+		 * not permitted now cannot come back: the domain has
+		 * no_new_privs.  One permitted but not droppable: refuse.
+		 */
+		if (cap <= last && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) &&
+		    errno != EINVAL && !(errno == EPERM && !permitted))
+			return -errno;
+		if (cap <= last &&
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0) &&
+		    errno != EINVAL)
+			return -errno;
+		data[cap / 32].effective &= ~(1U << (cap % 32));
+		data[cap / 32].permitted &= ~(1U << (cap % 32));
+		data[cap / 32].inheritable &= ~(1U << (cap % 32));
+	}
+	if (syscall(SYS_capset, &head, data))
+		return -errno;
+	return 0;
+}
+
+static bool has_effective(int cap)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &head, data))
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+/* ---- step 1: descriptors ---- */
+
+struct ident {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The restricted places that exist as they are named (no symlink). */
+static size_t idents(const struct jr2_paths *paths, struct ident *out,
+		     size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < paths->n && n < max; i++) {
+		struct stat st;
+
+		if (lstat(paths->v[i], &st) || S_ISLNK(st.st_mode))
+			continue;
+		out[n++] = (struct ident){paths->v[i], st.st_dev, st.st_ino};
+	}
+	return n;
+}
+
+/*
+ * Walks from the dir `fd` up to the root by "..": the first of `ids` met
+ * (the dir itself included), or NULL.  Closes fd.
+ */
+static const struct ident *walk_up(int fd, const struct ident *ids, size_t n)
+{
+	for (int depth = 0; fd >= 0 && depth < 4096; depth++) {
+		struct stat st, up_st;
+		int up;
+
+		if (fstat(fd, &st))
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (st.st_dev == ids[i].dev &&
+			    st.st_ino == ids[i].ino) {
+				close(fd);
+				return &ids[i];
+			}
+		}
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &up_st) ||
+		    (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino)) {
+			if (up >= 0)
+				close(up);
+			break;
+		}
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* The restricted place `fd` lies in (by dev and inode, then by name). */
+static const struct ident *fd_inside(int fd, const struct stat *st,
+				     const char *target,
+				     const struct ident *ids, size_t n)
+{
+	const struct ident *hit;
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (S_ISDIR(st->st_mode)) {
+		char self[32];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		/* O_PATH of the same dir: ".." walks from it. */
+		hit = walk_up(open(self, O_PATH | O_DIRECTORY | O_CLOEXEC), ids,
+			      n);
+		if (hit)
+			return hit;
+	}
+	if (target[0] != '/')
+		return NULL; /* pipe:, socket:, anon_inode: */
+	for (size_t i = 0; i < n; i++)
+		if (jr2_path_within(target, ids[i].path))
+			return &ids[i];
+	snprintf(dir, sizeof(dir), "%s", target);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	return walk_up(open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), ids, n);
+}
+
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
+		      struct jr2_err *err)
+{
+	struct ident prot[64], ro[64];
+	size_t n_prot = idents(&policy->protect, prot, 64);
+	size_t n_ro = idents(&policy->read_only, ro, 64);
+	const struct ident *hit;
+	char link[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int flags;
+
+	if (policy->protect.n > 64 || policy->read_only.n > 64)
+		return jr2_fail(err, E2BIG, true,
+				"the policy has more than 64 protected dirs "
+				"or read-only trees: merge some");
+	if (fstat(fd, &st) || (flags = fcntl(fd, F_GETFL)) < 0)
+		return 0; /* not open: nothing crosses */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len < 0)
+		return jr2_fail(err, errno, false,
+				"descriptor %d: readlink %s: %s: cannot tell "
+				"where it leads; mount /proc",
+				shown_as, link, strerror(errno));
+	target[len] = '\0';
+	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
+		target[len - 10] = '\0';
+	hit = fd_inside(fd, &st, target, prot, n_prot);
+	if (hit)
+		return jr2_fail(err, EPERM, false,
+				"descriptor %d refers to '%s' in the protected "
+				"dir '%s': no descriptor into a protected dir "
+				"reaches a program; close it or do not pass it",
+				shown_as, target, hit->path);
+	if ((flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH)) {
+		hit = fd_inside(fd, &st, target, ro, n_ro);
+		if (hit)
+			return jr2_fail(err, EPERM, false,
+					"descriptor %d is open for writing on "
+					"'%s' in the read-only tree '%s': "
+					"open it read-only or do not pass it",
+					shown_as, target, hit->path);
+	}
+	return 0;
+}
+
+static bool kept_fd(const struct jr2_step *step, int fd)
+{
+	if (fd <= 2)
+		return true;
+	for (size_t i = 0; i < step->n_keep_fds; i++)
+		if (step->keep_fds[i] == fd)
+			return true;
+	return false;
+}
+
+static int step_descriptors(const struct jr2_policy *policy,
+			    struct jr2_step *step, struct jr2_err *err)
+{
+	if (step->close_others) {
+		/* Closes the gaps between the kept ones, then the rest. */
+		int lo = 3;
+
+		for (int fd = 3; fd < 65536; fd++) {
+			if (!kept_fd(step, fd))
+				continue;
+			if (fd > lo &&
+			    syscall(SYS_close_range, lo, fd - 1, 0) && errno)
+				return jr2_fail(err, errno, false,
+						"close_range(%d, %d): %s", lo,
+						fd - 1, strerror(errno));
+			lo = fd + 1;
+		}
+		if (syscall(SYS_close_range, lo, ~0U, 0))
+			return jr2_fail(err, errno, false,
+					"close_range(%d, ~0): %s", lo,
+					strerror(errno));
+	}
+	for (int fd = 0; fd <= 2 && !step->fds_per_program; fd++)
+		if (jr2_step_check_fd(policy, fd, fd, err))
+			return -1;
+	for (size_t i = 0; i < step->n_keep_fds; i++) {
+		if (fcntl(step->keep_fds[i], F_GETFD) < 0)
+			return jr2_fail(err, EBADF, true,
+					"--pass-fd %d: that descriptor is not "
+					"open: open it or drop the flag",
+					step->keep_fds[i]);
+		if (jr2_step_check_fd(policy, step->keep_fds[i],
+				      step->keep_fds[i], err))
+			return -1;
+		/* Passed on purpose: across execve too. */
+		if (fcntl(step->keep_fds[i], F_SETFD, 0))
+			return jr2_fail(err, errno, false,
+					"--pass-fd %d: fcntl(F_SETFD): %s",
+					step->keep_fds[i], strerror(errno));
+	}
+	return 0;
+}
+
+/* ---- step 2: the session ---- */
+
+static volatile pid_t waited_child;
+
+static void forward_signal(int sig)
+{
+	if (waited_child > 0)
+		kill(waited_child, sig);
+}
+
+/* The parent of a forked step: waits, then ends as its child did. */
+static void __attribute__((noreturn)) wait_and_mirror(pid_t child)
+{
+	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
+					SIGUSR1, SIGUSR2, SIGWINCH};
+	struct sigaction sa = {.sa_handler = forward_signal};
+	int status;
+
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	waited_child = child;
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	signal(WTERMSIG(status), SIG_DFL);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	kill(getpid(), WTERMSIG(status));
+	_exit(128 + WTERMSIG(status));
+}
+
+static int step_session(struct jr2_step *step, struct jr2_err *err)
+{
+	pid_t parent = getpid(), child;
+
+	if (step->keep_session || setsid() >= 0)
+		return 0;
+	if (errno != EPERM || !step->may_fork)
+		return jr2_fail(err, errno, false,
+				"setsid: %s: the program would share the "
+				"caller's terminal; run it from a process that "
+				"is not a process group leader",
+				strerror(errno));
+	/* A group leader (a shell's job) cannot setsid(): its child can. */
+	fflush(NULL);
+	child = fork();
+	if (child < 0)
+		return jr2_fail(err, errno, false, "fork: %s: no new session",
+				strerror(errno));
+	if (child > 0)
+		wait_and_mirror(child);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
+		_exit(125);
+	if (setsid() < 0)
+		return jr2_fail(err, errno, false, "setsid: %s",
+				strerror(errno));
+	return 0;
+}
+
+/* ---- step 4: metadata ---- */
+
+static void describe_fallback(const struct jr2_policy *policy,
+			      struct jr2_step *step, const char *why)
+{
+	struct ident prot[64];
+	size_t n = idents(&policy->protect, prot, 64), used;
+	uid_t uid = geteuid();
+	bool all_other = n > 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!lstat(prot[i].path, &st) && st.st_uid == uid)
+			all_other = false;
+	}
+	used = (size_t)snprintf(step->metadata, sizeof(step->metadata),
+				"metadata: no read-only mounts (%s); ", why);
+	if (used >= sizeof(step->metadata))
+		return;
+	if (all_other && !has_effective(CAP_FOWNER) &&
+	    !has_effective(CAP_CHOWN))
+		snprintf(step->metadata + used, sizeof(step->metadata) - used,
+			 "holds by ownership: the protected dirs are not "
+			 "owned by uid %u, which has no CAP_FOWNER or "
+			 "CAP_CHOWN; read-only trees rely on theirs",
+			 (unsigned int)uid);
+	else
+		snprintf(step->metadata + used, sizeof(step->metadata) - used,
+			 "does NOT hold: programs of uid %u own a protected "
+			 "dir or keep CAP_FOWNER/CAP_CHOWN and may chmod, "
+			 "chown, touch, setxattr them; run as root with "
+			 "CAP_SYS_ADMIN",
+			 (unsigned int)uid);
+}
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+struct jr2_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+/* Bind-mounts `path` on itself, read-only with every submount. */
+static int bind_read_only(const struct ident *t, struct jr2_err *err)
+{
+	struct jr2_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+	struct stat st;
+
+	if (mount(t->path, t->path, NULL, MS_BIND | MS_REC, NULL))
+		return jr2_fail(err, errno, false,
+				"bind mount of '%s' on itself: %s: no "
+				"read-only mount for its metadata",
+				t->path, strerror(errno));
+	/* Still the dir that was looked at (a rename race is refused). */
+	if (lstat(t->path, &st) || st.st_dev != t->dev || st.st_ino != t->ino)
+		return jr2_fail(err, ESTALE, false,
+				"'%s' was replaced while confining; run again",
+				t->path);
+	if (syscall(SYS_mount_setattr, AT_FDCWD, t->path,
+		    AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &attr, sizeof(attr)))
+		return jr2_fail(err, errno, false,
+				"mount_setattr('%s', MOUNT_ATTR_RDONLY, "
+				"recursive): %s: no read-only mount for its "
+				"metadata",
+				t->path, strerror(errno));
+	return 0;
+}
+
+static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
+			 struct jr2_err *err)
+{
+	struct ident t[128];
+	size_t n_prot = idents(&policy->protect, t, 64);
+	size_t n = n_prot + idents(&policy->read_only, t + n_prot, 64);
+
+	step->ro_mounts = false;
+	if (policy->protect.n > 64 || policy->read_only.n > 64)
+		return jr2_fail(err, E2BIG, true,
+				"the policy has more than 64 protected dirs "
+				"or read-only trees: merge some");
+	if (!has_effective(CAP_SYS_ADMIN)) {
+		describe_fallback(policy, step,
+				  "the confiner lacks CAP_SYS_ADMIN");
+		return 0;
+	}
+	if (unshare(CLONE_NEWNS)) {
+		char why[128];
+
+		if (errno != EPERM && errno != EINVAL && errno != ENOSYS)
+			return jr2_fail(err, errno, false,
+					"unshare(CLONE_NEWNS): %s",
+					strerror(errno));
+		snprintf(why, sizeof(why), "unshare(CLONE_NEWNS): %s",
+			 strerror(errno));
+		describe_fallback(policy, step, why);
+		return 0;
+	}
+	/* Later mounts of the host still propagate in; none goes out. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+		if (errno == EPERM) {
+			/* Already in a Landlock domain: no mount at all. */
+			describe_fallback(policy, step,
+					  "mount: EPERM: a Landlock domain "
+					  "or an LSM refuses mounts here");
+			return 0;
+		}
+		return jr2_fail(err, errno, false,
+				"mount --make-rslave /: %s: no private mount "
+				"namespace for the read-only mounts",
+				strerror(errno));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bind_read_only(&t[i], err))
+			return -1;
+	step->ro_mounts = true;
+	snprintf(step->metadata, sizeof(step->metadata),
+		 "metadata: holds: %zu protected dir%s and %zu read-only "
+		 "tree%s are read-only mounts in the programs' own mount "
+		 "namespace (chmod, chown, utimes, setxattr, chattr: EROFS; "
+		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)",
+		 n_prot, n_prot == 1 ? "" : "s", n - n_prot,
+		 n - n_prot == 1 ? "" : "s");
+	return 0;
+}
+
+void jr2_step_metadata_forecast(char *buf, size_t size)
+{
+	int status = 0, err = 0;
+	pid_t pid;
+
+	if (!has_effective(CAP_SYS_ADMIN)) {
+		snprintf(buf, size,
+			 "metadata: no read-only mounts (no CAP_SYS_ADMIN): "
+			 "only ownership guards the restricted dirs' "
+			 "metadata; see `run --verbose`");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS))
+			_exit(errno & 0x7f);
+		if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+			_exit(errno & 0x7f);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		err = errno;
+	else if (!WIFEXITED(status))
+		err = EINTR;
+	else
+		err = WEXITSTATUS(status);
+	if (err)
+		snprintf(buf, size,
+			 "metadata: no read-only mounts (a mount namespace: "
+			 "%s): only ownership guards the restricted dirs' "
+			 "metadata",
+			 strerror(err));
+	else
+		snprintf(buf, size,
+			 "metadata: holds: run and the spawner make the "
+			 "restricted dirs read-only mounts in their own mount "
+			 "namespace (chmod, chown, utimes, setxattr, chattr: "
+			 "EROFS)");
+}
+
+/* ---- the step ---- */
+
+int jr2_confine_step_plan(const struct jr2_policy *policy,
+			  const struct jr2_ruleset_plan *plan,
+			  uint32_t extra_flags, struct jr2_step *step,
+			  struct jr2_err *err)
+{
+	int ret;
+
+	if (step_descriptors(policy, step, err) || step_session(step, err))
+		return -1;
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		return jr2_fail(err, errno, false, "prctl(PR_SET_DUMPABLE): %s",
+				strerror(errno));
+	if (step_metadata(policy, step, err))
+		return -1;
+	ret = jr2_step_drop_capabilities();
+	if (ret)
+		return jr2_fail(err, -ret, false,
+				"cannot drop the capabilities programs must "
+				"not keep: %s: see jr2-confine(1), "
+				"CAPABILITIES",
+				strerror(-ret));
+	return jr2_confine_plan(plan, extra_flags, err);
+}
+
+int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
+		     uint32_t extra_flags, struct jr2_step *step,
+		     struct jr2_err *err)
+{
+	struct jr2_ruleset_plan plan;
+	int ret;
+
+	if (jr2_abi_verdict(abi) != JR2_VERDICT_ACCEPT) {
+		char reason[400];
+
+		return jr2_fail(
+		    err, abi->probe_errno ? abi->probe_errno : ENOTSUP, false,
+		    "refusing to confine: %s",
+		    jr2_verdict_reason(abi, reason, sizeof(reason)));
+	}
+	if (jr2_policy_compile(policy, abi->in_force, &plan, err))
+		return -1;
+	ret = jr2_confine_step_plan(policy, &plan, extra_flags, step, err);
+	jr2_plan_free(&plan);
+	return ret;
+}

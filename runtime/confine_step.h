@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one confinement step of `jr2-confine run` and of the harness's spawner
+ * (issue 17): Landlock guards paths; this step closes the kernel's other
+ * doors a root program could take around them.  In order:
+ *
+ *  1. descriptors: only stdio and the ones passed on purpose cross it, and
+ *     none of them may refer into a protected dir (O_PATH included) or be
+ *     open for writing into a read-only tree;
+ *  2. a new session: no controlling terminal shared with anything outside
+ *     the domain (TIOCSTI, TIOCSCTTY), unless the caller opts out;
+ *  3. not dumpable until execve (P1);
+ *  4. the metadata guard: where the confiner may, a mount namespace of its
+ *     own (slave of the host's) in which every protected dir and read-only
+ *     tree is bind-mounted read-only, recursively: chmod, chown, utimes,
+ *     setxattr, chattr there fail with EROFS; else it says what holds;
+ *  5. the capability allow-list, applied to every set (bounding, permitted,
+ *     effective, inheritable, ambient);
+ *  6. the Landlock domain (no_new_privs, jr2_confine_plan()).
+ * All or nothing: on failure *err says why and the caller must exit 125.
+ */
+#ifndef JR2_CONFINE_STEP_H
+#define JR2_CONFINE_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define JR2_STEP_MAX_FDS 64
+
+struct jr2_step {
+	/* in */
+	bool keep_session; /* jr2-confine run --keep-session: opt-out of 2 */
+	bool may_fork; /* when setsid() is refused (a group leader), fork: the
+			  parent waits, unconfined and not dumpable, and exits
+			  with the child's status; else such a refusal fails */
+	bool close_others; /* close every descriptor but 0-2 and keep_fds */
+	bool fds_per_program; /* the caller's own 0-2 reach no program: it
+				 checks each program's descriptors itself
+				 with jr2_step_check_fd() (the spawner) */
+	int keep_fds[JR2_STEP_MAX_FDS]; /* --pass-fd N */
+	size_t n_keep_fds;
+	/* out */
+	bool ro_mounts; /* step 4 made the read-only mounts */
+	char metadata[400]; /* one line: what holds for metadata, and why */
+};
+
+/*
+ * The capabilities a program keeps (every other one is dropped from every
+ * set); the table with the reasons is in jr2-confine(1).
+ */
+extern const int jr2_kept_capabilities[];
+extern const size_t jr2_n_kept_capabilities;
+bool jr2_capability_kept(int cap);
+
+/* The whole step for a plan already compiled (jr2-confine run). */
+int jr2_confine_step_plan(const struct jr2_policy *policy,
+			  const struct jr2_ruleset_plan *plan,
+			  uint32_t extra_flags, struct jr2_step *step,
+			  struct jr2_err *err);
+
+/* The whole step: compiles, then as jr2_confine_step_plan() (the spawner). */
+int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
+		     uint32_t extra_flags, struct jr2_step *step,
+		     struct jr2_err *err);
+
+/*
+ * Step 1 for one descriptor: 0 when `fd` may reach a program, else -1 with
+ * *err naming the descriptor as the program would see it (`shown_as`) and its
+ * path (exit 125).  The spawner calls it for each descriptor of a request.
+ */
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
+		      struct jr2_err *err);
+
+/*
+ * What step 4 would give on this machine, for `jr2-confine check`: one line
+ * in buf ("metadata: ..."), probed in a child (unshare, make-rslave).
+ */
+void jr2_step_metadata_forecast(char *buf, size_t size);
+
+/* Step 5 alone: 0 or -errno. */
+int jr2_step_drop_capabilities(void);
+
+#endif /* JR2_CONFINE_STEP_H */

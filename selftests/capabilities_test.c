@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Issue 17, the capability door: a confined program keeps the allow-list of
+ * jr2-confine(1) in every set (bounding, permitted, effective; inheritable
+ * and ambient empty) and loses the rest, so the doors around paths and into
+ * other processes stay shut even for root: open_by_handle_at (EPERM without
+ * CAP_DAC_READ_SEARCH), device nodes (CAP_MKNOD), the /proc files of an
+ * unconfined process of more capabilities (row 7: the parent's environ).
+ * Through `jr2-confine run` and `jr2-harness exec`; the control is the same
+ * operation unconfined.
+ *
+ * Promises: P1 R3 R9
+ */
+#include <linux/capability.h>
+
+#include "confine_step.h"
+#include "step_helpers.h"
+
+ST_FIXTURE(escapes)
+
+static unsigned long long kept_mask(void)
+{
+	unsigned long long mask = 0;
+
+	for (size_t i = 0; i < jr2_n_kept_capabilities; i++)
+		mask |= 1ULL << jr2_kept_capabilities[i];
+	return mask;
+}
+
+TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
+{
+	static const int shut[] = {CAP_SYS_ADMIN,
+				   CAP_SYS_PTRACE,
+				   CAP_PERFMON,
+				   CAP_BPF,
+				   CAP_SYS_MODULE,
+				   CAP_SYS_RAWIO,
+				   CAP_SYS_BOOT,
+				   CAP_MKNOD,
+				   CAP_DAC_READ_SEARCH,
+				   CAP_LINUX_IMMUTABLE,
+				   CAP_MAC_ADMIN,
+				   CAP_MAC_OVERRIDE,
+				   CAP_SYSLOG,
+				   CAP_SYS_TIME,
+				   CAP_NET_ADMIN,
+				   CAP_NET_RAW,
+				   CAP_AUDIT_CONTROL,
+				   CAP_AUDIT_READ,
+				   CAP_CHECKPOINT_RESTORE,
+				   CAP_SYS_PACCT,
+				   CAP_SYS_TTY_CONFIG,
+				   CAP_IPC_OWNER};
+	struct st *st = &self->st;
+	unsigned long long set[5], all[5];
+
+	ST_START(st);
+	ASSERT_EQ(5, sscanf(ST_HELP(st, ST_UNCONFINED, "caps"),
+			    "%llx %llx %llx %llx %llx", &all[0], &all[1],
+			    &all[2], &all[3], &all[4]));
+	/* Control: the test (root) holds what programs must lose. */
+	ASSERT_TRUE(all[0] & (1ULL << CAP_SYS_ADMIN));
+	ASSERT_TRUE(all[2] & (1ULL << CAP_MKNOD));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		const char *out = ST_HELP(st, path, "caps");
+
+		ASSERT_EQ(5, sscanf(out, "%llx %llx %llx %llx %llx", &set[0],
+				    &set[1], &set[2], &set[3], &set[4]))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		/* Root after execve: permitted = effective = bounding. */
+		for (int i = 0; i < 3; i++) {
+			ASSERT_EQ(all[0] & kept_mask(), set[i])
+			{
+				TH_LOG("%s: set %d is %llx", st_path_name[path],
+				       i, set[i]);
+			}
+		}
+		ASSERT_EQ(0, set[3]);
+		ASSERT_EQ(0, set[4]);
+		/* Whatever the list says, these doors stay shut. */
+		for (size_t i = 0; i < sizeof(shut) / sizeof(*shut); i++) {
+			ASSERT_EQ(0, set[0] & (1ULL << shut[i]))
+			{
+				TH_LOG("%s: capability %d kept",
+				       st_path_name[path], shut[i]);
+			}
+		}
+	}
+}
+
+/* The handle of a file, opened by handle: around every path rule. */
+TEST_F(escapes, R9_capabilities_open_by_handle)
+{
+	struct st *st = &self->st;
+	static const char *const files[] = {HX_STANDINS, ST_FREE "/file"};
+
+	ST_START(st);
+	for (size_t i = 0; i < 2; i++) {
+		ASSERT_STREQ("ok",
+			     ST_HELP(st, ST_UNCONFINED, "handle", files[i]));
+		for (int path = ST_RUN; path <= ST_EXEC; path++) {
+			ASSERT_STREQ("EPERM",
+				     ST_HELP(st, path, "handle", files[i]))
+			{
+				TH_LOG("%s: %s", st_path_name[path], files[i]);
+			}
+		}
+	}
+}
+
+/*
+ * A block device node made anywhere reads the protected dir's storage
+ * (row 2).  Where the policy withholds MAKE_BLOCK (`rules --json`),
+ * Landlock denies first (EACCES), else CAP_MKNOD's absence does (EPERM).
+ */
+TEST_F(escapes, R3_capabilities_no_block_device)
+{
+	struct st *st = &self->st;
+	char *const rules[] = {st->confine, "rules",	  "--json",
+			       "--protect", HX_PROTECTED, "--read-only",
+			       ST_RO,	    NULL};
+	char out[HX_OUT_SIZE];
+	const char *expected;
+
+	ST_START(st);
+	ASSERT_EQ(0, st_run(rules, -1, false, out, sizeof(out)));
+	expected = strstr(out, "\"make_block\"") ? "EPERM" : "EACCES";
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ(expected,
+			     ST_HELP(st, path, "mknod-block", ST_FREE "/blk"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+		ASSERT_NE(0, access(ST_FREE "/blk", F_OK));
+	}
+	ASSERT_STREQ("ok",
+		     ST_HELP(st, ST_UNCONFINED, "mknod-block", ST_FREE "/blk"));
+	ASSERT_EQ(0, unlink(ST_FREE "/blk"));
+}
+
+/* Row 7: the environment of the unconfined, root parent (this test). */
+TEST_F(escapes, P1_capabilities_parent_environ)
+{
+	struct st *st = &self->st;
+	char pid[32];
+
+	ST_START(st);
+	hx_pid_str(getpid(), pid, sizeof(pid));
+	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "environ", pid));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("EACCES", ST_HELP(st, path, "environ", pid))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+ST_MAIN

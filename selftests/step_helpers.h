@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the groups of the confinement step share (issue 17: terminal,
+ * metadata, descriptors, capabilities): the harness fixture of
+ * harness_helpers.h, plus `jr2-confine run` on the same tree, and a second
+ * helper mode of the test binary (`--step-helper VERB ARG...`) for the
+ * operations of each door.  Each verb prints one line: "ok ..." or the
+ * errno's name.
+ *
+ * /mnt (tmpfs, the test's own mount namespace)
+ * ├── etc/step.conf     read-only /mnt/ro (the harness's policy)
+ * ├── ro/file, ro/sub/  a read-only tree
+ * ├── free/             the user's folder
+ * └── h/run/jr2/        the protected dir (stand-ins, ...) of both paths
+ *
+ * Both paths run the same policy: `jr2-confine run --protect
+ * /mnt/h/run/jr2 --read-only /mnt/ro` and `jr2-harness serve --config
+ * /mnt/etc/step.conf --root /mnt/h`.
+ */
+#ifndef JR2_SELFTESTS_STEP_HELPERS_H
+#define JR2_SELFTESTS_STEP_HELPERS_H
+
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <termios.h>
+
+#include "harness_helpers.h"
+
+#define ST_CONF	    HX_ETC "/step.conf"
+#define ST_RO	    HX_MNT "/ro"
+#define ST_RO_FILE  ST_RO "/file"
+#define ST_FREE	    HX_MNT "/free"
+#define ST_OUT_SIZE 4096
+
+/* ---- the helper mode ---- */
+
+static int st_print_errno(int err)
+{
+	printf("%s\n", err ? strerrorname_np(err) : "ok");
+	return err ? 1 : 0;
+}
+
+#define ST_ERR(call) ((call) < 0 ? errno : 0)
+
+/* Reads fd (a descriptor this program was given): "ok TEXT" or errno. */
+static int st_helper_fd_read(int fd)
+{
+	char buf[256];
+	/* From the start: the open file is shared with other readers. */
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n < 0 && errno == ESPIPE)
+		n = read(fd, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return st_print_errno(errno);
+	buf[n] = '\0';
+	printf("ok %s\n", buf);
+	return 0;
+}
+
+/* The five capability sets of /proc/self/status: "BND PRM EFF INH AMB". */
+static int st_helper_caps(void)
+{
+	static const char *const keys[] = {
+	    "CapBnd:", "CapPrm:", "CapEff:", "CapInh:", "CapAmb:"};
+	char line[256], vals[5][32] = {""};
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return st_print_errno(errno);
+	while (fgets(line, sizeof(line), f))
+		for (int i = 0; i < 5; i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])))
+				sscanf(line + strlen(keys[i]), "%31s", vals[i]);
+	fclose(f);
+	printf("%s %s %s %s %s\n", vals[0], vals[1], vals[2], vals[3], vals[4]);
+	return 0;
+}
+
+/* TIOCSCTTY with force, from a new session (a child: not a leader). */
+static int st_helper_steal(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int ret = setsid() < 0
+			      ? st_print_errno(errno)
+			      : st_print_errno(ST_ERR(ioctl(0, TIOCSCTTY, 1)));
+
+		fflush(stdout);
+		_exit(ret);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return st_print_errno(errno);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* open_by_handle_at on a handle of `path` (needs CAP_DAC_READ_SEARCH). */
+static int st_helper_handle(const char *path)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char bytes[MAX_HANDLE_SZ];
+	} h = {.fh.handle_bytes = MAX_HANDLE_SZ};
+	char dir[PATH_MAX];
+	int mount_id, mount_fd, fd;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return st_print_errno(errno);
+	/* Any descriptor on the file's mount: its dir (listing it is allowed).
+	 */
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mount_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mount_fd < 0)
+		return st_print_errno(errno);
+	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_CLOEXEC);
+	return st_print_errno(fd < 0 ? errno : 0);
+}
+
+/* Reads /proc/PID/environ: "ok" or the errno of open or read. */
+static int st_helper_environ(const char *pid)
+{
+	char path[64], buf[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return st_print_errno(errno);
+	return st_print_errno(read(fd, buf, sizeof(buf)) < 0 ? errno : 0);
+}
+
+/* A metadata change that leaves the value as it was: only the write counts. */
+static int st_helper_metadata(const char *verb, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return st_print_errno(errno);
+	if (!strcmp(verb, "chmod"))
+		return st_print_errno(ST_ERR(chmod(path, st.st_mode & 07777)));
+	if (!strcmp(verb, "chown"))
+		return st_print_errno(
+		    ST_ERR(lchown(path, st.st_uid, st.st_gid)));
+	if (!strcmp(verb, "utimes"))
+		return st_print_errno(
+		    ST_ERR(utimensat(AT_FDCWD, path, NULL, 0)));
+	if (!strcmp(verb, "xattr-user"))
+		return st_print_errno(
+		    ST_ERR(lsetxattr(path, "user.jr2", "1", 1, 0)));
+	if (!strcmp(verb, "xattr-trusted"))
+		return st_print_errno(
+		    ST_ERR(lsetxattr(path, "trusted.jr2", "1", 1, 0)));
+	if (!strcmp(verb, "chattr")) {
+		/* The flags as they are, set again (FS_IOC_SETFLAGS). */
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+		int err;
+
+		if (fd < 0)
+			return st_print_errno(errno);
+		err = ST_ERR(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+		if (!err)
+			err = ST_ERR(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+		close(fd);
+		return st_print_errno(err);
+	}
+	fprintf(stderr, "step-helper: unknown metadata verb '%s'\n", verb);
+	return 101;
+}
+
+static int st_helper(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[0], "tiocsti"))
+		return st_print_errno(ST_ERR(ioctl(0, TIOCSTI, argv[1])));
+	if (argc == 1 && !strcmp(argv[0], "steal"))
+		return st_helper_steal();
+	if (argc == 1 && !strcmp(argv[0], "tioccons"))
+		return st_print_errno(ST_ERR(ioctl(0, TIOCCONS)));
+	if (argc == 2 && !strcmp(argv[0], "fd-read"))
+		return st_helper_fd_read(atoi(argv[1]));
+	if (argc == 1 && !strcmp(argv[0], "caps"))
+		return st_helper_caps();
+	if (argc == 2 && !strcmp(argv[0], "mknod-block"))
+		return st_print_errno(
+		    ST_ERR(mknod(argv[1], S_IFBLK | 0600, makedev(7, 0))));
+	if (argc == 2 && !strcmp(argv[0], "handle"))
+		return st_helper_handle(argv[1]);
+	if (argc == 2 && !strcmp(argv[0], "environ"))
+		return st_helper_environ(argv[1]);
+	if (argc == 2)
+		return st_helper_metadata(argv[0], argv[1]);
+	fprintf(stderr, "step-helper: unknown verb; see step_helpers.h\n");
+	return 101;
+}
+
+#define ST_MAIN                                                    \
+	int main(int argc, char **argv)                            \
+	{                                                          \
+		if (argc > 1 && !strcmp(argv[1], "--step-helper")) \
+			return st_helper(argc - 2, argv + 2);      \
+		if (argc > 1 && !strcmp(argv[1], "--hx-helper"))   \
+			return hx_helper(argc - 2, argv + 2);      \
+		return test_harness_run(argc, argv);               \
+	}
+
+/* ---- running it: unconfined, through run, through exec ---- */
+
+struct st {
+	struct hx hx;
+	char confine[PATH_MAX];
+	int in_fd; /* stdin of what runs; -1: the test's own */
+};
+
+/*
+ * Runs argv with stdin in_fd (-1: as is), stdout and stderr into out;
+ * `session`: first a new session whose controlling terminal is in_fd.
+ * Returns the exit status (-1: a signal).
+ */
+static inline int st_run(char *const argv[], int in_fd, bool session, char *out,
+			 size_t size)
+{
+	int pipefd[2], wstatus;
+	size_t used = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (session && (setsid() < 0 || ioctl(in_fd, TIOCSCTTY, 0)))
+			_exit(120);
+		if (in_fd >= 0 && dup2(in_fd, 0) < 0)
+			_exit(121);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (used + 1 < size &&
+	       (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
+		used += (size_t)n;
+	out[used] = '\0';
+	close(pipefd[0]);
+	if (waitpid(pid, &wstatus, 0) < 0)
+		return -1;
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+}
+
+/* argv[0..]: NULL-terminated, appended after the fixed words. */
+static inline int st_argv(char **dst, size_t max, const char *const head[],
+			  const char *const tail[])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; head && head[i] && n + 1 < max; i++)
+		dst[n++] = (char *)head[i];
+	for (size_t i = 0; tail && tail[i] && n + 1 < max; i++)
+		dst[n++] = (char *)tail[i];
+	dst[n] = NULL;
+	return (int)n;
+}
+
+enum st_path { ST_UNCONFINED, ST_RUN, ST_EXEC };
+
+static const char *const st_path_name[] = {"unconfined", "jr2-confine run",
+					   "jr2-harness exec"};
+
+/*
+ * Runs this binary's `--step-helper VERB...` by `path`, with `opts` (run's
+ * or exec's flags before `--`).  Its output in out; returns its status.
+ */
+static inline int st_help_opts(struct st *st, enum st_path path,
+			       const char *const opts[], bool session,
+			       const char *const verb[], char *out, size_t size)
+{
+	const char *const helper[] = {st->hx.self, "--step-helper", NULL};
+	const char *run[24] = {st->confine, "run",	  "--quiet",
+			       "--protect", HX_PROTECTED, "--read-only",
+			       ST_RO};
+	const char *exec[24] = {st->hx.harness, "exec", "--root", HX_ROOT};
+	const char **head = path == ST_RUN ? run : exec;
+	size_t n = path == ST_RUN ? 7 : 4;
+	char *argv[48];
+	const char *full[24];
+	size_t m = 0;
+
+	for (size_t i = 0; opts && opts[i] && n < 20; i++)
+		head[n++] = opts[i];
+	head[n++] = "--";
+	head[n] = NULL;
+	for (size_t i = 0; helper[i]; i++)
+		full[m++] = helper[i];
+	for (size_t i = 0; verb[i] && m < 22; i++)
+		full[m++] = verb[i];
+	full[m] = NULL;
+	if (path == ST_UNCONFINED)
+		st_argv(argv, 48, full, NULL);
+	else
+		st_argv(argv, 48, head, full);
+	return st_run(argv, st->in_fd, session, out, size);
+}
+
+/* The helper's first line by `path` (no flags, no new session). */
+#define ST_HELP(st, path, ...)                                   \
+	({                                                       \
+		static char _out[ST_OUT_SIZE];                   \
+		const char *const _verb[] = {__VA_ARGS__, NULL}; \
+		st_help_opts(st, path, NULL, false, _verb, _out, \
+			     sizeof(_out));                      \
+		_out[strcspn(_out, "\n")] = '\0';                \
+		(const char *)_out;                              \
+	})
+
+/* The tree and the tools; ST_START starts the harness. */
+static inline void st_setup(struct __test_metadata *_metadata, struct st *st)
+{
+	hx_setup(_metadata, &st->hx);
+	st->in_fd = -1;
+	FX_FIND_TOOL("jr2-confine", st->confine);
+	fx_make_dir(_metadata, ST_RO, 0755);
+	fx_make_dir(_metadata, ST_RO "/sub", 0755);
+	fx_make_dir(_metadata, ST_FREE, 0755);
+	fx_make_file(_metadata, ST_RO_FILE, "ro-data\n", 0644);
+	fx_make_file(_metadata, ST_FREE "/file", "free-data\n", 0644);
+	fx_make_file(_metadata, ST_CONF, "read-only " ST_RO "\n", 0644);
+}
+
+/* The harness, with the policy of run (or a skip where the ABI is refused). */
+#define ST_START(st)                                                      \
+	do {                                                              \
+		const char *const _extra[] = {"--config", ST_CONF, NULL}; \
+		HX_START(&(st)->hx, _extra);                              \
+	} while (0)
+
+/* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
+#define ST_FIXTURE(group)                       \
+	FIXTURE(group)                          \
+	{                                       \
+		struct st st;                   \
+	};                                      \
+	FIXTURE_SETUP(group)                    \
+	{                                       \
+		st_setup(_metadata, &self->st); \
+	}                                       \
+	FIXTURE_TEARDOWN(group)                 \
+	{                                       \
+		hx_stop(&self->st.hx);          \
+	}
+/* clang-format on */
+
+#endif /* JR2_SELFTESTS_STEP_HELPERS_H */

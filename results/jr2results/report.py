@@ -10,6 +10,8 @@ for a terminal and as one self-contained HTML page (no script, no link out).
 """
 import dataclasses
 import html
+import json
+import pathlib
 
 from . import gate, promises as promises_mod, tap
 
@@ -49,6 +51,7 @@ class Matrix:
     about: str  # commit and times of the run, one line
     kernels: list  # run.Kernel
     sections: list
+    repro: dict = None  # repro.json of `make repro(-matrix)`: its own section
 
 
 def _line(r):
@@ -142,7 +145,28 @@ def build(run, groups):
         f"commit {meta['commit'][:12]}," if meta.get("commit") else "",
         f"from {meta['start']}" if meta.get("start") else "",
         f"to {meta['end']}" if meta.get("end") else "") if part).rstrip(",")
-    return Matrix(run.id, about, kernels, sections)
+    return Matrix(run.id, about, kernels, sections, load_repro(run.path))
+
+
+def load_repro(path):
+    """results/<run>/repro.json (vmtest/repro), or None."""
+    try:
+        data = json.loads((pathlib.Path(path) / "repro.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("rows") and data.get("header") else None
+
+
+def _repro_title(r):
+    return (f"Reproducer {r.get('repro')} (CONFINE={r.get('confine')}, "
+            f"expect: {r.get('expect') or 'none stated'})")
+
+
+def repro_markdown(r):
+    out = ["", f"## {_md(_repro_title(r))}", "",
+           "| " + " | ".join(r["header"]) + " |", "|" + "---|" * len(r["header"])]
+    out += ["| " + " | ".join(_md(str(c)) for c in row) + " |" for row in r["rows"]]
+    return out
 
 
 def _test_cell(kernel, tests):
@@ -207,6 +231,8 @@ def markdown(matrix):
     if notes:
         out.append("")
         out += [f"[{i}] {_md(text)}" for i, text in enumerate(notes, 1)]
+    if matrix.repro:
+        out += repro_markdown(matrix.repro)
     return "\n".join(out) + "\n"
 
 
@@ -276,5 +302,12 @@ def html_page(matrix):
         out.append("<h2>Failures</h2>")
         for k, row, c in failures:
             out.append(f"<h3>{e(k.name)}: {e(row.key)}</h3><pre>{e(chr(10).join(c.detail))}</pre>")
+    if matrix.repro:
+        r = matrix.repro
+        out.append(f'<h2>{e(_repro_title(r))}</h2><table id="repro"><thead><tr>'
+                   + "".join(f"<th>{e(h)}</th>" for h in r["header"]) + "</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>"
+                for row in r["rows"]]
+        out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

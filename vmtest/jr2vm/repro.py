@@ -139,8 +139,8 @@ def check(expectation, outcome):
     status, denials = outcome.get("status"), outcome.get("denials")
     for clause in expectation.clauses:
         if clause.kind in ("exit", "exit-nonzero"):
-            met = status is not None and (status == clause.status if clause.kind == "exit"
-                                          else status != 0)
+            met = None if status is None else (status == clause.status if clause.kind == "exit"
+                                               else status != 0)
             seen = "not run" if status is None else f"exit {status}"
         elif denials is None:
             met, seen = None, "denials not traced on this kernel"
@@ -341,6 +341,9 @@ def line(kernel, result):
     """`repro 6.6: exit 0 in 0.4 s, 3 denials (open /run/jr2/stand-ins EACCES, ...)`."""
     if result.get("error"):
         text = f"error: {result['error']}"
+    elif result.get("refused"):
+        text = result["refused"] + (f": {result['notes'].splitlines()[0]}"
+                                    if result.get("notes") else "")
     elif result["status"] is None:
         text = "not run" + (f": {result['notes'].splitlines()[0]}" if result.get("notes")
                             else "")
@@ -365,7 +368,8 @@ def line(kernel, result):
 
 
 def verdict(checks):
-    """pass: every clause met; fail: one not met; unknown: one could not be checked."""
+    """pass: every clause met; fail: one not met; unknown: one could not be
+    checked (not run, denials not traced)."""
     if any(met is False for _, met, _ in checks):
         return "fail"
     if any(met is None for _, met, _ in checks):
@@ -393,6 +397,11 @@ def collect(kernel_name, out_dir, boot_result, expectation, confine):
                    "release": boot_result.get("release"),
                    "verdict_code": boot_result.get("verdict_code"),
                    "boot_problems": problems, "error": None})
+    # jr2 refuses the kernel (its own `check --json` says so): the reproducer
+    # does not run as jr2 runs it, so there is no bug of jr2 to show there.
+    code = boot_result.get("verdict_code")
+    result["refused"] = (f"refused by jr2 (check: {code})"
+                         if confine != "none" and code not in (None, "accepted") else None)
     if boot_result.get("outcome") == "error" and result["status"] is None:
         result["error"] = "; ".join(problems) or "the guest gave no answer"
     elif not files:
@@ -400,7 +409,8 @@ def collect(kernel_name, out_dir, boot_result, expectation, confine):
     if expectation is not None:
         result["expect"] = expectation.text()
         result["checks"] = check(expectation, result)
-        result["verdict"] = "unknown" if result["error"] else verdict(result["checks"])
+        result["verdict"] = ("unknown" if result["error"] else "refused" if result["refused"]
+                             else verdict(result["checks"]))
     else:
         result["expect"] = result["checks"] = result["verdict"] = None
     (out_dir / "repro.json").write_text(json.dumps(result, indent=1) + "\n")
@@ -412,6 +422,8 @@ def collect(kernel_name, out_dir, boot_result, expectation, confine):
 def signature(result):
     """What 'the outcome' means when kernels are compared: the exit status and
     the denials as (operation, target, error)."""
+    if result.get("refused"):
+        return ("refused",)
     if result.get("error") or result.get("status") is None:
         return ("no answer",)
     denials = result.get("denials")
@@ -433,6 +445,8 @@ def table(results):
             abi = "?" if r.get("abi") is None else str(r["abi"])
         if r.get("error"):
             status = "error"
+        elif r.get("refused"):
+            status = r["refused"]
         elif r.get("status") is None:
             status = "not run"
         else:
@@ -474,11 +488,12 @@ def text_table(rows):
 def exit_status(results):
     """0: the expectation held everywhere it was checked; 1: it failed on some
     kernel (the bug is present); 3: no failure, but a kernel gave no answer or
-    its answer could not be checked.  Without an expectation: 0 unless a boot
-    gave no answer (3)."""
+    its answer could not be checked.  A kernel jr2 refuses (by its own check)
+    is neither.  Without an expectation: 0 unless a boot gave no answer (3)."""
     if any(r.get("verdict") == "fail" for r in results):
         return 1
-    if any(r.get("error") or (r.get("expect") is not None and r.get("verdict") != "pass")
+    if any(r.get("error") or (r.get("expect") is not None
+                              and r.get("verdict") not in ("pass", "refused"))
            for r in results):
         return 3
     return 0

@@ -138,7 +138,9 @@ def check(expectation, outcome):
     verdicts = []
     status, denials = outcome.get("status"), outcome.get("denials")
     for clause in expectation.clauses:
-        if clause.kind in ("exit", "exit-nonzero"):
+        if status is None:  # it did not run: nothing to hold it to
+            met, seen = None, "not run"
+        elif clause.kind in ("exit", "exit-nonzero"):
             met = None if status is None else (status == clause.status if clause.kind == "exit"
                                                else status != 0)
             seen = "not run" if status is None else f"exit {status}"
@@ -351,7 +353,9 @@ def line(kernel, result):
         text = f"exit {result['status']} in {result['time_s'] or 0:.2f} s"
         if result["status"] == 137:
             text += " (killed: timeout or SIGKILL)"
-    if result.get("denials") is None:
+    if result.get("refused"):
+        pass  # nothing ran as jr2 runs it: no denials, no clauses to show
+    elif result.get("denials") is None:
         if not result.get("error"):
             text += f", {result.get('untraced') or 'denials not traced'}"
     else:
@@ -362,7 +366,7 @@ def line(kernel, result):
     if result.get("expect") is not None:
         text += f"; expect {result['expect']}: {result['verdict'].upper()}"
         bad = [f"{c} (saw {s})" for c, met, s in result["checks"] if met is not True]
-        if bad:
+        if bad and not result.get("refused"):
             text += " (" + "; ".join(bad) + ")"
     return f"repro {kernel}: {text}"
 

@@ -309,3 +309,21 @@ def test_collect_writes_the_files_of_a_kernel(tmp_path):
                       "harness")
     assert r["error"] == "timeout" and r["verdict"] == "unknown"
     assert not (tmp_path / "stdout").exists()
+
+
+def test_a_kernel_jr2_refuses_is_refused_not_failed(tmp_path):
+    (tmp_path / "cmd.out").write_text("# repro-file: notes\n" + base64.b64encode(
+        b"jr2-harness serve did not start: ABI 2 found, ABI 3 required\n").decode()
+        + "\n# repro-end: notes\n# repro-file: denials.jsonl\n\n# repro-end: denials.jsonl\n")
+    e = repro.parse_expectation("// expect: exit 1, denial open EACCES")
+    boot = {"abi": 2, "landlock": "ok", "verdict_code": "abi_too_old", "outcome": "pass",
+            "problems": []}
+    r = repro.collect("6.1", tmp_path, boot, e, "harness")
+    assert r["verdict"] == "refused" and repro.exit_status([r]) == 0
+    assert repro.line("6.1", r) == (
+        "repro 6.1: refused by jr2 (check: abi_too_old): jr2-harness serve did not start: "
+        "ABI 2 found, ABI 3 required; expect exit 1, denial open EACCES: REFUSED")
+    assert repro.table([r])[0][2] == "refused by jr2 (check: abi_too_old)"
+    # Unconfined, nothing of jr2 is asked: the same kernel answers.
+    r = repro.collect("6.1", tmp_path, boot, e, "none")
+    assert r["verdict"] == "unknown" and r["refused"] is None

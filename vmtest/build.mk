@@ -4,7 +4,7 @@
 #   make vmtest [KERNEL=<name|path>] [T=<BIN[:TEST]>] [RUN=<id>]
 #   make vmshell [KERNEL=<name|path>]
 #   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
-#   make vmtest-ci                             the kernels CI boots
+#   make vmtest-ci                             the kernels CI boots, then make repro-ci
 #   make vmtest-repeat [KERNEL=..] [N=20]      N boots in a row must agree
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
@@ -57,8 +57,11 @@ matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,--jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
 		$(if $(T),-T '$(T)') $(VMTEST_SUITE))
 
-vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD)
-	@$(call vmtest_then_report,--jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)'))
+# Then the check of repro-ci into the same run (its table joins the run's report).
+vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD) $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a
+	@status=0; ($(call vmtest_then_report,--jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)'))) \
+		|| status=$$?; \
+	$(REPRO_CI_THEN_REPORT)
 
 vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \
@@ -74,3 +77,39 @@ test-vmtest-unit:
 # BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry).
 bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/bench $(BENCH_KERNELS)
+
+# Reproducers of bug reports (vmtest/repro --help, vmtest/README.md REPRODUCERS):
+#   make repro REPRO=<file.c|script|folder> [KERNEL=<name|path>] [CONFINE=none|confine|harness] [ARGS=..]
+#   make repro-matrix REPRO=... [KERNELS="a b"] [CONFINE=..] [ARGS=..]   every kernel, two at a time
+#   make repro-ci                               the CI check: a known denial on one kernel
+# Exit status: 1 when the reproducer's `expect:` fails on some kernel (vmtest/repro).
+REPRO_CI_KERNEL := 6.12
+REPRO_RUN = $(PYTHON) vmtest/repro --cc '$(CC)' --run-id '$(VMTEST_RUN_ID)' \
+	--confine '$(or $(CONFINE),harness)' $(if $(ARGS),--args '$(ARGS)')
+REPRO_DEPS = deps vmtest-deps $(BINS) $(VMTEST_PROBE) $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a
+
+.PHONY: repro repro-matrix repro-ci repro-need
+
+repro-need:
+	@if [ -z '$(REPRO)' ]; then echo 'repro: no REPRO=: name the reproducer, e.g.' \
+		'make repro REPRO=vmtest/examples/read-standins.c KERNEL=6.12' >&2; exit 2; fi
+
+repro: repro-need $(REPRO_DEPS)
+	@$(REPRO_RUN) $(if $(KERNEL),--kernel '$(KERNEL)') -- '$(REPRO)'
+
+repro-matrix: repro-need $(REPRO_DEPS)
+	@status=0; $(REPRO_RUN) --jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
+		-- '$(REPRO)' || status=$$?; \
+	$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) >/dev/null \
+		|| status=$$((status ? status : 1)); \
+	echo "repro-matrix: the table in results/$(VMTEST_RUN_ID)/repro.md and matrix.md"; exit $$status
+
+# The example's expectation (exit 1, an EACCES denial of its open) must hold
+# as jr2 runs it; then the run's report, with the table.
+REPRO_CI_THEN_REPORT = $(PYTHON) vmtest/repro --cc '$(CC)' --run-id '$(VMTEST_RUN_ID)' \
+		--kernel $(REPRO_CI_KERNEL) -- vmtest/examples/read-standins.c || status=$$((status ? status : 1)); \
+	$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) >/dev/null \
+		|| status=$$((status ? status : 1)); exit $$status
+
+repro-ci: $(REPRO_DEPS)
+	@status=0; $(REPRO_CI_THEN_REPORT)

@@ -14,7 +14,9 @@ column stay in view when the table scrolls.
 """
 import dataclasses
 import html
+import json
 import os
+import pathlib
 import re
 
 from . import gate, kcidb, promises as promises_mod, tap
@@ -56,6 +58,7 @@ class Matrix:
     about: str  # commit and times of the run, one line
     kernels: list  # run.Kernel
     sections: list
+    repro: dict = None  # repro.json of `make repro(-matrix)`: its own section
 
     @property
     def upstream(self):
@@ -169,7 +172,28 @@ def build(run, groups):
         f"commit {meta['commit'][:12]}," if meta.get("commit") else "",
         f"from {meta['start']}" if meta.get("start") else "",
         f"to {meta['end']}" if meta.get("end") else "") if part).rstrip(",")
-    return Matrix(run.id, about, kernels, sections)
+    return Matrix(run.id, about, kernels, sections, load_repro(run.path))
+
+
+def load_repro(path):
+    """results/<run>/repro.json (vmtest/repro), or None."""
+    try:
+        data = json.loads((pathlib.Path(path) / "repro.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("rows") and data.get("header") else None
+
+
+def _repro_title(r):
+    return (f"Reproducer {r.get('repro')} (CONFINE={r.get('confine')}, "
+            f"expect: {r.get('expect') or 'none stated'})")
+
+
+def repro_markdown(r):
+    out = ["", f"## {_md(_repro_title(r))}", "",
+           "| " + " | ".join(r["header"]) + " |", "|" + "---|" * len(r["header"])]
+    out += ["| " + " | ".join(_md(str(c)) for c in row) + " |" for row in r["rows"]]
+    return out
 
 
 def _test_cell(kernel, tests):
@@ -244,6 +268,8 @@ def markdown(matrix):
         for label in ("outcome", "tests", "kernel findings", "why"):
             out.append(f"| {label} | " + " | ".join(
                 _md(dict(r).get(label, "")) for r in rows) + " |")
+    if matrix.repro:
+        out += repro_markdown(matrix.repro)
     return "\n".join(out) + "\n"
 
 
@@ -386,5 +412,12 @@ def html_page(matrix, base=""):
             out.append(f"<tr><th>{e(label)}</th>" + "".join(
                 f"<td>{e(r.get(label, ''))}</td>" for r in rows) + "</tr>")
         out.append("</tbody></table></div>")
+    if matrix.repro:
+        r = matrix.repro
+        out.append(f'<h2>{e(_repro_title(r))}</h2><table id="repro"><thead><tr>'
+                   + "".join(f"<th>{e(h)}</th>" for h in r["header"]) + "</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>"
+                for row in r["rows"]]
+        out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

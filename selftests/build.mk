@@ -9,7 +9,10 @@ SELFTESTS_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_SRCS
 SELFTESTS_LIBS += $(OBJ)/libjr2.a
 # -isystem: the harness headers are not ours to warn about.
 SELFTESTS_CFLAGS := -isystem $(KSFT_INC) -Iselftests -I$(BUILD)
-PROMISES ?= ../shared/spec/PROMISES.md
+# The promises the suite proves: the project's own (docs/PROMISES.md).
+PROMISES ?= docs/PROMISES.md
+# Programs the suite's tests run besides the shipped ones (fx_tool()).
+SUITE_TOOLS := $(BIN)/jr2-try
 
 TEST_BINS += $(SELFTESTS_BINS)
 TEST_STEPS += selftests coverage
@@ -27,7 +30,7 @@ $(BUILD)/selftests/%_test: selftests/%_test.c $(wildcard selftests/*.h) \
 		$(LDFLAGS_STATIC)
 
 # The tests run the shipped programs too (jr2-confine, jr2-harness, ...).
-test-selftests: $(SELFTESTS_BINS) $(BINS)
+test-selftests: $(SELFTESTS_BINS) $(BINS) $(SUITE_TOOLS)
 	@mkdir -p $(TEST_RESULTS)
 	selftests/run-tests $(BUILD)/selftests | tee $(TEST_RESULTS)/selftests.tap
 

@@ -31,7 +31,7 @@ def command(vmlinuz, initrd, console, channel, cmdline="", memory_mb=1024, inter
     return args
 
 
-def host_failure(exit_status, console_text, channel_text, qemu_stderr, timed_out=False):
+def host_failure(exit_status, console_text, channel_text, qemu_stderr, timed_out=False, args=()):
     """A QEMU that ended on its own before the guest wrote a byte on either
     serial port failed on this host (KVM, a missing firmware, a bad option),
     not in the guest: the problem, with QEMU's stderr; else None."""
@@ -40,6 +40,10 @@ def host_failure(exit_status, console_text, channel_text, qemu_stderr, timed_out
     if console_text.strip() or channel_text.strip():
         return None
     said = "; ".join(line.strip() for line in qemu_stderr.splitlines() if line.strip())
+    args = list(args)
+    kvm = "-accel" in args and args[args.index("-accel") + 1].startswith("kvm")
+    fix = ("JR2_ACCEL=tcg (make ACCEL=tcg) boots without KVM" if kvm else
+           "check the QEMU install (apt-get install --reinstall qemu-system-x86) and qemu.cmd")
     return (f"host: QEMU {accel_probe.describe_status(exit_status)} before the guest printed "
-            f"anything, a problem of this machine's QEMU or KVM, not of the guest: "
-            f"{said[:600] or 'QEMU said nothing on stderr'} (JR2_ACCEL=tcg forces TCG)")
+            f"anything, a problem of this machine's QEMU{' or KVM' if kvm else ''}, not of the "
+            f"guest: {said[:600] or 'QEMU said nothing on stderr'} ({fix})")

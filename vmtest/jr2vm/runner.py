@@ -181,7 +181,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
                   "counts": tap_counts_empty()}
     host = qemu.host_failure(proc.returncode, console_text.split("\n# qemu: ")[0],
                              chan.read_text(errors="replace") if chan.exists() else "",
-                             qemu_out, timed_out)
+                             qemu_out, timed_out, args)
     if host:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"

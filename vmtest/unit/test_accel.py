@@ -200,9 +200,11 @@ def test_qemu_dying_before_the_guest_speaks_is_a_host_problem(host, tmp_path):
     proc = subprocess.run(["qemu-system-x86_64", "-accel", "kvm", "-kernel", "k",
                            "-serial", f"file:{tmp_path / 'console'}"], capture_output=True, text=True)
     assert proc.returncode == -6
-    problem = qemu.host_failure(proc.returncode, "", "", proc.stderr)
+    problem = qemu.host_failure(proc.returncode, "", "", proc.stderr, args=["-accel", "kvm"])
     assert problem.startswith("host: QEMU killed by SIGABRT before the guest printed anything")
     assert "not of the guest" in problem and "failed to set MSR 0x10a" in problem
+    assert "JR2_ACCEL=tcg" in problem
+    assert "JR2_ACCEL" not in qemu.host_failure(1, "", "", "x", args=["-accel", "tcg,thread=single"])
     # A guest that spoke, then died, is the guest's problem; a guest that
     # ended as the runner asks, or was stopped by the timeout, is no host problem.
     assert qemu.host_failure(-6, "[    0.0] Linux version 6.1\n", "", proc.stderr) is None

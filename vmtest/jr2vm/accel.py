@@ -37,8 +37,8 @@ KVM_DEVICE = "/dev/kvm"
 KVM_GET_API_VERSION = 0xAE00
 KVM_API_VERSION = 12
 
-# Multi-threaded TCG oopses newer kernels during static-key patching
-# (KERNELS.md of the project's notes): one thread, one vCPU, a plain CPU.
+# Multi-threaded TCG oopses newer kernels during static-key patching: one
+# thread, one vCPU, a plain CPU.
 TCG_ARGS = ["-accel", "tcg,thread=single", "-cpu", "qemu64", "-smp", "1"]
 KVM_ARGS = ["-accel", "kvm", "-cpu", "host", "-smp", "1"]
 

@@ -43,12 +43,15 @@ vmtest-deps:
 VMTEST_RUN_ID := $(or $(RUN),$(shell date -u +%Y%m%d-%H%M%S)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
 
 # Boots, then writes JUnit, KCIDB and the matrix report of the run (even of a
-# failed one: that is when they are read); the boots' status is make's.
+# failed one: that is when they are read; not when nothing booted, e.g. a
+# refused JR2_ACCEL); the boots' status is make's.
 define vmtest_then_report
 	status=0; $(VMTEST_RUN) $(1) --run-id '$(VMTEST_RUN_ID)' || status=$$?; \
-	$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) \
-		|| status=$$((status ? status : 1)); \
-	echo "vmtest: results, JUnit, KCIDB and the report in results/$(VMTEST_RUN_ID)/"; \
+	if [ -d results/$(VMTEST_RUN_ID) ]; then \
+		$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) \
+			|| status=$$((status ? status : 1)); \
+		echo "vmtest: results, JUnit, KCIDB and the report in results/$(VMTEST_RUN_ID)/"; \
+	fi; \
 	exit $$status
 endef
 

@@ -279,7 +279,7 @@ def choose(image=None, env=None, qemu=None):
                           "using TCG")
         return Choice("tcg", list(TCG_ARGS), cause, f"vmtest: no {KVM_DEVICE}: using TCG")
     ok, cause, cached = kvm_verdict(image, qemu)
-    where = f" (probed earlier this boot, {cache_path()})" if cached else ""
+    where = f" (probed earlier this boot; delete {cache_path()} to probe again)" if cached else ""
     if ok:
         return Choice("kvm", list(KVM_ARGS), cause,
                       f"vmtest: KVM proven ({cause}){where}: using KVM")

@@ -193,6 +193,15 @@ def test_the_command_line_carries_the_choice(host):
     assert args[args.index("-accel") + 1] == "tcg,thread=single"
     assert args[args.index("-cpu") + 1] == "qemu64" and args[args.index("-smp") + 1] == "1"
     assert args.count("-smp") == 1
+    assert "no_timer_check" in args[args.index("-append") + 1].split()
+
+
+def test_kvm_boots_keep_the_timer_check(host):
+    host.mode("good")
+    args = qemu.command(host.kernel, "initrd", "console", "channel", "lsm=yama")
+    assert args[args.index("-accel") + 1] == "kvm"
+    append = args[args.index("-append") + 1]
+    assert "no_timer_check" not in append and append.endswith(" lsm=yama")
 
 
 def test_qemu_dying_before_the_guest_speaks_is_a_host_problem(host, tmp_path):

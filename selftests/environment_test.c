@@ -95,7 +95,7 @@ TEST_F(environment, E1_confined_environment_exact)
 
 	fx_make_file(_metadata, HX_CONFIG,
 		     "env B=config\nenv C=3\nsecret GH_TOKEN\n"
-		     "secret OPENAI_API_KEY\n",
+		     "secret OPENAI_API_KEY\n" HX_TRUST_ETC,
 		     0644);
 	start_env(envp, 16, entries);
 	{
@@ -130,7 +130,8 @@ TEST_F(environment, E1_unknown_secret_refused)
 	char out[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
 
-	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
 	HX_START(hx, extra);
 	ASSERT_EQ(125, hx_exec_opts(hx, unknown, argv, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "unknown secret 'NOT_DECLARED'"))
@@ -161,7 +162,7 @@ TEST_F(environment, E2_harness_environment_has_no_code_loading_name)
 
 	fx_make_file(_metadata, HX_CONFIG,
 		     "env KEEP=1\nenv NODE_OPTIONS=--require /x.js\n"
-		     "env PYTHONPATH=/x\n",
+		     "env PYTHONPATH=/x\n" HX_TRUST_ETC,
 		     0644);
 	start_env(envp, 16, entries);
 	rc = hx_start_env(_metadata, hx, extra, envp);
@@ -198,7 +199,7 @@ TEST_F(environment, E3_jr2_name_in_config_refused)
 	}
 	/* Positive control: the same config without that line starts. */
 	ASSERT_EQ(0, unlink(HX_CONFIG));
-	fx_make_file(_metadata, HX_CONFIG, "env OK=1\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "env OK=1\n" HX_TRUST_ETC, 0644);
 	HX_START(hx, extra);
 }
 
@@ -246,7 +247,7 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, "/tmp/aws-config", "[default]\n", 0644);
 	fx_make_file(_metadata, HX_CONFIG,
-		     "env AWS_CONFIG_FILE=/tmp/aws-config\n", 0644);
+		     "env AWS_CONFIG_FILE=/tmp/aws-config\n" HX_TRUST_ETC, 0644);
 	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
 	ASSERT_NE(NULL, strstr(log, "AWS_CONFIG_FILE '/tmp/aws-config'"))
@@ -257,7 +258,8 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	fx_make_file(_metadata, HX_ETC "/aws-config", "[default]\n", 0666);
 	ASSERT_EQ(0, unlink(HX_CONFIG));
 	fx_make_file(_metadata, HX_CONFIG,
-		     "env AWS_CONFIG_FILE=" HX_ETC "/aws-config\n", 0644);
+		     "env AWS_CONFIG_FILE=" HX_ETC "/aws-config\n" HX_TRUST_ETC,
+		     0644);
 	ASSERT_EQ(0, truncate(HX_LOG, 0));
 	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
@@ -282,7 +284,8 @@ TEST_F(environment, E5_home_in_protected_dir_and_fresh_standins)
 	struct hx *hx = &self->hx;
 	struct stat st;
 
-	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
 	HX_START(hx, extra);
 	read_proc_environ(_metadata, hx->pid, out, sizeof(out));
 	ASSERT_NE(NULL, strstr(out, "\nHOME=" HX_PROTECTED "/home\n"));

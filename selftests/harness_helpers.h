@@ -39,6 +39,9 @@
 #define HX_CUSTODIAN HX_PROTECTED "/custodian.sock"
 #define HX_ABSTRACT  "jr2:" HX_PROTECTED
 #define HX_READY_MS  10000
+/* A config line that makes HX_ETC a read-only tree: the files the harness
+ * trusts (config, bearer) must lie in one (E4). */
+#define HX_TRUST_ETC "read-only " HX_ETC "\n"
 #define HX_OUT_SIZE  8192
 
 struct hx {

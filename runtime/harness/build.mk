@@ -6,11 +6,12 @@
 HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/sha256.c \
 	runtime/harness/env.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
-	runtime/harness/standins.c runtime/harness/spawner.c \
+	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
 	runtime/harness/serve.c runtime/harness/client.c
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
-HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h
+HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h \
+	runtime/config.h
 HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn
@@ -32,11 +33,12 @@ $(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
 
+# The pure code reads the config's policy lines with the library's code.
 $(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \
-		$(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
+		$(OBJ)/libjr2.a $(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness -isystem $(KSFT_INC) \
-		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS)
+		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS) $(OBJ)/libjr2.a
 
 test-harness-unit: $(HARNESS_UNIT)
 	@mkdir -p $(TEST_RESULTS)

@@ -204,6 +204,7 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 			    "request: does not start with the line JR2H1; use "
 			    "jr2-harness exec or status");
 	req->storage = malloc(len + 1);
+	req->storage_size = len + 1;
 	if (!req->storage)
 		return fail(err, size, "request: out of memory for %zu bytes",
 			    len);
@@ -272,6 +273,9 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 
 void jr2_request_free(struct jr2_request *req)
 {
+	/* Values may be a bearer or Stand-ins: nothing stays in the heap. */
+	if (req->storage)
+		explicit_bzero(req->storage, req->storage_size);
 	free(req->storage);
 	memset(req, 0, sizeof(*req));
 }
@@ -323,6 +327,8 @@ void jr2_msg_field(struct jr2_msg *msg, const char *key, const char *value)
 
 void jr2_msg_free(struct jr2_msg *msg)
 {
+	if (msg->buf)
+		explicit_bzero(msg->buf, msg->cap);
 	free(msg->buf);
 	memset(msg, 0, sizeof(*msg));
 }

@@ -43,6 +43,7 @@ struct jr2_request {
 	const char *secrets[JR2_REQ_MAX_SECRETS];
 	size_t n_secrets;
 	char *storage; /* the values, NUL-terminated; owned */
+	size_t storage_size; /* wiped by jr2_request_free */
 };
 
 /*

@@ -15,7 +15,7 @@ HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h \
 HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn
-FUZZ_SECONDS ?= 120
+FUZZ_SECONDS ?= 600
 
 BINS += $(BIN)/jr2-harness
 MANS += runtime/harness/jr2-harness.1
@@ -45,23 +45,26 @@ test-harness-unit: $(HARNESS_UNIT)
 	$(HARNESS_UNIT) | tee $(TEST_RESULTS)/harness-unit.tap
 
 # libFuzzer needs clang's runtime (Debian: libclang-rt-14-dev on bookworm).
+# It runs the harness's own intake (channel.c) with descriptors attached.
 $(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
-		runtime/harness/request.h
+		runtime/harness/channel.c $(HARNESS_HDRS)
 	@scripts/need-debs clang-14 libclang-rt-14-dev
 	@mkdir -p $(@D)
 	clang-14 -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
-		-fsanitize=fuzzer,address,undefined -Iruntime/harness -o $@ \
-		runtime/harness/fuzz_request.c runtime/harness/request.c
+		-fsanitize=fuzzer,address,undefined -Iruntime -Iruntime/harness \
+		-o $@ runtime/harness/fuzz_request.c runtime/harness/request.c \
+		runtime/harness/channel.c
 
 # Seeds: one valid request of each op; new inputs go to the build folder.
 fuzz: $(HARNESS_FUZZ)
 	@mkdir -p $(BUILD)/harness/fuzz-corpus
-	printf 'JR2H1\nop 4:exec\nbearer 3:abc\ncwd 5:/work\nsecret 8:GH_TOKEN\narg 7:/bin/sh\narg 4:a\nb \n' \
+	printf '\003JR2H1\nop 4:exec\nbearer 3:abc\ncwd 5:/work\nsecret 8:GH_TOKEN\narg 7:/bin/sh\narg 4:a\nb \n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-exec
-	printf 'JR2H1\nop 6:status\nbearer 3:abc\njson 1:1\n' \
+	printf '\000JR2H1\nop 6:status\nbearer 3:abc\njson 1:1\n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-status
-	printf 'JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
+	printf '\021JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-spawn
+	printf '\020' > $(BUILD)/harness/fuzz-corpus/seed-empty-16-fds
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
 

@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "common.h"
@@ -170,6 +171,62 @@ static int hx_helper_mount(const char *verb, const char *path)
 	return hx_print_errno(err);
 }
 
+/*
+ * Forks n children that each sleep ms then exit with `code`, prints their
+ * pids and returns at once: the children become orphans of this program.
+ */
+static int hx_helper_orphans(int n, int ms, int code)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return hx_print_errno(errno);
+		if (pid == 0) {
+			usleep((useconds_t)ms * 1000);
+			_exit(code);
+		}
+		printf("%s%d", i ? " " : "", (int)pid);
+	}
+	printf("\n");
+	return 0;
+}
+
+/*
+ * Holds n connections to the unix stream socket `path`, from `procs`
+ * processes (n / procs each), for `seconds` (bounded: it stops itself), then
+ * exits.  Prints the connections opened by the first process, at once.
+ */
+static int hx_helper_flood(const char *path, int n, int procs, int seconds)
+{
+	struct rlimit lim = {.rlim_cur = 4096, .rlim_max = 4096};
+	struct sockaddr_un addr;
+
+	setrlimit(RLIMIT_NOFILE, &lim);
+	fx_unix_addr(&addr, path);
+	for (int p = 0; p < procs; p++) {
+		int opened = 0;
+
+		if (p > 0 && fork() != 0)
+			continue;
+		for (int i = 0; i < n / procs; i++) {
+			int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+			if (fd >= 0 && connect(fd, (struct sockaddr *)&addr,
+					       sizeof(addr)) == 0)
+				opened++;
+		}
+		if (p == 0) {
+			printf("%d\n", opened);
+			fflush(stdout);
+			close(1);
+		}
+		sleep((unsigned int)seconds);
+		_exit(0);
+	}
+	return 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -187,6 +244,25 @@ static int hx_helper(int argc, char **argv)
 			sleep(1);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[0], "getenv")) {
+		const char *value = getenv(argv[1]);
+
+		printf("%s\n", value ? value : "(unset)");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[0], "orphans"))
+		return hx_helper_orphans(atoi(argv[1]), atoi(argv[2]),
+					 atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[0], "pid-sleep-exit")) {
+		/* Its own pid, then it lives ms and exits with code. */
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
+		usleep((useconds_t)atoi(argv[1]) * 1000);
+		return atoi(argv[2]);
+	}
+	if (argc == 5 && !strcmp(argv[0], "flood"))
+		return hx_helper_flood(argv[1], atoi(argv[2]), atoi(argv[3]),
+				       atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))
 		return hx_helper_vm_read(atoi(argv[1]));
 	if (argc == 2 && !strcmp(argv[0], "nested-widen"))

@@ -128,37 +128,70 @@ static long long now_ms(void)
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The same line again within this many ms is counted, not printed. */
-#define LOG_REPEAT_MS 1000
+/* Per kind of line (its format): this many a second, the rest counted. */
+#define LOG_WINDOW_MS  1000
+#define LOG_PER_WINDOW 5
+#define LOG_KINDS      32
 
 static struct {
-	char last[2048];
-	long long last_ms;
-	unsigned long repeated;
-} L;
+	const char *fmt;
+	long long start_ms;
+	unsigned long printed, dropped;
+} L[LOG_KINDS];
 
-static void flush_repeats(void)
+/* Says how many lines of each kind were dropped in a window now over. */
+static void log_tick(long long now)
 {
-	if (L.repeated)
-		fprintf(stderr,
-			"jr2-harness: (the line before came %lu more times "
-			"within %d ms)\n",
-			L.repeated, LOG_REPEAT_MS);
-	L.repeated = 0;
+	for (int i = 0; i < LOG_KINDS; i++) {
+		if (!L[i].fmt || now - L[i].start_ms < LOG_WINDOW_MS)
+			continue;
+		if (L[i].dropped)
+			fprintf(stderr,
+				"jr2-harness: %lu more lines like \"%.40s...\" "
+				"within %d ms were not logged (a flood?)\n",
+				L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
+		L[i].fmt = NULL;
+	}
+}
+
+static bool log_dropping(void)
+{
+	for (int i = 0; i < LOG_KINDS; i++)
+		if (L[i].fmt && L[i].dropped)
+			return true;
+	return false;
 }
 
 /*
  * The harness's log: stderr, one line per event.  Every control character
  * (newlines of a client's argument included) is written as \xNN, so no value
- * from a client can forge a line; a repeated line is counted (floods).
+ * from a client can forge a line; a flood of one kind of line is counted.
  */
 static void say(const char *fmt, ...)
 {
-	char raw[1536], line[sizeof(L.last)];
+	char raw[1536], line[2048];
 	size_t used = 0;
 	long long now = now_ms();
+	int slot = -1;
 	va_list ap;
 
+	log_tick(now);
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (L[i].fmt == fmt)
+			slot = i;
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (!L[i].fmt) {
+			slot = i;
+			L[i].fmt = fmt;
+			L[i].start_ms = now;
+			L[i].printed = L[i].dropped = 0;
+		}
+	if (slot >= 0 && L[slot].printed >= LOG_PER_WINDOW) {
+		L[slot].dropped++;
+		return;
+	}
+	if (slot >= 0)
+		L[slot].printed++;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
@@ -172,13 +205,6 @@ static void say(const char *fmt, ...)
 			line[used++] = (char)*c;
 	}
 	line[used] = '\0';
-	if (!strcmp(line, L.last) && now - L.last_ms < LOG_REPEAT_MS) {
-		L.repeated++;
-		return;
-	}
-	flush_repeats();
-	snprintf(L.last, sizeof(L.last), "%s", line);
-	L.last_ms = now;
 	fprintf(stderr, "jr2-harness: %s\n", line);
 }
 
@@ -1841,6 +1867,9 @@ int serve(const struct serve_options *opts)
 			start_spawner();
 		if (H.spawner_pid == 0 && H.restart_at_ms)
 			timeout = (int)(H.restart_at_ms - now);
+		log_tick(now);
+		if (log_dropping() && (timeout < 0 || timeout > LOG_WINDOW_MS))
+			timeout = LOG_WINDOW_MS;
 		pfd[0] = (struct pollfd){.fd = H.signal_fd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = H.control_fd, .events = POLLIN};
 		pfd[2] =

@@ -204,9 +204,10 @@ static int hx_helper_flood(const char *path, int n, int procs, int seconds)
 
 	setrlimit(RLIMIT_NOFILE, &lim);
 	fx_unix_addr(&addr, path);
-	for (int p = 0; p < procs; p++) {
+	for (int p = procs - 1; p >= 0; p--) {
 		int opened = 0;
 
+		/* The others first, each its own process (own peer pid). */
 		if (p > 0 && fork() != 0)
 			continue;
 		for (int i = 0; i < n / procs; i++) {

@@ -12,6 +12,24 @@
 #include "policy.h"
 #include "policy_internal.h"
 
+/*
+ * A file name for a message: a long one keeps its head and tail around
+ * "...", so that the fix after it always fits the message (jr2_err.msg).
+ */
+#define NAME_MAX_SHOWN 160
+#define SHORT(name) shorten(name, (char[NAME_MAX_SHOWN + 1]){0})
+
+static const char *shorten(const char *name, char out[NAME_MAX_SHOWN + 1])
+{
+	size_t len = strlen(name), head = (NAME_MAX_SHOWN - 3) / 2;
+
+	if (len <= NAME_MAX_SHOWN)
+		return name;
+	snprintf(out, NAME_MAX_SHOWN + 1, "%.*s...%s", (int)head, name,
+		 name + len - (NAME_MAX_SHOWN - 3 - head));
+	return out;
+}
+
 /* The length of the UTF-8 sequence at s (at most `left` bytes), 0: invalid. */
 static size_t utf8_len(const unsigned char *s, size_t left)
 {
@@ -65,21 +83,21 @@ int jr2_config_check_text(const char *text, size_t len, const char *name,
 					"config '%s' line %u: a NUL byte at "
 					"byte %zu: the config must be text; "
 					"remove it",
-					name, lineno, at);
+					SHORT(name), lineno, at);
 		} else if ((s[at] < 0x20 && s[at] != '\t' && s[at] != '\r') ||
 			   s[at] == 0x7f || !(n = utf8_len(s + at, len - at))) {
 			return jr2_fail(err, EINVAL, true,
 					"config '%s' line %u: byte 0x%02x at "
 					"byte %zu is not text (UTF-8 without "
 					"control characters); remove it",
-					name, lineno, s[at], at);
+					SHORT(name), lineno, s[at], at);
 		}
 		at += n;
 		if (at - line_start > JR2_CONFIG_LINE_MAX)
 			return jr2_fail(err, EINVAL, true,
 					"config '%s' line %u is longer than %d "
 					"bytes; shorten it",
-					name, lineno, JR2_CONFIG_LINE_MAX);
+					SHORT(name), lineno, JR2_CONFIG_LINE_MAX);
 	}
 	return 0;
 }
@@ -93,7 +111,7 @@ char *jr2_config_read(const char *input, const char *file, struct jr2_err *err)
 
 	if (fd < 0) {
 		jr2_fail(err, errno, true, "%s '%s': %s: name a readable file",
-			 input, file, strerror(errno));
+			 input, SHORT(file), strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
@@ -102,7 +120,7 @@ char *jr2_config_read(const char *input, const char *file, struct jr2_err *err)
 		jr2_fail(err, EINVAL, true,
 			 "%s '%s' is not a regular file of at most %d bytes: "
 			 "name the config file",
-			 input, file, JR2_CONFIG_MAX_SIZE);
+			 input, SHORT(file), JR2_CONFIG_MAX_SIZE);
 		return NULL;
 	}
 	text = jr2_xrealloc(NULL, (size_t)st.st_size + 1);
@@ -112,7 +130,7 @@ char *jr2_config_read(const char *input, const char *file, struct jr2_err *err)
 		free(text);
 		jr2_fail(err, got < 0 ? errno : EIO, true,
 			 "%s '%s': short read: name a readable file", input,
-			 file);
+			 SHORT(file));
 		return NULL;
 	}
 	text[got] = '\0';
@@ -150,7 +168,8 @@ static int parse_line(struct jr2_policy *policy, char *line, const char *name,
 	size_t len;
 	int ret;
 
-	snprintf(where, sizeof(where), "config '%s' line %u", name, lineno);
+	snprintf(where, sizeof(where), "config '%s' line %u", SHORT(name),
+		 lineno);
 	word = line + strspn(line, " \t\r");
 	end = word + strlen(word);
 	while (end > word && strchr(" \t\r", end[-1]))

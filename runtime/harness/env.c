@@ -402,8 +402,14 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		snprintf(where, sizeof(where), "config '%s' line %u", name,
-			 lineno);
+		/* A long name is shortened in its middle: the fix stays. */
+		if (strlen(name) > 160)
+			snprintf(where, sizeof(where),
+				 "config '%.78s...%s' line %u", name,
+				 name + strlen(name) - 79, lineno);
+		else
+			snprintf(where, sizeof(where), "config '%s' line %u",
+				 name, lineno);
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (!*line || *line == '#')

@@ -122,6 +122,65 @@ TEST_F(environment, E1_confined_environment_exact)
 	ASSERT_EQ(NULL, strstr(out, "OPENAI_API_KEY="));
 }
 
+/* Occurrences of `needle` in `text`. */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *at = text; (at = strstr(at, needle)); at++)
+		n++;
+	return n;
+}
+
+/*
+ * Row 1 of issue 18: a Held secret's name also in the harness's start
+ * environment (GH_TOKEN=REAL).  Without --secret the program has no
+ * GH_TOKEN; with it, the Stand-in only, once: seen by getenv, in
+ * /proc/self/environ and by a shell.
+ */
+TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
+{
+	const char *const entries[] = {"GH_TOKEN=REAL-VALUE", "A=1", NULL};
+	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
+	const char *const get[] = {self->hx.self, "--hx-helper", "getenv",
+				   "GH_TOKEN", NULL};
+	/* The shell's own environ is the program's (execve keeps it). */
+	const char *const proc_environ[] = {
+	    "/bin/sh", "-c", "tr '\\0' '\\n' < /proc/self/environ", NULL};
+	const char *const shell[] = {"/bin/sh", "-c",
+				     "printf '%s\\n' \"${GH_TOKEN-unset}\"",
+				     NULL};
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char *envp[16], out[HX_OUT_SIZE], token[128], line[160];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
+	start_env(envp, 16, entries);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	standin(_metadata, "GH_TOKEN", token, sizeof(token));
+	/* Not listed: no GH_TOKEN at all. */
+	ASSERT_EQ(0, hx_exec(hx, get, out, sizeof(out)));
+	ASSERT_STREQ("(unset)\n", out);
+	ASSERT_EQ(0, hx_exec(hx, proc_environ, out, sizeof(out)));
+	ASSERT_EQ(0, count(out, "GH_TOKEN="));
+	ASSERT_EQ(0, count(out, "REAL-VALUE"));
+	ASSERT_EQ(1, count(out, "A=1")); /* positive control */
+	ASSERT_EQ(0, hx_exec(hx, shell, out, sizeof(out)));
+	ASSERT_STREQ("unset\n", out);
+	/* Listed: its Stand-in, once, first and only. */
+	snprintf(line, sizeof(line), "%s\n", token);
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, get, out, sizeof(out)));
+	ASSERT_STREQ(line, out);
+	ASSERT_EQ(0,
+		  hx_exec_opts(hx, with_secret, proc_environ, out, sizeof(out)));
+	ASSERT_EQ(1, count(out, "GH_TOKEN="));
+	ASSERT_EQ(0, count(out, "REAL-VALUE"));
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, shell, out, sizeof(out)));
+	ASSERT_STREQ(line, out);
+}
+
 TEST_F(environment, E1_unknown_secret_refused)
 {
 	const char *const unknown[] = {"--secret", "NOT_DECLARED", NULL};

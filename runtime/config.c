@@ -17,7 +17,7 @@
  * "...", so that the fix after it always fits the message (jr2_err.msg).
  */
 #define NAME_MAX_SHOWN 160
-#define SHORT(name) shorten(name, (char[NAME_MAX_SHOWN + 1]){0})
+#define SHORT(name)    shorten(name, (char[NAME_MAX_SHOWN + 1]){0})
 
 static const char *shorten(const char *name, char out[NAME_MAX_SHOWN + 1])
 {
@@ -97,7 +97,8 @@ int jr2_config_check_text(const char *text, size_t len, const char *name,
 			return jr2_fail(err, EINVAL, true,
 					"config '%s' line %u is longer than %d "
 					"bytes; shorten it",
-					SHORT(name), lineno, JR2_CONFIG_LINE_MAX);
+					SHORT(name), lineno,
+					JR2_CONFIG_LINE_MAX);
 	}
 	return 0;
 }

@@ -31,8 +31,7 @@ int jr2_config_check_text(const char *text, size_t len, const char *name,
  * and checks its text.  Returns it NUL-terminated (free it), or NULL with
  * *err.  `input` names the flag in messages ("--config").
  */
-char *jr2_config_read(const char *input, const char *file,
-		      struct jr2_err *err);
+char *jr2_config_read(const char *input, const char *file, struct jr2_err *err);
 
 /*
  * One directive of a config line: `protect` and `read-only` add `arg` to

@@ -147,9 +147,8 @@ TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
 	/* The shell's own environ is the program's (execve keeps it). */
 	const char *const proc_environ[] = {
 	    "/bin/sh", "-c", "tr '\\0' '\\n' < /proc/self/environ", NULL};
-	const char *const shell[] = {"/bin/sh", "-c",
-				     "printf '%s\\n' \"${GH_TOKEN-unset}\"",
-				     NULL};
+	const char *const shell[] = {
+	    "/bin/sh", "-c", "printf '%s\\n' \"${GH_TOKEN-unset}\"", NULL};
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
 	char *envp[16], out[HX_OUT_SIZE], token[128], line[160];
 	struct hx *hx = &self->hx;
@@ -173,8 +172,8 @@ TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
 	snprintf(line, sizeof(line), "%s\n", token);
 	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, get, out, sizeof(out)));
 	ASSERT_STREQ(line, out);
-	ASSERT_EQ(0,
-		  hx_exec_opts(hx, with_secret, proc_environ, out, sizeof(out)));
+	ASSERT_EQ(
+	    0, hx_exec_opts(hx, with_secret, proc_environ, out, sizeof(out)));
 	ASSERT_EQ(1, count(out, "GH_TOKEN="));
 	ASSERT_EQ(0, count(out, "REAL-VALUE"));
 	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, shell, out, sizeof(out)));
@@ -306,7 +305,8 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, "/tmp/aws-config", "[default]\n", 0644);
 	fx_make_file(_metadata, HX_CONFIG,
-		     "env AWS_CONFIG_FILE=/tmp/aws-config\n" HX_TRUST_ETC, 0644);
+		     "env AWS_CONFIG_FILE=/tmp/aws-config\n" HX_TRUST_ETC,
+		     0644);
 	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
 	ASSERT_NE(NULL, strstr(log, "AWS_CONFIG_FILE '/tmp/aws-config'"))

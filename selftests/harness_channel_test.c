@@ -234,7 +234,8 @@ static int run_timed(char *const argv[], char *out, size_t size, long *ms)
 	if (fx_run(argv, out, size, &status))
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	      (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	return status;
 }
 
@@ -250,12 +251,11 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	struct hx *hx = &self->hx;
 	char out[HX_OUT_SIZE], orphans[HX_OUT_SIZE], last[32];
 	char *const make_orphans[] = {
-	    hx->harness, "exec",      "--root", HX_ROOT, "--", hx->self,
-	    "--hx-helper", "orphans", "40",     "300",   "42", NULL};
-	char *const mine[] = {hx->harness,   "exec",	       "--root",
-			      HX_ROOT,	     "--",	       hx->self,
-			      "--hx-helper", "pid-sleep-exit", "600",
-			      "7",	     NULL};
+	    hx->harness,   "exec",    "--root", HX_ROOT, "--", hx->self,
+	    "--hx-helper", "orphans", "40",	"300",	 "42", NULL};
+	char *const mine[] = {
+	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
+	    "--hx-helper", "pid-sleep-exit", "600",    "7",	NULL};
 	pid_t init, setter, harness, lowest = 0, program;
 	long ms = 0;
 	int status;
@@ -332,7 +332,8 @@ static bool memory_holds(pid_t pid, const char *needle)
 		char *buf;
 
 		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 ||
-		    perms[0] != 'r' || perms[1] != 'w' || end - start > (64 << 20))
+		    perms[0] != 'r' || perms[1] != 'w' ||
+		    end - start > (64 << 20))
 			continue;
 		buf = malloc(end - start);
 		if (buf && pread(mem, buf, end - start, (off_t)start) ==
@@ -376,8 +377,8 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 	ASSERT_LT(0, n);
 	text[n] = '\0';
 	ASSERT_NE(NULL, at = strstr(text, "control="));
-	snprintf(control, sizeof(control), "%.*s",
-		 (int)strcspn(at + 8, "\n"), at + 8);
+	snprintf(control, sizeof(control), "%.*s", (int)strcspn(at + 8, "\n"),
+		 at + 8);
 	ASSERT_NE(NULL, at = strstr(text, "GH_TOKEN="));
 	snprintf(token, sizeof(token), "%.*s", (int)strcspn(at + 9, "\n"),
 		 at + 9);

@@ -184,8 +184,8 @@ TEST_F(harness_trust, E4_config_text_refused_as_jr2_confine_does)
 		int fd;
 
 		unlink(CONFIG);
-		fd = open(CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0644);
+		fd =
+		    open(CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		ASSERT_LE(0, fd);
 		if (i < 3) {
 			ASSERT_EQ((ssize_t)cases[i].len,
@@ -198,8 +198,8 @@ TEST_F(harness_trust, E4_config_text_refused_as_jr2_confine_does)
 				  write(fd, long_line, sizeof(long_line)));
 		}
 		close(fd);
-		ASSERT_EQ(2, refused_start(_metadata, hx, args, mine,
-					   sizeof(mine)));
+		ASSERT_EQ(
+		    2, refused_start(_metadata, hx, args, mine, sizeof(mine)));
 		ASSERT_NE(NULL, strstr(mine, why))
 		{
 			TH_LOG("case %zu: %s", i, mine);
@@ -339,9 +339,9 @@ TEST_F(harness_trust, E2_start_env_fd_from_a_user_refused)
 
 	HX_REQUIRE_ACCEPTED(hx);
 	ASSERT_LE(3, fd);
-	ASSERT_EQ(0, fcntl(fd, F_ADD_SEALS,
-			   F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW |
-			       F_SEAL_WRITE));
+	ASSERT_EQ(
+	    0, fcntl(fd, F_ADD_SEALS,
+		     F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE));
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
 	{
 		char *const argv[] = {hx->harness, "serve",	     "--root",
@@ -351,8 +351,8 @@ TEST_F(harness_trust, E2_start_env_fd_from_a_user_refused)
 
 		ASSERT_LE(0, pid);
 		if (pid == 0) {
-			int log = open(HX_LOG, O_WRONLY | O_CREAT | O_TRUNC,
-				       0644);
+			int log =
+			    open(HX_LOG, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 			dup2(log, 2);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -391,8 +391,8 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	const char *const closed_fd[] = {"--pass-fd", "77", NULL};
 	const char *const missing_cwd[] = {"--cwd", HX_MNT "/missing", NULL};
 	char out[HX_OUT_SIZE], long_config[3000];
-	char *const long_serve[] = {hx->harness, "serve", "--root", HX_ROOT,
-				    "--config", long_config, NULL};
+	char *const long_serve[] = {hx->harness, "serve",     "--root", HX_ROOT,
+				    "--config",	 long_config, NULL};
 	int status;
 
 	HX_START(hx, NULL);

@@ -12,12 +12,12 @@
 
 #include "request.h"
 
-#define JR2_CONTROL_SOCKET	 "control.sock"
-#define JR2_CUSTODIAN_SOCKET	 "custodian.sock"
-#define JR2_BEARER_FILE		 "control.bearer"
-#define JR2_STANDINS_FILE	 "stand-ins"
-#define JR2_HARNESS_HOME	 "home"
-#define JR2_ABSTRACT_PREFIX	 "jr2:" /* + the protected dir's path */
+#define JR2_CONTROL_SOCKET   "control.sock"
+#define JR2_CUSTODIAN_SOCKET "custodian.sock"
+#define JR2_BEARER_FILE	     "control.bearer"
+#define JR2_STANDINS_FILE    "stand-ins"
+#define JR2_HARNESS_HOME     "home"
+#define JR2_ABSTRACT_PREFIX  "jr2:" /* + the protected dir's path */
 /* Under --root: policy.h's JR2_DEFAULT_PROTECTED, the one constant. */
 
 /* Sends len bytes and n_fds descriptors; returns 0 or -errno. */

@@ -426,9 +426,11 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 		     end > arg &&
 		     (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r');)
 			*--end = '\0';
-		for (char *end = word + strlen(word); end > word && end[-1] == '\r';)
+		for (char *end = word + strlen(word);
+		     end > word && end[-1] == '\r';)
 			*--end = '\0';
-		if (!*arg && strcmp(word, "protect") && strcmp(word, "read-only")) {
+		if (!*arg && strcmp(word, "protect") &&
+		    strcmp(word, "read-only")) {
 			ret = fail(err,
 				   "%s: directive '%s' has no argument; write "
 				   "'%s VALUE'",

@@ -52,11 +52,11 @@
 #define MAX_PER_PEER	    8
 #define MAX_CONNS	    (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
 #define MAX_PROGRAMS	    4096
-#define REQUEST_TIMEOUT_MS 5000 /* to send a request after connecting */
-#define SPAWN_TIMEOUT_MS   10000 /* for the spawner to answer a request */
-#define QUICK_DEATH_MS	   1000 /* a spawner that lived less backs off */
-#define BACKOFF_FIRST_MS   10
-#define CUSTODIAN_LINE_MAX 4096
+#define REQUEST_TIMEOUT_MS  5000 /* to send a request after connecting */
+#define SPAWN_TIMEOUT_MS    10000 /* for the spawner to answer a request */
+#define QUICK_DEATH_MS	    1000 /* a spawner that lived less backs off */
+#define BACKOFF_FIRST_MS    10
+#define CUSTODIAN_LINE_MAX  4096
 
 enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
 
@@ -198,9 +198,8 @@ static void say(const char *fmt, ...)
 	for (const unsigned char *c = (const unsigned char *)raw;
 	     *c && used + 5 < sizeof(line); c++) {
 		if (*c < 0x20 || *c == 0x7f || *c == '\\')
-			used += (size_t)snprintf(line + used,
-						 sizeof(line) - used, "\\x%02x",
-						 *c);
+			used += (size_t)snprintf(
+			    line + used, sizeof(line) - used, "\\x%02x", *c);
 		else
 			line[used++] = (char)*c;
 	}
@@ -317,7 +316,8 @@ static bool path_within(const char *path, const char *dir)
 
 	if (len == 1 && dir[0] == '/')
 		return true;
-	return !strncmp(path, dir, len) && (path[len] == '\0' || path[len] == '/');
+	return !strncmp(path, dir, len) &&
+	       (path[len] == '\0' || path[len] == '/');
 }
 
 static bool within_any(const char *resolved, const struct jr2_paths *dirs)
@@ -651,8 +651,8 @@ static void make_policy(const char *root)
 				die_msg(JR2_EXIT_USAGE,
 					"config '%s': %s '%s' %s; make it or "
 					"remove the line",
-					H.config_path, pass ? "read-only" : "protect",
-					path,
+					H.config_path,
+					pass ? "read-only" : "protect", path,
 					errno == ENOENT || !pass
 					    ? "is not an existing folder"
 					    : strerror(errno));
@@ -909,8 +909,9 @@ static int bind_path(int type, const char *name, mode_t mode)
 	int fd = unix_socket(type, name);
 
 	/* check_protected_dir: the path fits. */
-	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path), "%.80s/%s.new",
-			     H.protected_dir, name) >= sizeof(addr.sun_path))
+	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path),
+			     "%.80s/%s.new", H.protected_dir,
+			     name) >= sizeof(addr.sun_path))
 		die_msg(1, "socket path under '%s' too long", H.protected_dir);
 	unlink(addr.sun_path);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
@@ -1330,8 +1331,8 @@ static void on_control_readable(struct conn *c)
 		return;
 	}
 	/* Every descriptor of a refused or empty message is closed there. */
-	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req,
-			       fds, &n_fds, err, sizeof(err));
+	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req, fds,
+			       &n_fds, err, sizeof(err));
 	if (ret == -EAGAIN)
 		return;
 	if (ret == 1) {
@@ -1409,7 +1410,8 @@ static size_t conns_of(enum conn_kind kind, pid_t peer)
 	size_t n = 0;
 
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (H.conns[i].kind == kind && (!peer || H.conns[i].peer == peer))
+		if (H.conns[i].kind == kind &&
+		    (!peer || H.conns[i].peer == peer))
 			n++;
 	return n;
 }
@@ -1531,11 +1533,12 @@ static void on_spawner_message(void)
 				if (pidfd >= 0)
 					close(pidfd);
 				if (c) {
-					conn_reply(c,
-						   "error %d the harness cannot "
-						   "follow '%s' (pid %d); see "
-						   "its log\n",
-						   EMFILE, c->cmd, pid);
+					conn_reply(
+					    c,
+					    "error %d the harness cannot "
+					    "follow '%s' (pid %d); see "
+					    "its log\n",
+					    EMFILE, c->cmd, pid);
 					conn_close(c);
 				}
 				continue;

@@ -342,6 +342,6 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		jr2_request_free(&req);
 		/* Less to steal: the Stand-ins of this request go. */
 		explicit_bzero(buf, (size_t)len < sizeof(buf) ? (size_t)len
-							       : sizeof(buf));
+							      : sizeof(buf));
 	}
 }

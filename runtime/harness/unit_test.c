@@ -241,8 +241,8 @@ static void load(struct __test_metadata *_metadata,
 	struct jr2_err err = {0};
 
 	jr2_config_init(cfg);
-	ASSERT_EQ(0, jr2_config_parse(cfg, text, strlen(text), "test.conf",
-				      &err))
+	ASSERT_EQ(0,
+		  jr2_config_parse(cfg, text, strlen(text), "test.conf", &err))
 	{
 		TH_LOG("%s", err.msg);
 	}
@@ -412,11 +412,12 @@ TEST(config_text_same_as_confine_E4)
 	{
 		struct jr2_harness_config cfg;
 		struct jr2_err err = {0};
-		const char *good = "protect /a\nprotect /b\nread-only /r\xc3\xa9\n";
+		const char *good =
+		    "protect /a\nprotect /b\nread-only /r\xc3\xa9\n";
 
 		jr2_config_init(&cfg);
-		ASSERT_EQ(0, jr2_config_parse(&cfg, good, strlen(good), "c",
-					      &err));
+		ASSERT_EQ(
+		    0, jr2_config_parse(&cfg, good, strlen(good), "c", &err));
 		ASSERT_EQ(2, cfg.policy.protect.n);
 		ASSERT_EQ(1, cfg.policy.read_only.n);
 		jr2_config_free(&cfg);

@@ -250,7 +250,8 @@ static char *read_small_file(const char *path, const char *what)
 	FILE *file = fopen(path, "re");
 
 	if (!file)
-		die(JR2_EXIT_USAGE, what, path);
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
+			what, path, strerror(errno));
 	for (;;) {
 		if (len + 4096 + 1 > size) {
 			size = size ? size * 2 : 8192;
@@ -287,7 +288,8 @@ static void check_read_file(const char *input, const char *path)
 	uid_t uid = H.cfg.sandbox_uid;
 
 	if (!realpath(path, resolved))
-		die(JR2_EXIT_USAGE, input, path);
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+			input, path, strerror(errno));
 	if (jr2_path_in_sandbox_area(resolved))
 		die_msg(JR2_EXIT_USAGE,
 			"%s '%s' (%s) is in a folder the sandbox writes "
@@ -343,7 +345,8 @@ static void check_trusted_file(const char *input, const char *path)
 	char resolved[PATH_MAX];
 
 	if (!realpath(path, resolved))
-		die(JR2_EXIT_USAGE, input, path);
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+			input, path, strerror(errno));
 	if (within_any(resolved, &H.policy.protect) ||
 	    within_any(resolved, &H.policy.read_only))
 		return;
@@ -368,7 +371,10 @@ static void check_no_symlink(const char *input, const char *path)
 		if (lstat(prefix, &st)) {
 			if (errno == ENOENT)
 				return; /* made below, as a folder */
-			die(JR2_EXIT_USAGE, input, prefix);
+			die_msg(JR2_EXIT_USAGE,
+				"%s '%s': '%s': %s; give a path of existing "
+				"folders, each name at most 255 bytes",
+				input, path, prefix, strerror(errno));
 		}
 		if (S_ISLNK(st.st_mode))
 			die_msg(JR2_EXIT_USAGE,

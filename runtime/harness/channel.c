@@ -112,7 +112,7 @@ void jr2_protected_dir_of(const char *root, char *out, size_t size)
 }
 
 int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
-		     int *fds, size_t *n_fds, char *err, size_t err_size)
+		     int *fds, size_t *n_fds, struct jr2_err *err)
 {
 	ssize_t len = jr2_recv_msg(sock, buf, cap, fds, JR2_REQ_MAX_FDS, n_fds);
 
@@ -120,7 +120,9 @@ int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 	if (len == -EAGAIN)
 		return -EAGAIN;
 	if (len == -ETOOMANYREFS) {
-		snprintf(err, err_size,
+		err->code = ETOOMANYREFS;
+		err->bad_input = true;
+		snprintf(err->msg, sizeof(err->msg),
 			 "more than %d descriptors passed; pass stdin, "
 			 "stdout, stderr and at most %d more",
 			 JR2_REQ_MAX_FDS, JR2_REQ_MAX_FDS - 3);
@@ -132,7 +134,7 @@ int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 		*n_fds = 0;
 		return 1;
 	}
-	if (jr2_request_parse(buf, (size_t)len, cap, req, err, err_size)) {
+	if (jr2_request_parse(buf, (size_t)len, cap, req, err)) {
 		jr2_close_fds(fds, *n_fds);
 		*n_fds = 0;
 		return -1;

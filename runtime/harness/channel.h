@@ -37,11 +37,11 @@ void jr2_close_fds(int *fds, size_t n);
  * Receives and parses one control request (at most cap bytes, buf has cap+1
  * bytes).  Returns 0 with *req parsed (the caller owns fds[0..*n_fds) and
  * frees req), -EAGAIN when nothing came yet, 1 at the end of the stream or
- * on an empty message, or -1 with a refusal in err.  On every return but 0,
+ * on an empty message, or -1 with a refusal in *err.  On every return but 0,
  * every descriptor that came with the message is closed (R10).
  */
 int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
-		     int *fds, size_t *n_fds, char *err, size_t err_size);
+		     int *fds, size_t *n_fds, struct jr2_err *err);
 
 /* "<root>/run/jr2" (JR2_DEFAULT_PROTECTED under root), no doubled slash. */
 void jr2_protected_dir_of(const char *root, char *out, size_t size);

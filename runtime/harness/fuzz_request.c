@@ -25,7 +25,7 @@ static void check_accepted(const struct jr2_request *req)
 {
 	struct jr2_request again;
 	struct jr2_msg msg;
-	char err[512];
+	struct jr2_err err = {0};
 
 	if (req->op == JR2_OP_NONE || (req->op != JR2_OP_STATUS && !req->argc))
 		abort();
@@ -45,8 +45,8 @@ static void check_accepted(const struct jr2_request *req)
 		jr2_msg_field(&msg, "env", req->envp[i]);
 	for (size_t i = 0; i < req->n_secrets; i++)
 		jr2_msg_field(&msg, "secret", req->secrets[i]);
-	if (msg.failed || jr2_request_parse(msg.buf, msg.len, msg.len, &again,
-					    err, sizeof(err)))
+	if (msg.failed ||
+	    jr2_request_parse(msg.buf, msg.len, msg.len, &again, &err))
 		abort();
 	if (again.argc != req->argc || again.envc != req->envc ||
 	    again.n_secrets != req->n_secrets || again.op != req->op)
@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int sent[20], fds[JR2_REQ_MAX_FDS], before, ret;
 	size_t n_sent = 0, n_fds = 0;
 	struct jr2_request req;
-	char err[512] = "";
+	struct jr2_err err = {0};
 
 	if (pair[0] < 0) {
 		int room = 2 * JR2_REQ_MAX_BYTES + 4096;
@@ -129,13 +129,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	send_raw(data, size, sent, n_sent);
 	jr2_close_fds(sent, n_sent);
 	ret = jr2_control_take(pair[1], buf, JR2_REQ_MAX_BYTES, &req, fds,
-			       &n_fds, err, sizeof(err));
+			       &n_fds, &err);
 	if (ret == 0) {
 		check_accepted(&req);
 		jr2_request_free(&req);
 		jr2_close_fds(fds, n_fds);
 	} else if (ret == -1) {
-		if (!err[0] || req.storage || n_fds)
+		if (!err.msg[0] || !err.bad_input || req.storage || n_fds)
 			abort();
 	} else if (ret != 1 || n_fds) {
 		abort(); /* -EAGAIN cannot be: the message was sent */

@@ -1321,7 +1321,7 @@ static void on_control_readable(struct conn *c)
 	size_t n_fds = 0;
 	struct jr2_request req;
 	uint8_t digest[JR2_SHA256_LEN];
-	char err[512];
+	struct jr2_err err = {0};
 	int ret;
 
 	if (c->state != WAIT_REQUEST) {
@@ -1338,7 +1338,7 @@ static void on_control_readable(struct conn *c)
 	}
 	/* Every descriptor of a refused or empty message is closed there. */
 	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req, fds,
-			       &n_fds, err, sizeof(err));
+			       &n_fds, &err);
 	if (ret == -EAGAIN)
 		return;
 	if (ret == 1) {
@@ -1346,7 +1346,7 @@ static void on_control_readable(struct conn *c)
 		return;
 	}
 	if (ret) {
-		refuse(c, "%s", err);
+		refuse(c, "%s", err.msg);
 		return;
 	}
 	if (!req.bearer) {

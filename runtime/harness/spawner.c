@@ -317,7 +317,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		int fds[JR2_REQ_MAX_FDS];
 		size_t n_fds = 0;
 		struct jr2_request req;
-		char msg[512];
+		struct jr2_err perr = {0};
 		ssize_t len;
 
 		len = jr2_recv_msg(sock, buf, JR2_SPAWN_MAX_BYTES, fds,
@@ -327,12 +327,13 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		if (len < 0)
 			continue;
 		if (jr2_request_parse(buf, (size_t)len, JR2_SPAWN_MAX_BYTES,
-				      &req, msg, sizeof(msg)) ||
+				      &req, &perr) ||
 		    req.op != JR2_OP_SPAWN) {
 			/* The harness wrote it: a bug, said and skipped. */
-			if (req.storage || !msg[0])
-				snprintf(msg, sizeof(msg), "op is not spawn");
-			reply(sock, "error - %d %s", EPROTO, msg);
+			if (req.storage || !perr.msg[0])
+				snprintf(perr.msg, sizeof(perr.msg),
+					 "op is not spawn");
+			reply(sock, "error - %d %s", EPROTO, perr.msg);
 			jr2_request_free(&req);
 			jr2_close_fds(fds, n_fds);
 			continue;

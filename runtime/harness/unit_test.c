@@ -4,6 +4,7 @@
  * request parser (good, malformed, truncated, oversized) and the composition
  * of the two environments (E1-E3).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,17 +97,17 @@ TEST(sha256_padding_edges)
 	ASSERT_FALSE(jr2_digest_equal(digest, other));
 }
 
-static int parse(const char *text, struct jr2_request *req, char *err)
+static int parse(const char *text, struct jr2_request *req, struct jr2_err *err)
 {
 	return jr2_request_parse(text, strlen(text), JR2_REQ_MAX_BYTES, req,
-				 err, 512);
+				 err);
 }
 
 TEST(request_exec_round_trip)
 {
 	struct jr2_request req;
 	struct jr2_msg msg;
-	char err[512] = "";
+	struct jr2_err err = {0};
 
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "exec");
@@ -118,9 +119,9 @@ TEST(request_exec_round_trip)
 	jr2_msg_field(&msg, "arg", "");
 	ASSERT_FALSE(msg.failed);
 	ASSERT_EQ(0, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
-				       &req, err, sizeof(err)))
+				       &req, &err))
 	{
-		TH_LOG("%s", err);
+		TH_LOG("%s", err.msg);
 	}
 	ASSERT_EQ(JR2_OP_EXEC, req.op);
 	ASSERT_STREQ("b", req.bearer);
@@ -167,17 +168,20 @@ TEST(request_refusals_name_the_problem)
 	    {"JR2H1\nop 6:status\njson 1:2\n", "the only value is 1"},
 	};
 	struct jr2_request req;
-	char err[512];
+	struct jr2_err err;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = '\0';
-		ASSERT_EQ(-1, parse(cases[i].text, &req, err))
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(-1, parse(cases[i].text, &req, &err))
 		{
 			TH_LOG("case %zu accepted: '%s'", i, cases[i].text);
 		}
-		ASSERT_NE(NULL, strstr(err, cases[i].message_part))
+		/* As the library reports: bad input, one line. */
+		ASSERT_TRUE(err.bad_input);
+		ASSERT_EQ(EPROTO, err.code);
+		ASSERT_NE(NULL, strstr(err.msg, cases[i].message_part))
 		{
-			TH_LOG("case %zu: '%s' lacks '%s'", i, err,
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err.msg,
 			       cases[i].message_part);
 		}
 		ASSERT_EQ(NULL, req.storage);
@@ -188,19 +192,20 @@ TEST(request_nul_and_oversize)
 {
 	static const char nul[] = "JR2H1\nop 4:exec\narg 3:a\0b\n";
 	struct jr2_request req;
-	char err[512], *big;
+	struct jr2_err err = {0};
+	char *big;
 	size_t len = JR2_REQ_MAX_BYTES + 1;
 
 	ASSERT_EQ(-1, jr2_request_parse(nul, sizeof(nul) - 1, JR2_REQ_MAX_BYTES,
-					&req, err, sizeof(err)));
-	ASSERT_NE(NULL, strstr(err, "holds a NUL byte"));
+					&req, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "holds a NUL byte"));
 	big = malloc(len);
 	ASSERT_NE(NULL, big);
 	memset(big, 'x', len);
-	ASSERT_EQ(-1, jr2_request_parse(big, len, JR2_REQ_MAX_BYTES, &req, err,
-					sizeof(err)));
+	ASSERT_EQ(-1,
+		  jr2_request_parse(big, len, JR2_REQ_MAX_BYTES, &req, &err));
 	ASSERT_NE(NULL,
-		  strstr(err, "65537 bytes, more than the 65536 allowed"));
+		  strstr(err.msg, "65537 bytes, more than the 65536 allowed"));
 	free(big);
 }
 
@@ -208,15 +213,15 @@ TEST(request_too_many_args)
 {
 	struct jr2_msg msg;
 	struct jr2_request req;
-	char err[512];
+	struct jr2_err err = {0};
 
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "exec");
 	for (int i = 0; i <= JR2_REQ_MAX_ARGS; i++)
 		jr2_msg_field(&msg, "arg", "x");
 	ASSERT_EQ(-1, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
-					&req, err, sizeof(err)));
-	ASSERT_NE(NULL, strstr(err, "more than 256 'arg' fields"));
+					&req, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "more than 256 'arg' fields"));
 	jr2_msg_free(&msg);
 }
 

@@ -9,6 +9,7 @@
 
 #include "abi.h"
 #include "harness.h"
+#include "policy.h"
 
 #define DEFAULT_MAX_BACKOFF_MS 2000
 
@@ -22,8 +23,8 @@ static const char usage[] =
     "       jr2-harness status [--root DIR] [--bearer-file FILE] [--json]\n"
     "       jr2-harness --help | --version\n"
     "\n"
-    "serve   the unconfined harness: protected dir <DIR>/run/jr2 (default "
-    "/run/jr2),\n"
+    "serve   the unconfined harness: protected dir <DIR>" JR2_DEFAULT_PROTECTED
+    " (default " JR2_DEFAULT_PROTECTED "),\n"
     "        Stand-ins, Custodian sockets, and the confined spawner (restarted "
     "in\n"
     "        a new Landlock domain when it stops).\n"

@@ -1460,6 +1460,10 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 		for (int i = 0; i < MAX_CONNS && !c; i++)
 			if (H.conns[i].kind == CONN_FREE)
 				c = &H.conns[i];
+		if (!c) { /* cannot be: the budgets add up to MAX_CONNS */
+			close(fd);
+			continue;
+		}
 		memset(c, 0, sizeof(*c));
 		c->kind = kind;
 		c->fd = fd;

@@ -244,6 +244,25 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 	    {{"--max-abi", "99", NULL}, "is not an ABI"},
 	};
 
+	/* First start, refused only when the policy compiles (after the
+	 * protected dir was made): the dirs it made are gone again. */
+	{
+		const char *const args[] = {"--config", CONFIG, NULL};
+
+		fx_make_file(_metadata, CONFIG,
+			     "protect " HX_ETC "\nread-only " HX_ETC "\n",
+			     0644);
+		snapshot(before, sizeof(before));
+		ASSERT_EQ(2,
+			  refused_start(_metadata, hx, args, out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, "the policy does not compile"))
+		{
+			TH_LOG("%s", out);
+		}
+		snapshot(after, sizeof(after));
+		ASSERT_STREQ(before, after);
+		ASSERT_NE(0, access(HX_ROOT, F_OK));
+	}
 	HX_START(hx, NULL);
 	hx_stop(hx); /* its files stay: control.bearer, stand-ins, home */
 	ASSERT_EQ(0, symlink(HX_ROOT, HX_MNT "/link"));

@@ -113,21 +113,19 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 }
 
 /*
- * Row 7: connections held on the 0666 Custodian socket starved the control
- * channel (one shared cap).  A flood of 1,000 connections from programs (10
- * processes, bounded: they stop after 30 s) leaves status and exec working;
- * the refusals are counted in the log, not one line each.
+ * Floods `path` with 1,000 connections from a program (10 processes,
+ * bounded: they stop after 30 s); status and exec must keep working, and the
+ * refusals (`refusal` in the log) are counted, not written one line each.
  */
-TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
+static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
+			    const char *path, const char *refusal)
 {
-	struct hx *hx = &self->hx;
 	const char *const truth[] = {"/bin/true", NULL};
 	char out[HX_OUT_SIZE], log[64 * 1024];
 	int fd, status, lines = 0;
 	pid_t flood;
 	ssize_t n;
 
-	HX_START(hx, NULL);
 	flood = fork();
 	ASSERT_LE(0, flood);
 	if (flood == 0) {
@@ -137,12 +135,11 @@ TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
 		dup2(null, 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "flood", HX_CUSTODIAN, "1000",
-		      "10", "30", NULL);
+		      hx->self, "--hx-helper", "flood", path, "1000", "10",
+		      "30", NULL);
 		_exit(127);
 	}
-	/* The flood is on: its first process prints when it has opened its
-	 * share; give all ten the time to open theirs. */
+	/* Time for all ten to open their share. */
 	usleep(2000 * 1000);
 	for (int i = 0; i < 5; i++) {
 		ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
@@ -154,14 +151,13 @@ TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
 			TH_LOG("exec during the flood: %s", out);
 		}
 	}
-	/* The refusals were logged, few lines for many refusals. */
 	fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	n = read(fd, log, sizeof(log) - 1);
 	close(fd);
 	ASSERT_LT(0, n);
 	log[n] = '\0';
-	for (char *at = log; (at = strstr(at, "refused a Custodian")); at++)
+	for (char *at = log; (at = strstr(at, refusal)); at++)
 		lines++;
 	ASSERT_LT(0, lines)
 	{
@@ -182,6 +178,31 @@ TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
 	ASSERT_NE(NULL, strstr(log, "were not logged"));
 	kill(flood, SIGTERM);
 	waitpid(flood, &status, 0);
+}
+
+/*
+ * Row 7: connections held on the 0666 Custodian socket starved the control
+ * channel (one shared cap).  Separate budgets, and at most 8 a process.
+ */
+TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
+{
+	struct hx *hx = &self->hx;
+
+	HX_START(hx, NULL);
+	flood_and_serve(_metadata, hx, HX_CUSTODIAN, "refused a Custodian");
+}
+
+/*
+ * The same on the control socket itself: programs may be root, so they can
+ * connect to it; together they hold at most 16 of its connections.
+ */
+TEST_F(harness_channel, R11_control_flood_by_programs_leaves_status_and_exec)
+{
+	struct hx *hx = &self->hx;
+
+	HX_START(hx, NULL);
+	flood_and_serve(_metadata, hx, HX_CONTROL,
+			"refused a control connection");
 }
 
 /*

@@ -211,7 +211,12 @@ static int hx_helper_flood(const char *path, int n, int procs, int seconds)
 		if (p > 0 && fork() != 0)
 			continue;
 		for (int i = 0; i < n / procs; i++) {
-			int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+			/* The control socket is SOCK_SEQPACKET. */
+			int fd =
+			    socket(AF_UNIX,
+				   strstr(path, "control.sock") ? SOCK_SEQPACKET
+								: SOCK_STREAM,
+				   0);
 
 			if (fd >= 0 && connect(fd, (struct sockaddr *)&addr,
 					       sizeof(addr)) == 0)

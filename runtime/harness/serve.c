@@ -50,13 +50,15 @@
 #define MAX_CONTROL_CONNS   128
 #define MAX_CUSTODIAN_CONNS 128
 #define MAX_PER_PEER	    8
-#define MAX_CONNS	    (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
-#define MAX_PROGRAMS	    4096
-#define REQUEST_TIMEOUT_MS  5000 /* to send a request after connecting */
-#define SPAWN_TIMEOUT_MS    10000 /* for the spawner to answer a request */
-#define QUICK_DEATH_MS	    1000 /* a spawner that lived less backs off */
-#define BACKOFF_FIRST_MS    10
-#define CUSTODIAN_LINE_MAX  4096
+/* Programs (the harness's descendants) may hold this many control ones. */
+#define MAX_CONTROL_PROGRAMS 16
+#define MAX_CONNS	     (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
+#define MAX_PROGRAMS	     4096
+#define REQUEST_TIMEOUT_MS   5000 /* to send a request after connecting */
+#define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
+#define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
+#define BACKOFF_FIRST_MS     10
+#define CUSTODIAN_LINE_MAX   4096
 
 enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
 
@@ -72,6 +74,7 @@ struct conn {
 	enum conn_state state;
 	int fd;
 	pid_t peer; /* SO_PEERCRED at accept */
+	bool from_program; /* the peer descends from the harness */
 	unsigned long id;
 	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
@@ -1411,6 +1414,47 @@ static void on_custodian_readable(struct conn *c)
 	conn_close(c);
 }
 
+/*
+ * A peer that descends from the harness is one of its programs (they are
+ * its children, CLONE_PARENT, and it is their subreaper, so even a program's
+ * orphans stay below it); a client the user runs is not.
+ */
+static bool peer_is_program(pid_t pid)
+{
+	const pid_t self = getpid();
+
+	for (int depth = 0; pid > 1 && depth < 128; depth++) {
+		char path[64], line[128];
+		FILE *status;
+		pid_t parent = 0;
+
+		if (pid == self)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		status = fopen(path, "re");
+		if (!status)
+			return false;
+		while (fgets(line, sizeof(line), status))
+			if (sscanf(line, "PPid: %d", &parent) == 1)
+				break;
+		fclose(status);
+		if (parent == self)
+			return true;
+		pid = parent;
+	}
+	return false;
+}
+
+static size_t control_of_programs(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (H.conns[i].kind == CONN_CONTROL && H.conns[i].from_program)
+			n++;
+	return n;
+}
+
 static size_t conns_of(enum conn_kind kind, pid_t peer)
 {
 	size_t n = 0;
@@ -1449,6 +1493,18 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			close(fd);
 			continue;
 		}
+		bool program =
+		    kind == CONN_CONTROL && peer_is_program(cred.pid);
+
+		/* The control socket is 0600 in a 0700 dir, but programs may
+		 * be root: theirs cannot take the budget of the clients. */
+		if (program && control_of_programs() >= MAX_CONTROL_PROGRAMS) {
+			say("refused a control connection of pid %d: programs "
+			    "hold %d already",
+			    (int)cred.pid, MAX_CONTROL_PROGRAMS);
+			close(fd);
+			continue;
+		}
 		if (kind == CONN_CUSTODIAN && cred.pid > 0 &&
 		    conns_of(kind, cred.pid) >= MAX_PER_PEER) {
 			say("refused a Custodian connection of pid %d: it "
@@ -1468,6 +1524,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 		c->kind = kind;
 		c->fd = fd;
 		c->peer = cred.pid;
+		c->from_program = program;
 		c->state = WAIT_REQUEST;
 		c->deadline_ms = now_ms() + REQUEST_TIMEOUT_MS;
 	}

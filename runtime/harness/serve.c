@@ -689,8 +689,9 @@ static void compile_policy(void)
 /*
  * The folders in which nothing can be made or removed, for the start line
  * and `status`.  COORDINATOR: the one call site to wire to the plan's list of
- * frozen folders when the compiler's field lands on main; until then the
- * plan's notes are printed as they are.
+ * frozen folders when the compiler's field lands on main (and to rename the
+ * label "policy notes" / "policy_notes" to "frozen folders" / "frozen");
+ * until then the plan's notes are printed as they are.
  */
 static void frozen_folders(char *out, size_t size)
 {
@@ -1028,7 +1029,7 @@ static void log_generation(void)
 	frozen_folders(frozen, sizeof(frozen));
 	/* G6: every start says what this ABI cannot give. */
 	say("spawner generation %u (pid %d) confined at Landlock ABI %d; "
-	    "enforced: %s; unavailable on this ABI: %s; frozen folders: %s",
+	    "enforced: %s; unavailable on this ABI: %s; policy notes: %s",
 	    H.generation, (int)H.spawner_pid, H.abi.in_force,
 	    enforced[0] ? enforced : "none",
 	    unavailable[0] ? unavailable : "none", frozen);
@@ -1224,7 +1225,22 @@ static void status_reply(struct conn *c, bool json)
 		char frozen[1024];
 
 		frozen_folders(frozen, sizeof(frozen));
-		OUT(json ? ", \"frozen\": \"%s\"" : "\nfrozen: %s", frozen);
+		char escaped[2048];
+		size_t e = 0;
+
+		/* JSON: quotes, backslashes and control characters escaped. */
+		for (const unsigned char *p = (const unsigned char *)frozen;
+		     json && *p && e + 7 < sizeof(escaped); p++) {
+			if (*p == '"' || *p == '\\' || *p < 0x20)
+				e += (size_t)snprintf(escaped + e,
+						      sizeof(escaped) - e,
+						      "\\u%04x", *p);
+			else
+				escaped[e++] = (char)*p;
+		}
+		escaped[e] = '\0';
+		OUT(json ? ", \"policy_notes\": \"%s\"" : "\npolicy_notes: %s",
+		    json ? escaped : frozen);
 	}
 	OUT(json ? ", \"programs\": [" : "\nprograms:");
 	for (size_t i = 0; i < H.n_programs; i++)
@@ -1924,7 +1940,7 @@ int serve(const struct serve_options *opts)
 	watch_signals();
 	commit_files();
 	frozen_folders(frozen, sizeof(frozen));
-	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
+	say("serving; protected dir %s, pid %d, ABI %d; policy notes: %s",
 	    H.protected_dir, (int)getpid(), H.abi.in_force, frozen);
 	start_spawner();
 

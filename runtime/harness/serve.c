@@ -688,22 +688,20 @@ static void compile_policy(void)
 }
 
 /*
- * The folders in which nothing can be made or removed, for the start line
- * and `status`.  COORDINATOR: the one call site to wire to the plan's list of
- * frozen folders when the compiler's field lands on main (and to rename the
- * label "policy notes" / "policy_notes" to "frozen folders" / "frozen");
- * until then the plan's notes are printed as they are.
+ * The folders in which programs can create or remove nothing (the plan's
+ * frozen folders, each with why), for the start lines and `status`.
  */
 static void frozen_folders(char *out, size_t size)
 {
 	size_t used = 0;
 
 	out[0] = '\0';
-	for (size_t i = 0; i < H.plan.notes.n && used + 1 < size; i++)
-		used += (size_t)snprintf(out + used, size - used, "%s%s",
-					 i ? "; " : "", H.plan.notes.v[i]);
+	for (size_t i = 0; i < H.plan.frozen.n && used + 1 < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s (%s)",
+					 i ? "; " : "", H.plan.frozen.v[i],
+					 H.plan.frozen_why.v[i]);
 	if (!out[0])
-		snprintf(out, size, "none noted");
+		snprintf(out, size, "none");
 }
 
 /* The bearer of the control channel, read once (nothing written yet). */
@@ -1030,7 +1028,7 @@ static void log_generation(void)
 	frozen_folders(frozen, sizeof(frozen));
 	/* G6: every start says what this ABI cannot give. */
 	say("spawner generation %u (pid %d) confined at Landlock ABI %d; "
-	    "enforced: %s; unavailable on this ABI: %s; policy notes: %s",
+	    "enforced: %s; unavailable on this ABI: %s; frozen folders: %s",
 	    H.generation, (int)H.spawner_pid, H.abi.in_force,
 	    enforced[0] ? enforced : "none",
 	    unavailable[0] ? unavailable : "none", frozen);
@@ -1262,22 +1260,12 @@ static void status_reply(struct conn *c, bool json)
 		char frozen[1024];
 
 		frozen_folders(frozen, sizeof(frozen));
-		char escaped[2048];
-		size_t e = 0;
-
-		/* JSON: quotes, backslashes and control characters escaped. */
-		for (const unsigned char *p = (const unsigned char *)frozen;
-		     json && *p && e + 7 < sizeof(escaped); p++) {
-			if (*p == '"' || *p == '\\' || *p < 0x20)
-				e += (size_t)snprintf(escaped + e,
-						      sizeof(escaped) - e,
-						      "\\u%04x", *p);
-			else
-				escaped[e++] = (char)*p;
+		if (json) {
+			OUT(",");
+			OUT_STR("frozen_folders", frozen);
+		} else {
+			OUT("\nfrozen_folders: %s", frozen);
 		}
-		escaped[e] = '\0';
-		OUT(json ? ", \"policy_notes\": \"%s\"" : "\npolicy_notes: %s",
-		    json ? escaped : frozen);
 	}
 	OUT(json ? ", \"programs\": [" : "\nprograms:");
 	for (size_t i = 0; i < H.n_programs; i++)
@@ -1978,8 +1966,10 @@ int serve(const struct serve_options *opts)
 	watch_signals();
 	commit_files();
 	frozen_folders(frozen, sizeof(frozen));
-	say("serving; protected dir %s, pid %d, ABI %d; policy notes: %s",
+	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
 	    H.protected_dir, (int)getpid(), H.abi.in_force, frozen);
+	for (size_t i = 0; i < H.plan.warnings.n; i++)
+		say("warning: %s", H.plan.warnings.v[i]);
 	start_spawner();
 
 	for (;;) {

@@ -456,6 +456,19 @@ static inline void hx_log(char *out, size_t size)
 }
 
 /*
+ * The errno of a write the policy denies in a protected dir or a read-only
+ * tree, for a program of the harness: EROFS where the spawner's read-only
+ * mounts hold (its "metadata: holds" log line), else Landlock's EACCES.
+ */
+static inline const char *hx_write_denied(void)
+{
+	char log[HX_OUT_SIZE];
+
+	hx_log(log, sizeof(log));
+	return strstr(log, "jr2-harness: metadata: holds") ? "EROFS" : "EACCES";
+}
+
+/*
  * Starts the harness, or, where the runtime must refuse this ABI (G1-G3),
  * asserts that it refused with the reason and skips naming it.
  */

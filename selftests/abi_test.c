@@ -522,6 +522,95 @@ TEST_F(abi, G4_add_rule_bad_descriptors)
 	close(fd);
 }
 
+TEST_F(abi, G4_ruleset_fd_io_and_cloexec)
+{
+	char byte;
+	int fd;
+
+	KERNEL_ABI(&self->fx);
+	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
+	ASSERT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_EQ(-1, read(fd, &byte, 1));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, write(fd, ".", 1));
+	ASSERT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST_F(abi, G4_null_attr_zero_size_is_checked_first)
+{
+	KERNEL_ABI(&self->fx);
+	/* The pointer is checked before the size. */
+	ASSERT_EQ(-1, jr2_sys_create_ruleset(NULL, 0, 0));
+	ASSERT_EQ(EFAULT, errno);
+}
+
+/* A ruleset passed by SCM_RIGHTS serves the process that receives it. */
+TEST_F(abi, G4_ruleset_fd_transfer)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte = 'r';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.buf,
+			     .msg_controllen = sizeof(control.buf)};
+	struct cmsghdr *cmsg;
+	int sv[2], fd, status;
+	pid_t child;
+
+	KERNEL_ABI(&self->fx);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		int got;
+
+		if (recvmsg(sv[1], &msg, 0) != 1)
+			_exit(1);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
+			_exit(2);
+		memcpy(&got, CMSG_DATA(cmsg), sizeof(int));
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    jr2_sys_restrict_self(got, 0))
+			_exit(3);
+		_exit(test_read(FX_FILE) == EACCES ? 0 : 4);
+	}
+	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
+	memset(control.buf, 0, sizeof(control.buf));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	ASSERT_EQ(1, sendmsg(sv[0], &msg, 0));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* The sender is not restricted by the child's use of it. */
+	ASSERT_EQ(0, test_read(FX_FILE));
+	close(fd);
+}
+
+/* A rule added after restrict_self does not widen the domain made. */
+TEST_F(abi, G4_add_rule_after_restrict_does_not_widen)
+{
+	int fd;
+
+	KERNEL_ABI(&self->fx);
+	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
+	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+	ASSERT_EQ(0, jr2_sys_restrict_self(fd, 0));
+	ASSERT_EQ(EACCES, test_read(FX_FILE));
+	ASSERT_EQ(0, add_rule(fd, JR2_ACCESS_FS_READ_FILE, FX_WORK,
+			      JR2_RULE_PATH_BENEATH, 0));
+	ASSERT_EQ(EACCES, test_read(FX_FILE));
+	close(fd);
+}
+
 /* ---- restrict_self ---- */
 
 static int drop_cap_sys_admin(void)

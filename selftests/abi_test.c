@@ -239,17 +239,24 @@ TEST_F(abi, G4_version_answer_matches_what_it_handles)
 	 * refused. */
 	for (above = kernel + 1; above <= JR2_ABI_NEWEST; above++)
 		if (jr2_abi_fs_rights(above) != jr2_abi_fs_rights(kernel) ||
-		    jr2_abi_scopes(above) != jr2_abi_scopes(kernel))
+		    jr2_abi_scopes(above) != jr2_abi_scopes(kernel) ||
+		    jr2_abi_restrict_flags(above) !=
+			jr2_abi_restrict_flags(kernel))
 			break;
-	if (above > JR2_ABI_NEWEST)
-		return;
-	if (jr2_abi_fs_rights(above) != jr2_abi_fs_rights(kernel)) {
-		ASSERT_EQ(-EINVAL, create(jr2_abi_fs_rights(above), 0));
-	} else {
-		ASSERT_EQ(
-		    -unknown_scope_errno(kernel),
-		    create(JR2_ACCESS_FS_MAKE_BLOCK, jr2_abi_scopes(above)));
+	if (above <= JR2_ABI_NEWEST) {
+		if (jr2_abi_fs_rights(above) != jr2_abi_fs_rights(kernel))
+			ASSERT_EQ(-EINVAL, create(jr2_abi_fs_rights(above), 0));
+		if (jr2_abi_scopes(above) != jr2_abi_scopes(kernel))
+			ASSERT_EQ(-unknown_scope_errno(kernel),
+				  create(JR2_ACCESS_FS_MAKE_BLOCK,
+					 jr2_abi_scopes(above)));
+		if (jr2_abi_restrict_flags(above) !=
+		    jr2_abi_restrict_flags(kernel))
+			ASSERT_EQ(EINVAL,
+				  restrict_with(jr2_abi_restrict_flags(above)));
 	}
+	/* Last, as it makes a domain: the flags it claims are accepted. */
+	ASSERT_EQ(0, restrict_with(jr2_abi_restrict_flags(kernel)));
 }
 
 TEST_F(abi, G4_version_query_takes_no_attr)

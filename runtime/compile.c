@@ -160,11 +160,23 @@ static bool covered(const struct jr2_fsview *view, const char *path)
 	return false;
 }
 
+/* Is `path` within a target of `kind` already? */
+static bool within_kind(const struct jr2_fsview *view, const char *path,
+			enum jr2_kind kind)
+{
+	for (size_t i = 0; i < view->n_targets; i++)
+		if (view->targets[i].kind == kind &&
+		    jr2_path_within(path, view->targets[i].path))
+			return true;
+	return false;
+}
+
 /*
- * A protected dir is as reachable through every other mount of the same
- * file system that shows it or a part of it (a bind mount): Landlock rules
- * bind to inodes, but the walk up from a file crosses the other mount's
- * ancestors, which are granted in full.  Each such place is protected too.
+ * A protected dir (or a read-only tree) is as reachable through every other
+ * mount of the same file system that shows it or a part of it (a bind
+ * mount): Landlock rules bind to inodes, but the walk up from a file crosses
+ * the other mount's ancestors, which are granted in full.  Each such place
+ * is protected (or read-only) too.
  */
 static void add_mount_aliases(struct jr2_fsview *view,
 			      const struct mount *mounts, size_t n,
@@ -174,13 +186,11 @@ static void add_mount_aliases(struct jr2_fsview *view,
 
 	for (size_t t = 0; t < n_targets; t++) {
 		char *path = jr2_xstrdup(view->targets[t].path);
+		enum jr2_kind kind = view->targets[t].kind;
+		const char *word =
+		    kind == JR2_KIND_PROTECT ? "protected" : "read-only";
 		const struct mount *home = NULL;
 		char *fspath;
-
-		if (view->targets[t].kind != JR2_KIND_PROTECT) {
-			free(path);
-			continue;
-		}
 		for (size_t i = 0; i < n; i++)
 			if (jr2_path_within(path, mounts[i].point) &&
 			    (!home ||
@@ -204,28 +214,28 @@ static void add_mount_aliases(struct jr2_fsview *view,
 				alias = jr2_xstrdup(m->point);
 			else if (jr2_path_within(fspath, m->root))
 				alias = rebase(fspath, m->root, m->point);
-			if (!alias || covered(view, alias)) {
+			if (!alias || covered(view, alias) ||
+			    within_kind(view, alias, kind)) {
 				free(alias);
 				continue;
 			}
 			fd = jr2_open_nofollow(alias, &st, NULL);
 			if (fd < 0) {
 				jr2_paths_addf(notes,
-					       "mount %d shows protected '%s' "
+					       "mount %d shows %s '%s' "
 					       "at '%s', which cannot be "
 					       "opened (%s): no rule needed",
-					       m->id, path, alias,
+					       m->id, word, path, alias,
 					       strerror(-fd));
 				free(alias);
 				continue;
 			}
 			close(fd);
-			snprintf(origin, sizeof(origin),
-				 "mount %d of protected '%s'", m->id, path);
-			jr2_paths_addf(notes,
-				       "'%s' is %s (mountinfo): protected too",
-				       alias, origin);
-			add_target(view, alias, JR2_KIND_PROTECT, &st, origin);
+			snprintf(origin, sizeof(origin), "mount %d of %s '%s'",
+				 m->id, word, path);
+			jr2_paths_addf(notes, "'%s' is %s (mountinfo): %s too",
+				       alias, origin, word);
+			add_target(view, alias, kind, &st, origin);
 			free(alias);
 		}
 		free(fspath);

@@ -108,9 +108,10 @@ class Follow:
 
 
 def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
-         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None):
+         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, max_abi=0):
     """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
-    suite.tap, check.json, summary.json}; returns the summary dict."""
+    suite.tap, check.json, summary.json}; returns the summary dict.  max_abi:
+    the ABI cap of the guest (JR2_MAX_ABI), 0 for none."""
     timeout_s = timeout_s or DEFAULT_TIMEOUT_S
     name = kernel.name
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -126,7 +127,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
         initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", base, mode=mode, cmd=cmd,
                                   filter_spec=filter_spec, test_timeout=test_timeout_s,
                                   extra=extra)
-        args = qemu.command(image, initrd, console, chan, kernel.cmdline)
+        args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
         (out_dir / "qemu.cmd").write_text(" ".join(args) + "\n")
         follow = Follow(name, chan)
         timed_out = False
@@ -175,7 +176,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     else:
         table_problem = None
     result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
-                               {}, base.sha256, proc.returncode) if table else None
+                               {}, base.sha256, proc.returncode, cap=max_abi) if table else None
     if result is None:
         result = {"kernel": name, "outcome": "error", "problems": [table_problem],
                   "counts": tap_counts_empty()}
@@ -191,6 +192,13 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     return result
 
 
+def guest_cmdline(kernel, max_abi=0):
+    """The kernel's own command line, and the cap: the kernel hands an unknown
+    KEY=VALUE to /init as an environment variable (vmtest/guest/init)."""
+    cap = f"JR2_MAX_ABI={max_abi}" if max_abi else ""
+    return " ".join(part for part in (kernel.cmdline, cap) if part)
+
+
 def tap_counts_empty():
     return {"pass": 0, "fail": 0, "skip": 0, "error": 0}
 
@@ -198,8 +206,9 @@ def tap_counts_empty():
 def report_line(result):
     c = result["counts"]
     d = result.get("durations", {})
+    cap = f" capped at {result['cap']}" if result.get("cap") else ""
     text = (f"{result['outcome']} (verdict {result.get('verdict_code')}, expected "
-            f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}, release "
+            f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}{cap}, release "
             f"{result.get('release')}; {c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
             f"{c['error']} error) in {d.get('total_s', 0):.1f} s")
     return text

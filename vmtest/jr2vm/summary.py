@@ -94,6 +94,9 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         "kernel": name, "release": ch.release or probe.get("release", ""),
         "entry_abi": entry_abi, "abi": abi if landlock == "ok" else None, "errata": errata,
         "cap": cap or None,
+        # Each feature as the guest's runtime found it (the ABI regime).
+        "features": {name: f.get("status") for name, f in (check.get("features") or {}).items()}
+        if check else {},
         "yama_ptrace_scope": check.get("yama_ptrace_scope") if check else None,
         "landlock": landlock if probe else None,
         "expected_verdict": expected, "expected_verdict_code": expected_code,

@@ -337,7 +337,7 @@ def image_dirs():
         if gitdir and pathlib.Path(gitdir).parent.name == "worktrees":
             tops.append(pathlib.Path(gitdir).parents[2])
     found = [top.parent / "shared" / "kernels" for top in tops]
-    return [d for d in dict.fromkeys(found) if d.is_dir()][:1]
+    return [d for d in dict.fromkeys(found) if d.is_dir()]
 
 
 def prebuilt_image(entry):

@@ -348,6 +348,7 @@ static void check_frozen(const struct jr2_abi *abi, bool json)
 	}
 	jr2_plan_free(&plan);
 	jr2_policy_free(&policy);
+}
 
 /*
  * Yama's ptrace_scope (0-3), or -1 when the kernel has no Yama (no

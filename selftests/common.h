@@ -779,6 +779,25 @@ static inline void fx_policy(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, _rc);                                            \
 	} while (0)
 
+/*
+ * The raw cases (the tests' own rulesets, no runtime) need Landlock in the
+ * kernel: where the probe found none (ENOSYS, EOPNOTSUPP), the raw call gives
+ * that same errno, and the case skips saying so.
+ */
+#define FX_REQUIRE_LANDLOCK(fx)                                              \
+	do {                                                                 \
+		if ((fx)->abi.probe_errno) {                                 \
+			ASSERT_EQ(-1,                                        \
+				  jr2_sys_create_ruleset(                    \
+				      NULL, 0, JR2_CREATE_RULESET_VERSION)); \
+			ASSERT_EQ((fx)->abi.probe_errno, errno);             \
+			SKIP(return,                                         \
+				   "no Landlock in this kernel (%s): the "   \
+				   "raw cases need it",                      \
+				   strerror((fx)->abi.probe_errno));         \
+		}                                                            \
+	} while (0)
+
 /* Confines the test child with jr2's layout on the fixture tree. */
 #define FX_CONFINE(fx)                          \
 	do {                                    \

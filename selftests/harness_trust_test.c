@@ -244,6 +244,7 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 	    {{"--max-abi", "99", NULL}, "is not an ABI"},
 	};
 
+	HX_REQUIRE_ACCEPTED(hx);
 	/* First start, refused only when the policy compiles (after the
 	 * protected dir was made): the dirs it made are gone again. */
 	{

@@ -340,6 +340,8 @@ static void abs_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 		      jr2_abi_has(&fx->abi, JR2_FEAT_SCOPE_ABSTRACT_UNIX);
 	struct sx_result res;
 
+	FX_REQUIRE_LANDLOCK(fx);
+
 	sx_run(_metadata, &fx->abi, &variant->rel, route, &res);
 	ASSERT_EQ(denied ? EPERM : 0, res.op_err)
 	{
@@ -441,6 +443,8 @@ static void self_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	struct sx_ctx ctx = {.kind = type};
 	int fd = -1;
 
+	FX_REQUIRE_LANDLOCK(fx);
+
 	if (socket_before) {
 		fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 		ASSERT_LE(0, fd);
@@ -528,6 +532,8 @@ TEST_F(resolve_unix, R8_raw_connect_beside_and_inside_granted_tree)
 	int work = fx_unix_listen(RU_WORK_SOCK);
 	int protected = fx_unix_listen(RU_PROTECTED_SOCK);
 
+	FX_REQUIRE_LANDLOCK(&self->fx);
+
 	ASSERT_LE(0, work);
 	ASSERT_LE(0, protected);
 	ASSERT_EQ(0, resolve_unix_domain(&self->fx.abi));
@@ -543,6 +549,8 @@ TEST_F(resolve_unix, R8_raw_dgram_sendto_outside_granted_tree)
 {
 	struct sx_ctx work = {.kind = SOCK_DGRAM},
 		      protected = {.kind = SOCK_DGRAM};
+
+	FX_REQUIRE_LANDLOCK(&self->fx);
 
 	ASSERT_EQ(0, make_socket(&work, SOCK_DGRAM, RU_WORK_SOCK));
 	ASSERT_EQ(0, make_socket(&protected, SOCK_DGRAM, RU_PROTECTED_SOCK));

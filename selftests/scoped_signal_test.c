@@ -401,6 +401,8 @@ static void sig_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	bool denied = sig_denied(&fx->abi, variant);
 	struct sx_result res;
 
+	FX_REQUIRE_LANDLOCK(fx);
+
 	sx_run(_metadata, &fx->abi, &variant->rel, route, &res);
 	if (res.op_err == EOPNOTSUPP && signo == SIGURG)
 		SKIP(return, "no SIGURG route: unix MSG_OOB gives EOPNOTSUPP "
@@ -589,6 +591,8 @@ static void sig_thread_case(struct __test_metadata *_metadata,
 	struct sx_result res = {0};
 	int report[2];
 	pthread_t thread;
+
+	FX_REQUIRE_LANDLOCK(fx);
 
 	ASSERT_EQ(0, pipe2(report, O_CLOEXEC | O_NONBLOCK));
 	ASSERT_EQ(0, pipe2(arg.go, O_CLOEXEC));

@@ -646,6 +646,8 @@ TEST_F(opener, R6_ftruncate_keeps_rights_of_outer_domain)
 	int expected = fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
 	int outer_fd, inner_fd;
 
+	FX_REQUIRE_LANDLOCK(&self->fx);
+
 	ASSERT_EQ(0, truncate_layer(&self->fx.abi, FX_WORK));
 	outer_fd = open(FX_FILE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, outer_fd);
@@ -667,6 +669,8 @@ TEST_F(opener, R6_ftruncate_in_unconfined_process_of_fd_opened_in_domain)
 	int expected = fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
 	int sv[2], fd, own;
 	pid_t inside;
+
+	FX_REQUIRE_LANDLOCK(&self->fx);
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
 	inside = fork();
@@ -700,6 +704,8 @@ TEST_F(opener, R6_ftruncate_denied_on_fd_opened_in_domain_without_right)
 {
 	int expected = fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
 	int fd;
+
+	FX_REQUIRE_LANDLOCK(&self->fx);
 
 	ASSERT_EQ(0, truncate_layer(&self->fx.abi, FX_DIR));
 	/* Writing is not handled: the open works, the truncate does not. */

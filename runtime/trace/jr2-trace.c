@@ -56,8 +56,9 @@ static const char usage[] =
     "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
     "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
     "  --verbose      show libbpf's messages and each step's time on stderr\n"
-    "  --avoid WAYS   attach without fexit, kprobe or both (fexit,kprobe):\n"
-    "                 checks the fallbacks\n"
+    "  --avoid WAYS   attach without multi (one kprobe.multi link for all\n"
+    "                 hooks), fexit or kprobe (any kprobe, multi too), or\n"
+    "                 a list of them (multi,fexit): checks the fallbacks\n"
     "\n"
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
     "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
@@ -162,14 +163,16 @@ static unsigned int parse_avoid(const char *text)
 	snprintf(list, sizeof(list), "%s", text);
 	for (char *way = strtok_r(list, ",", &save); way;
 	     way = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(way, "fexit"))
+		if (!strcmp(way, "multi"))
+			avoid |= 1U << JR2_HOW_MULTI;
+		else if (!strcmp(way, "fexit"))
 			avoid |= 1U << JR2_HOW_FEXIT;
 		else if (!strcmp(way, "kprobe"))
 			avoid |= 1U << JR2_HOW_KPROBE;
 		else
 			die(EXIT_USAGE, 0,
 			    "--avoid '%s': '%s' is not a way to attach: name "
-			    "fexit, kprobe or both (fexit,kprobe)",
+			    "multi, fexit or kprobe, or a list (multi,fexit)",
 			    text, way);
 	}
 	return avoid;
@@ -250,6 +253,7 @@ static int probe(struct jr2_trace_opts *opts)
 
 	/* Our own pid as the root, so that every program kind loads. */
 	opts->root_tgid = getpid();
+	opts->probe_all = true;
 	ret = jr2_tracer_open(&tracer, opts, err, sizeof(err));
 	if (ret == 0)
 		printf("bpf object: loaded\n");
@@ -379,6 +383,7 @@ int main(int argc, char **argv)
 		tracer.log_denial ? ", landlock_log_denial" : "");
 	if (child && write(go_fd, "g", 1) != 1)
 		die(1, errno, "starting '%s'", argv[optind]);
+	jr2_tracer_step("ready: ring buffer open, the command started");
 	while (!stop_signal && alive(pid, child, &status)) {
 		ret = ring_buffer__poll(rb, POLL_MS);
 		if (ret < 0 && ret != -EINTR)

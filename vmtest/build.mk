@@ -9,6 +9,7 @@
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
+VMTEST_BARE_INIT := $(BUILD)/vmtest/jr2-bare-init
 VMTEST_RUN := $(PYTHON) vmtest/run
 VMTEST_CI_KERNELS := 5.10 6.1 6.12 7.3 7.3-nolsm
 # zstd: unpacking the vmlinux of ZSTD kernels (6.12 on) for PVH boots.
@@ -25,6 +26,11 @@ VMTEST_PAYLOAD = $(BINS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 .PHONY: vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
 
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
+
+# The bench's bare boot: an /init that only ends the guest.
+$(VMTEST_BARE_INIT): vmtest/guest/bare-init.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
 
@@ -74,9 +80,12 @@ test-vmtest-unit:
 	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
 		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml
 
-# BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry).
-bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
-	$(PYTHON) vmtest/bench $(BENCH_KERNELS)
+# BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry);
+# BENCH_N: boots of each kind per kernel, the medians shown (default 3);
+# BENCH_MATRIX=1: then the matrix of the same kernels, two at a time.
+bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD) $(VMTEST_BARE_INIT)
+	$(PYTHON) vmtest/bench -n $(or $(BENCH_N),3) $(if $(BENCH_MATRIX),--matrix) \
+		$(BENCH_KERNELS)
 
 # Reproducers of bug reports (vmtest/repro --help, vmtest/README.md REPRODUCERS):
 #   make repro REPRO=<file.c|script|folder> [KERNEL=<name|path>] [CONFINE=none|confine|harness] [ARGS=..]

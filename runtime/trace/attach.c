@@ -237,6 +237,10 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 	const struct jr2_point_info *p = &jr2_points[i];
 	struct jr2_point_state *s = &t->points[i];
 
+	if (t->points_asked && !(t->points_asked & (1ULL << i))) {
+		note(s->note, "not asked (--points)");
+		return;
+	}
 	/*
 	 * No LSM hook, no Landlock hook: the security_* entry point is in BTF
 	 * wherever the LSM hook exists (kallsyms is not read for this).
@@ -247,6 +251,8 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 		return;
 	}
 	s->how = next_way(t, i, JR2_HOW_NONE, btf);
+	if (!s->hook_btf && s->how == JR2_HOW_MULTI)
+		note(s->note, "fexit: %s not in BTF", p->hook);
 	if (!s->hook_btf && s->how != JR2_HOW_MULTI) {
 		find_ksyms(t);
 		if (!s->ksym[0]) {
@@ -614,6 +620,7 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 
 	memset(t, 0, sizeof(*t));
 	t->avoid = opts->avoid;
+	t->points_asked = opts->points;
 	libbpf_log.verbose = opts->verbose;
 	clock_gettime(CLOCK_MONOTONIC, &libbpf_log.start);
 	libbpf_set_print(on_libbpf_print);

@@ -50,6 +50,7 @@ struct jr2_trace_opts {
 	bool verbose; /* libbpf's messages on stderr */
 	bool probe_all; /* --probe: ask about every way, used or not */
 	unsigned int avoid;
+	__u64 points; /* bits (1 << JR2_POINT_*) to trace; 0: every point */
 };
 
 struct denials_bpf;
@@ -66,6 +67,7 @@ struct jr2_tracer {
 	bool fork_tracking; /* sched_process_fork/exit raw tracepoints */
 	char fork_note[JR2_NOTE_LEN];
 	unsigned int avoid; /* from jr2_trace_opts */
+	__u64 points_asked; /* from jr2_trace_opts */
 	bool ksyms_read; /* /proc/kallsyms looked at for the hooks' symbols */
 	int traced_points; /* points with a way to see their denials */
 	int landlock_points; /* of those, attributed to Landlock */

@@ -33,12 +33,14 @@
 #define POLL_MS		  100
 
 static const char usage[] =
-    "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] --pid PID\n"
-    "       jr2-trace [--output FILE] [--verbose] [--avoid WAYS] [--max-abi "
-    "N]\n"
-    "                 -- CMD [ARGS...]\n"
+    "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] "
+    "[--points IDS]\n"
+    "                 --pid PID\n"
+    "       jr2-trace [--output FILE] [--verbose] [--avoid WAYS] "
+    "[--points IDS]\n"
+    "                 [--max-abi N] -- CMD [ARGS...]\n"
     "       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
-    "       jr2-trace --probe [--verbose] [--avoid WAYS]\n"
+    "       jr2-trace --probe [--verbose] [--avoid WAYS] [--points IDS]\n"
     "       jr2-trace --help | --version\n"
     "\n"
     "Prints each Landlock denial of PID or CMD and of their descendants as\n"
@@ -56,6 +58,8 @@ static const char usage[] =
     "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
     "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
     "  --verbose      show libbpf's messages and each step's time on stderr\n"
+    "  --points IDS   trace only these points (as --probe names them,\n"
+    "                 file_open,path_mkdir,...): less to load and attach\n"
     "  --avoid WAYS   attach without multi (one kprobe.multi link for all\n"
     "                 hooks), fexit or kprobe (any kprobe, multi too), or\n"
     "                 a list of them (multi,fexit): checks the fallbacks\n"
@@ -178,6 +182,35 @@ static unsigned int parse_avoid(const char *text)
 	return avoid;
 }
 
+/* "file_open,path_mkdir" -> bits (1 << JR2_POINT_*). */
+static __u64 parse_points(const char *text)
+{
+	char list[1024], *save = NULL;
+	__u64 points = 0;
+
+	snprintf(list, sizeof(list), "%s", text);
+	for (char *id = strtok_r(list, ",", &save); id;
+	     id = strtok_r(NULL, ",", &save)) {
+		int i = 0;
+
+		while (i < JR2_POINT_COUNT && strcmp(id, jr2_points[i].id))
+			i++;
+		if (i == JR2_POINT_COUNT)
+			die(EXIT_USAGE, 0,
+			    "--points '%s': '%s' is not a point: name them as "
+			    "'jr2-trace --probe' lists them (file_open, "
+			    "path_mkdir, ...)",
+			    text, id);
+		points |= 1ULL << i;
+	}
+	if (!points)
+		die(EXIT_USAGE, 0,
+		    "--points '%s' names no point: name them as 'jr2-trace "
+		    "--probe' lists them (file_open, path_mkdir, ...)",
+		    text);
+	return points;
+}
+
 /* The command waits on `go` until the tracer is attached. */
 static pid_t start_command(char **argv, int *go_fd)
 {
@@ -278,6 +311,7 @@ int main(int argc, char **argv)
 	    {"max-abi", required_argument, NULL, 'A'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"avoid", required_argument, NULL, 'X'},
+	    {"points", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {},
@@ -317,6 +351,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			opts.avoid = parse_avoid(optarg);
+			break;
+		case 'I':
+			opts.points = parse_points(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);

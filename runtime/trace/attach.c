@@ -355,6 +355,7 @@ static void fall_back_from_multi(struct jr2_tracer *t, const char *what,
 
 		if (s->how != JR2_HOW_MULTI)
 			continue;
+		s->note[0] = '\0'; /* the plan's notes, said again below */
 		note(s->note, "kprobe.multi: %s (%s)", what,
 		     strerrorname_np(err));
 		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
@@ -538,6 +539,7 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
 		if (!err)
 			continue;
+		s->note[0] = '\0';
 		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
 		     strerrorname_np(-err));
 		s->how = next_way(t, i, JR2_HOW_MULTI, btf);

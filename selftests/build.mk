@@ -61,3 +61,13 @@ test-coverage:
 	@mkdir -p $(TEST_RESULTS)
 	PROMISES=$(PROMISES) $(PYTHON) selftests/coverage selftests \
 		| tee $(TEST_RESULTS)/coverage.tap
+
+# The load tests at their full size, alone (`make test` runs them full too;
+# the vmtest guest sets JR2_STRESS=small).  STRESS_BINS: the binaries that
+# hold load tests.
+STRESS_BINS := $(BUILD)/selftests/domains_test
+.PHONY: stress
+stress: all
+	@status=0; for bin in $(STRESS_BINS); do \
+		JR2_STRESS=full JR2_BIN_DIR=$(abspath $(BIN)) $$bin || status=1; \
+	done; exit $$status

@@ -13,6 +13,7 @@
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
+VMTEST_BARE_INIT := $(BUILD)/vmtest/jr2-bare-init
 VMTEST_RUN := $(PYTHON) vmtest/run
 # 6.6 and 6.11 (ABI 3 and 5: signals and abstract sockets unscoped) when
 # their images can be had (cached, or prebuilt in JR2_KERNEL_IMAGES): about
@@ -39,6 +40,11 @@ VMTEST_PAYLOAD = $(BINS) $(SUITE_TOOLS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 .PHONY: cap-check vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
 
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
+
+# The bench's bare boot: an /init that only ends the guest.
+$(VMTEST_BARE_INIT): vmtest/guest/bare-init.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
 
@@ -100,9 +106,12 @@ test-vmtest-unit:
 	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
 		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml
 
-# BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry).
-bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
-	$(PYTHON) vmtest/bench $(BENCH_KERNELS)
+# BENCH_KERNELS="a b": the kernels to measure (default: every Debian entry);
+# BENCH_N: boots of each kind per kernel, the medians shown (default 3);
+# BENCH_MATRIX=1: then the matrix of the same kernels, two at a time.
+bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD) $(VMTEST_BARE_INIT)
+	$(PYTHON) vmtest/bench -n $(or $(BENCH_N),3) $(if $(BENCH_MATRIX),--matrix) \
+		$(BENCH_KERNELS)
 
 # Reproducers of bug reports (vmtest/repro --help, vmtest/README.md REPRODUCERS):
 #   make repro REPRO=<file.c|script|folder> [KERNEL=<name|path>] [CONFINE=none|confine|harness] [ARGS=..]

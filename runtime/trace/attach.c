@@ -42,6 +42,11 @@ static void verbose_step(const char *step)
 		fprintf(stderr, "jr2-trace: %.3f s: %s\n", elapsed(), step);
 }
 
+void jr2_tracer_step(const char *step)
+{
+	verbose_step(step);
+}
+
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
 {
@@ -61,9 +66,34 @@ static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static bool btf_has_func(const struct btf *btf, const char *name)
+/*
+ * One pass over the kernel's BTF for every function a plan may name: a
+ * lookup per name scans every type, 55 times, which takes 0.2 s under TCG.
+ */
+static void scan_btf(struct jr2_tracer *t, const struct btf *btf)
 {
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) > 0;
+	__u32 n = btf ? btf__type_cnt(btf) : 0;
+
+	for (__u32 id = 1; id < n; id++) {
+		const struct btf_type *type = btf__type_by_id(btf, id);
+		const char *name;
+
+		if (!btf_is_func(type))
+			continue;
+		name = btf__name_by_offset(btf, type->name_off);
+		if (!name || (strncmp(name, "hook_", 5) &&
+			      strncmp(name, "security_", 9) &&
+			      strncmp(name, "landlock_", 9)))
+			continue;
+		if (!strcmp(name, "landlock_log_denial"))
+			t->log_denial_btf = true;
+		for (int i = 0; i < JR2_POINT_COUNT; i++) {
+			if (!strcmp(name, jr2_points[i].hook))
+				t->points[i].hook_btf = true;
+			else if (!strcmp(name, jr2_points[i].security))
+				t->points[i].security_btf = true;
+		}
+	}
 }
 
 /* Can a trivial fexit program be loaded and attached?  Sets the errno. */
@@ -102,6 +132,19 @@ static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
 	close(fd);
 }
 
+/*
+ * The fexit probe attaches a trampoline, which under TCG takes a good part
+ * of a second: asked only when a way needs tracing programs (or --probe).
+ */
+static bool tracing_works(struct jr2_kernel *k, const struct btf *btf)
+{
+	if (!k->tracing_probed) {
+		k->tracing_probed = true;
+		probe_tracing(k, btf);
+	}
+	return k->tracing_errno == 0;
+}
+
 static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
 {
 	struct jr2_abi abi;
@@ -111,7 +154,6 @@ static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
 	k->landlock_errno = abi.probe_errno;
 	*btf = btf__load_vmlinux_btf();
 	k->btf_errno = *btf ? 0 : errno;
-	probe_tracing(k, *btf);
 	k->kprobes_errno = access(KPROBE_PMU, R_OK) == 0 ? 0 : errno;
 }
 
@@ -166,39 +208,72 @@ static void note(char *buf, const char *fmt, ...)
 static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
 			     const struct btf *btf)
 {
-	const struct jr2_kernel *k = &t->kernel;
-	const struct jr2_point_info *p = &jr2_points[i];
-	bool tracing = k->tracing_errno == 0;
+	struct jr2_kernel *k = &t->kernel;
+	const struct jr2_point_state *s = &t->points[i];
 
-	if (failed < JR2_HOW_FEXIT && tracing && btf_has_func(btf, p->hook) &&
-	    !(t->avoid & (1U << JR2_HOW_FEXIT)))
+	/* kprobe.multi is a kprobe: --avoid kprobe avoids it too. */
+	if (failed < JR2_HOW_MULTI && !t->multi_errno &&
+	    (s->hook_btf || s->security_btf) &&
+	    !(t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)))
+		return JR2_HOW_MULTI;
+	if (failed < JR2_HOW_FEXIT && s->hook_btf &&
+	    !(t->avoid & (1U << JR2_HOW_FEXIT)) && tracing_works(k, btf))
 		return JR2_HOW_FEXIT;
 	find_ksyms(t);
 	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
 	    t->points[i].ksym[0] && !(t->avoid & (1U << JR2_HOW_KPROBE)))
 		return JR2_HOW_KPROBE;
 	/* Without the hook in kallsyms Landlock cannot deny here at all. */
-	if (failed < JR2_HOW_SECURITY && tracing && t->points[i].ksym[0] &&
-	    btf_has_func(btf, p->security))
+	if (failed < JR2_HOW_SECURITY && t->points[i].ksym[0] &&
+	    s->security_btf && tracing_works(k, btf))
 		return JR2_HOW_SECURITY;
 	return JR2_HOW_NONE;
 }
 
+static void note_why_not(struct jr2_tracer *t, int i);
+
 static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 {
-	const struct jr2_kernel *k = &t->kernel;
 	const struct jr2_point_info *p = &jr2_points[i];
 	struct jr2_point_state *s = &t->points[i];
 
+	if (t->points_asked && !(t->points_asked & (1ULL << i))) {
+		note(s->note, "not asked (--points)");
+		return;
+	}
+	/*
+	 * No LSM hook, no Landlock hook: the security_* entry point is in BTF
+	 * wherever the LSM hook exists (kallsyms is not read for this).
+	 */
+	if (!s->hook_btf && !s->security_btf) {
+		note(s->note, "%s: not in this kernel (nor %s)", p->hook,
+		     p->security);
+		return;
+	}
 	s->how = next_way(t, i, JR2_HOW_NONE, btf);
-	if (!btf_has_func(btf, p->hook)) {
+	if (!s->hook_btf && s->how == JR2_HOW_MULTI)
+		note(s->note, "fexit: %s not in BTF", p->hook);
+	if (!s->hook_btf && s->how != JR2_HOW_MULTI) {
 		find_ksyms(t);
 		if (!s->ksym[0]) {
 			note(s->note, "%s: not in this kernel", p->hook);
 			return;
 		}
 	}
-	if (s->how != JR2_HOW_FEXIT) {
+	note_why_not(t, i);
+}
+
+/* Why the point has no better way than the one it got. */
+static void note_why_not(struct jr2_tracer *t, int i)
+{
+	const struct jr2_kernel *k = &t->kernel;
+	const struct jr2_point_info *p = &jr2_points[i];
+	struct jr2_point_state *s = &t->points[i];
+
+	if (s->how != JR2_HOW_MULTI &&
+	    (t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)))
+		note(s->note, "kprobe.multi: avoided (--avoid)");
+	if (s->how == JR2_HOW_NONE || s->how > JR2_HOW_FEXIT) {
 		if (t->avoid & (1U << JR2_HOW_FEXIT))
 			note(s->note, "fexit: avoided (--avoid)");
 		else if (k->tracing_errno)
@@ -207,7 +282,7 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 		else
 			note(s->note, "fexit: %s not in BTF", p->hook);
 	}
-	if (s->how != JR2_HOW_FEXIT && s->how != JR2_HOW_KPROBE)
+	if (s->how == JR2_HOW_NONE || s->how > JR2_HOW_KPROBE)
 		note(s->note, "kprobe: %s",
 		     t->avoid & (1U << JR2_HOW_KPROBE)
 			 ? "avoided (--avoid)"
@@ -231,12 +306,16 @@ static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
 			 __u32 root_tgid)
 {
 	struct bpf_program *prog;
+	bool multi = false;
 
 	bpf_object__for_each_program (prog, skel->obj)
 		bpf_program__set_autoload(prog, false);
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		switch (t->points[i].how) {
 		case JR2_HOW_NONE:
+			break;
+		case JR2_HOW_MULTI:
+			multi = true;
 			break;
 		case JR2_HOW_FEXIT:
 			prog = program(skel, "fx", i);
@@ -256,11 +335,38 @@ static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
 			break;
 		}
 	}
-	bpf_program__set_autoload(skel->progs.on_log_denial, t->log_denial);
+	bpf_program__set_autoload(skel->progs.km_entry, multi);
+	bpf_program__set_autoload(skel->progs.km_return, multi);
+	bpf_program__set_autoload(skel->progs.on_log_denial,
+				  t->log_denial && !t->log_denial_multi);
 	bpf_program__set_autoload(skel->progs.on_fork,
 				  root_tgid && t->fork_tracking);
 	bpf_program__set_autoload(skel->progs.on_exit,
 				  root_tgid && t->fork_tracking);
+}
+
+/* kprobe.multi failed (to load or to attach): each point's next way. */
+static void fall_back_from_multi(struct jr2_tracer *t, const char *what,
+				 int err, const struct btf *btf)
+{
+	t->multi_errno = err;
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+
+		if (s->how != JR2_HOW_MULTI)
+			continue;
+		s->note[0] = '\0'; /* the plan's notes, said again below */
+		note(s->note, "kprobe.multi: %s (%s)", what,
+		     strerrorname_np(err));
+		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
+		note_why_not(t, i);
+	}
+	if (t->log_denial_multi) {
+		t->log_denial_multi = false;
+		t->log_denial = tracing_works(&t->kernel, btf);
+		note(t->log_denial_note, "kprobe.multi: %s (%s)", what,
+		     strerrorname_np(err));
+	}
 }
 
 /* A program failed to load: fall back for what it served. */
@@ -275,6 +381,10 @@ static bool give_up_program(struct jr2_tracer *t, const char *name, int err,
 		     {"kr_", JR2_HOW_KPROBE},
 		     {"sx_", JR2_HOW_SECURITY}};
 
+	if (!strcmp(name, "km_entry") || !strcmp(name, "km_return")) {
+		fall_back_from_multi(t, "failed to load", err, btf);
+		return true;
+	}
 	if (!strcmp(name, "on_log_denial")) {
 		t->log_denial = false;
 		note(t->log_denial_note, "failed to load: %s",
@@ -355,10 +465,110 @@ static bool attach_one(struct jr2_tracer *t, struct bpf_program *prog,
 	return true;
 }
 
-static void attach(struct jr2_tracer *t)
+/* A kretprobe.multi then a kprobe.multi link on syms; -errno, none kept. */
+static int attach_multi_pair(struct jr2_tracer *t, const char **syms,
+			     const __u64 *cookies, size_t n, size_t entries)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = syms,
+		    .cookies = cookies, .cnt = n, .retprobe = true);
+	struct bpf_link *ret, *entry;
+	int err;
+
+	ret = bpf_program__attach_kprobe_multi_opts(t->skel->progs.km_return,
+						    NULL, &opts);
+	if (!ret)
+		return -errno;
+	opts.cnt = entries;
+	opts.retprobe = false;
+	entry = bpf_program__attach_kprobe_multi_opts(t->skel->progs.km_entry,
+						      NULL, &opts);
+	if (!entry) {
+		err = -errno;
+		bpf_link__destroy(ret);
+		return err;
+	}
+	t->links[t->n_links++] = ret;
+	t->links[t->n_links++] = entry;
+	return 0;
+}
+
+/*
+ * One kretprobe.multi link for every MULTI point whose hook BTF has (the
+ * return half first: an entry alone is useless), then one kprobe.multi link
+ * for their entries and landlock_log_denial; each cookie names its point.
+ * A hook BTF lacks (its security_* entry point has it) gets a pair of its
+ * own: the kernel resolves its name, and a failure there is its alone.
+ * Returns 0; 1 when such a point must fall back (a new load); or -errno
+ * when the shared link failed.
+ */
+static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
+{
+	const char *syms[JR2_POINT_COUNT + 1];
+	__u64 cookies[JR2_POINT_COUNT + 1];
+	size_t n = 0, entries;
+	int ret = 0, err;
+
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		if (t->points[i].how != JR2_HOW_MULTI || !t->points[i].hook_btf)
+			continue;
+		syms[n] = jr2_points[i].hook;
+		cookies[n++] = i;
+	}
+	entries = n;
+	if (t->log_denial_multi && !n) {
+		/* Rare: no hook in BTF; the pairs below have one sym each. */
+		t->log_denial_multi = t->log_denial = false;
+		note(t->log_denial_note, "no hook in BTF to share its link");
+	}
+	if (t->log_denial_multi) {
+		syms[entries] = "landlock_log_denial";
+		cookies[entries++] = JR2_COOKIE_LOG_DENIAL;
+	}
+	if (entries) {
+		err = attach_multi_pair(t, syms, cookies, n, entries);
+		if (err)
+			return err;
+	}
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+		const char *sym = jr2_points[i].hook;
+		__u64 cookie = i;
+
+		if (s->how != JR2_HOW_MULTI || s->hook_btf)
+			continue;
+		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
+		if (!err)
+			continue;
+		s->note[0] = '\0';
+		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
+		     strerrorname_np(-err));
+		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
+		note_why_not(t, i);
+		ret = 1;
+	}
+	return ret;
+}
+
+static void detach(struct jr2_tracer *t)
+{
+	for (int i = 0; i < t->n_links; i++)
+		bpf_link__destroy(t->links[i]);
+	t->n_links = 0;
+}
+
+/*
+ * Returns 0; or 1 (a point must fall back: load again) or -errno (the
+ * kprobe.multi link failed), with no link kept.
+ */
+static int attach(struct jr2_tracer *t, const struct btf *btf)
 {
 	struct denials_bpf *skel = t->skel;
+	int ret = attach_multi(t, btf);
 
+	if (ret) {
+		detach(t);
+		return ret;
+	}
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		struct jr2_point_state *s = &t->points[i];
 		bool ok = false;
@@ -366,6 +576,9 @@ static void attach(struct jr2_tracer *t)
 		switch (s->how) {
 		case JR2_HOW_NONE:
 			continue;
+		case JR2_HOW_MULTI:
+			ok = true; /* by attach_multi() */
+			break;
 		case JR2_HOW_FEXIT:
 			ok = attach_one(t, program(skel, "fx", i), NULL, false,
 					s->note);
@@ -390,13 +603,15 @@ static void attach(struct jr2_tracer *t)
 		if (s->how != JR2_HOW_SECURITY)
 			t->landlock_points++;
 	}
-	if (t->log_denial && !attach_one(t, skel->progs.on_log_denial, NULL,
-					 false, t->log_denial_note))
+	if (t->log_denial && !t->log_denial_multi &&
+	    !attach_one(t, skel->progs.on_log_denial, NULL, false,
+			t->log_denial_note))
 		t->log_denial = false;
 	if (bpf_program__autoload(skel->progs.on_fork) &&
 	    (!attach_one(t, skel->progs.on_fork, NULL, false, t->fork_note) ||
 	     !attach_one(t, skel->progs.on_exit, NULL, false, t->fork_note)))
 		t->fork_tracking = false;
+	return 0;
 }
 
 int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
@@ -407,21 +622,28 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 
 	memset(t, 0, sizeof(*t));
 	t->avoid = opts->avoid;
+	t->points_asked = opts->points;
 	libbpf_log.verbose = opts->verbose;
 	clock_gettime(CLOCK_MONOTONIC, &libbpf_log.start);
 	libbpf_set_print(on_libbpf_print);
 	probe_kernel(&t->kernel, &btf);
-	verbose_step("kernel probed (Landlock, BTF, tracing programs)");
-	for (int i = 0; i < JR2_POINT_COUNT; i++)
+	scan_btf(t, btf);
+	if (opts->probe_all)
+		tracing_works(&t->kernel, btf);
+	verbose_step("kernel probed (Landlock, BTF)");
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		plan_point(t, i, btf);
+		t->log_denial_multi |= t->points[i].how == JR2_HOW_MULTI;
+	}
 	verbose_step(t->ksyms_read ? "points planned (kallsyms read)"
-				   : "points planned (all by fexit)");
-	t->log_denial = t->kernel.tracing_errno == 0 &&
-			btf_has_func(btf, "landlock_log_denial");
+				   : "points planned (BTF only)");
+	t->log_denial_multi &= t->log_denial_btf;
+	t->log_denial = t->log_denial_btf &&
+			(t->log_denial_multi || tracing_works(&t->kernel, btf));
 	if (!t->log_denial)
 		note(t->log_denial_note, "%s",
-		     t->kernel.tracing_errno ? "tracing programs refused"
-					     : "not in this kernel (6.15+)");
+		     !t->log_denial_btf ? "not in this kernel (6.15+)"
+					: "tracing programs refused");
 	t->fork_tracking = true;
 	if (t->kernel.btf_errno) {
 		/* CO-RE needs the kernel's BTF: nothing can load. */
@@ -433,11 +655,29 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 		ret = -t->kernel.btf_errno;
 		goto out;
 	}
-	ret = load(t, opts->root_tgid, btf, err, size);
-	verbose_step("BPF programs loaded");
-	if (ret == 0)
-		attach(t);
+	for (;;) {
+		ret = load(t, opts->root_tgid, btf, err, size);
+		verbose_step("BPF programs loaded");
+		if (ret)
+			break;
+		ret = attach(t, btf);
+		if (!ret)
+			break;
+		denials_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (ret == 1) {
+			verbose_step("a hook outside BTF refused kprobe.multi: "
+				     "loading again");
+			continue;
+		}
+		/* No kprobe.multi here (no fprobe): the ways per function. */
+		fall_back_from_multi(t, "failed to attach", -ret, btf);
+		verbose_step("kprobe.multi refused: loading per function");
+	}
 	verbose_step("BPF programs attached");
+	/* The refusal names the tracing programs' answer. */
+	if (ret == 0 && t->traced_points == 0)
+		tracing_works(&t->kernel, btf);
 out:
 	btf__free(btf);
 	return ret;
@@ -446,6 +686,8 @@ out:
 static const char *how_name(enum jr2_how how)
 {
 	switch (how) {
+	case JR2_HOW_MULTI:
+		return "kprobe.multi";
 	case JR2_HOW_FEXIT:
 		return "fexit";
 	case JR2_HOW_KPROBE:
@@ -506,7 +748,9 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 			strerrorname_np(k->landlock_errno));
 	fprintf(out, "btf: %s\n",
 		k->btf_errno ? strerrorname_np(k->btf_errno) : "yes");
-	if (k->tracing_errno)
+	if (!k->tracing_probed)
+		fprintf(out, "tracing programs: not asked (not needed)\n");
+	else if (k->tracing_errno)
 		fprintf(out,
 			"tracing programs: refused (fexit on %s: %s at %s)\n",
 			PROBE_TARGET, strerrorname_np(k->tracing_errno),
@@ -516,7 +760,9 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 	fprintf(out, "kprobes: %s\n",
 		k->kprobes_errno ? "no (no kprobe PMU)" : "yes");
 	fprintf(out, "landlock_log_denial: %s%s%s\n",
-		t->log_denial ? "fentry" : "no",
+		t->log_denial
+		    ? (t->log_denial_multi ? "kprobe.multi" : "fentry")
+		    : "no",
 		t->log_denial_note[0] ? ": " : "", t->log_denial_note);
 	fprintf(out, "fork tracking: %s%s%s\n",
 		t->fork_tracking ? "yes" : "no (parents walked instead)",
@@ -541,9 +787,7 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 
 void jr2_tracer_close(struct jr2_tracer *t)
 {
-	for (int i = 0; i < t->n_links; i++)
-		bpf_link__destroy(t->links[i]);
-	t->n_links = 0;
+	detach(t);
 	denials_bpf__destroy(t->skel);
 	t->skel = NULL;
 	verbose_step("BPF programs detached and unloaded");

@@ -22,10 +22,11 @@ check() { # check ARGS... -- WANTED-SUBSTRING
 	fi
 }
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 check --bogus -- "unknown flag '--bogus': see 'jr2-trace --help'"
 check -x -- "unknown flag '-x' in '-x'"
 check --pid -- "--pid needs a value: write '--pid VALUE'"
 check --verbose=1 -- "flag '--verbose' takes no value"
 check --avoid nothing --pid 1 -- "--avoid"
+check --points nothing --pid 1 -- "'nothing' is not a point"
 exit $failed

@@ -7,6 +7,10 @@
  * kprobe pair on the hook, where BTF lacks it), sx_ (fexit on the
  * security_* entry point, where the hook itself cannot be traced).  fentry
  * on landlock_log_denial (6.15+) adds the request type, access and domain.
+ * Where the kernel has kprobe.multi (fprobe), km_entry and km_return serve
+ * every hook, and landlock_log_denial, through one link each: the link's
+ * cookie names the point.  One link is one ftrace update, not a trampoline
+ * per function, and two programs to verify instead of dozens.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -131,9 +135,9 @@ struct landlock_cred_security___jr2 {
 	struct landlock_domain___jr2 *domain;
 } __attribute__((preserve_access_index));
 
-SEC("fentry/landlock_log_denial")
-int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
-	     const struct landlock_request *request)
+static __always_inline int
+log_denial(const struct landlock_cred_security *subject,
+	   const struct landlock_request *request)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct denial_request r = {};
@@ -149,6 +153,13 @@ int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
 		r.domain = BPF_CORE_READ(subject, domain, hierarchy, id);
 	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
 	return 0;
+}
+
+SEC("fentry/landlock_log_denial")
+int BPF_PROG(on_log_denial, const struct landlock_cred_security *subject,
+	     const struct landlock_request *request)
+{
+	return log_denial(subject, request);
 }
 
 /* The event is built here, then copied into the ring buffer. */
@@ -440,3 +451,35 @@ static __always_inline int kret(long ret, __u16 point, int kind)
 	}
 
 JR2_TRACE_POINTS(JR2_PROGRAMS)
+
+/* Each point's target kind, for the programs that serve every point. */
+#define JR2_KIND(id, hook, sec, op, kind, nargs) [JR2_POINT_##id] = kind,
+static const __u8 point_kinds[JR2_POINT_COUNT] = {JR2_TRACE_POINTS(JR2_KIND)};
+#undef JR2_KIND
+
+/* The cookie: a point, or JR2_COOKIE_LOG_DENIAL (denials.h). */
+SEC("kprobe.multi")
+int km_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	if (cookie == JR2_COOKIE_LOG_DENIAL) {
+		/* Before 6.15 there is none: the branch is not even loaded. */
+		if (!bpf_core_type_exists(struct landlock_request))
+			return 0;
+		return log_denial((void *)PT_REGS_PARM1(ctx),
+				  (void *)PT_REGS_PARM2(ctx));
+	}
+	return save_args(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+			 PT_REGS_PARM3(ctx));
+}
+
+SEC("kretprobe.multi")
+int km_return(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	if (cookie >= JR2_POINT_COUNT)
+		return 0;
+	return kret(PT_REGS_RC(ctx), (__u16)cookie, point_kinds[cookie]);
+}

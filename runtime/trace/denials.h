@@ -93,6 +93,9 @@ enum jr2_target_kind {
 enum jr2_point { JR2_TRACE_POINTS(JR2_POINT_ENUM) JR2_POINT_COUNT };
 #undef JR2_POINT_ENUM
 
+/* The kprobe.multi cookie of landlock_log_denial (the others: a point). */
+#define JR2_COOKIE_LOG_DENIAL 0xffff
+
 /* Which program saw the denial. */
 enum jr2_source {
 	JR2_SOURCE_FEXIT = 1, /* fexit on the Landlock hook */

@@ -33,12 +33,14 @@
 #define POLL_MS		  100
 
 static const char usage[] =
-    "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] --pid PID\n"
-    "       jr2-trace [--output FILE] [--verbose] [--avoid WAYS] [--max-abi "
-    "N]\n"
-    "                 -- CMD [ARGS...]\n"
+    "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] "
+    "[--points IDS]\n"
+    "                 --pid PID\n"
+    "       jr2-trace [--output FILE] [--verbose] [--avoid WAYS] "
+    "[--points IDS]\n"
+    "                 [--max-abi N] -- CMD [ARGS...]\n"
     "       jr2-trace --audit [--output FILE] (--pid PID | -- CMD [ARGS...])\n"
-    "       jr2-trace --probe [--verbose] [--avoid WAYS]\n"
+    "       jr2-trace --probe [--verbose] [--avoid WAYS] [--points IDS]\n"
     "       jr2-trace --help | --version\n"
     "\n"
     "Prints each Landlock denial of PID or CMD and of their descendants as\n"
@@ -56,8 +58,11 @@ static const char usage[] =
     "  --output FILE  write the JSON lines to FILE (default: stdout)\n"
     "  --max-abi N    run CMD with JR2_MAX_ABI=N (the ABI cap)\n"
     "  --verbose      show libbpf's messages and each step's time on stderr\n"
-    "  --avoid WAYS   attach without fexit, kprobe or both (fexit,kprobe):\n"
-    "                 checks the fallbacks\n"
+    "  --points IDS   trace only these points (as --probe names them,\n"
+    "                 file_open,path_mkdir,...): less to load and attach\n"
+    "  --avoid WAYS   attach without multi (one kprobe.multi link for all\n"
+    "                 hooks), fexit or kprobe (any kprobe, multi too), or\n"
+    "                 a list of them (multi,fexit): checks the fallbacks\n"
     "\n"
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
     "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
@@ -162,17 +167,48 @@ static unsigned int parse_avoid(const char *text)
 	snprintf(list, sizeof(list), "%s", text);
 	for (char *way = strtok_r(list, ",", &save); way;
 	     way = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(way, "fexit"))
+		if (!strcmp(way, "multi"))
+			avoid |= 1U << JR2_HOW_MULTI;
+		else if (!strcmp(way, "fexit"))
 			avoid |= 1U << JR2_HOW_FEXIT;
 		else if (!strcmp(way, "kprobe"))
 			avoid |= 1U << JR2_HOW_KPROBE;
 		else
 			die(EXIT_USAGE, 0,
 			    "--avoid '%s': '%s' is not a way to attach: name "
-			    "fexit, kprobe or both (fexit,kprobe)",
+			    "multi, fexit or kprobe, or a list (multi,fexit)",
 			    text, way);
 	}
 	return avoid;
+}
+
+/* "file_open,path_mkdir" -> bits (1 << JR2_POINT_*). */
+static __u64 parse_points(const char *text)
+{
+	char list[1024], *save = NULL;
+	__u64 points = 0;
+
+	snprintf(list, sizeof(list), "%s", text);
+	for (char *id = strtok_r(list, ",", &save); id;
+	     id = strtok_r(NULL, ",", &save)) {
+		int i = 0;
+
+		while (i < JR2_POINT_COUNT && strcmp(id, jr2_points[i].id))
+			i++;
+		if (i == JR2_POINT_COUNT)
+			die(EXIT_USAGE, 0,
+			    "--points '%s': '%s' is not a point: name them as "
+			    "'jr2-trace --probe' lists them (file_open, "
+			    "path_mkdir, ...)",
+			    text, id);
+		points |= 1ULL << i;
+	}
+	if (!points)
+		die(EXIT_USAGE, 0,
+		    "--points '%s' names no point: name them as 'jr2-trace "
+		    "--probe' lists them (file_open, path_mkdir, ...)",
+		    text);
+	return points;
 }
 
 /* The command waits on `go` until the tracer is attached. */
@@ -250,6 +286,7 @@ static int probe(struct jr2_trace_opts *opts)
 
 	/* Our own pid as the root, so that every program kind loads. */
 	opts->root_tgid = getpid();
+	opts->probe_all = true;
 	ret = jr2_tracer_open(&tracer, opts, err, sizeof(err));
 	if (ret == 0)
 		printf("bpf object: loaded\n");
@@ -274,6 +311,7 @@ int main(int argc, char **argv)
 	    {"max-abi", required_argument, NULL, 'A'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"avoid", required_argument, NULL, 'X'},
+	    {"points", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {},
@@ -313,6 +351,9 @@ int main(int argc, char **argv)
 			break;
 		case 'X':
 			opts.avoid = parse_avoid(optarg);
+			break;
+		case 'I':
+			opts.points = parse_points(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -379,6 +420,7 @@ int main(int argc, char **argv)
 		tracer.log_denial ? ", landlock_log_denial" : "");
 	if (child && write(go_fd, "g", 1) != 1)
 		die(1, errno, "starting '%s'", argv[optind]);
+	jr2_tracer_step("ready: ring buffer open, the command started");
 	while (!stop_signal && alive(pid, child, &status)) {
 		ret = ring_buffer__poll(rb, POLL_MS);
 		if (ret < 0 && ret != -EINTR)

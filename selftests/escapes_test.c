@@ -46,9 +46,8 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
-#include "common.h"
-
 #include "confine_step.h"
+#include "doors.h"
 
 /* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
 FIXTURE(escapes)
@@ -1684,4 +1683,444 @@ TEST_F(escapes, R6_R9_truncate_via_opath_dirfd)
 	close(dirfd);
 }
 
-TEST_HARNESS_MAIN
+/*
+ * ---- the same attempts through the real programs ----
+ * escapes_paths.run.*   jr2-try under `jr2-confine run --protect
+ *                       FX_PROTECTED --read-only FX_REPOS` (doors.h)
+ * escapes_paths.exec.*  jr2-try under `jr2-harness exec`, the harness
+ *                       started with a config of the same policy
+ * Both on the fixture's tree, drawn before confinement (symlinks, bind
+ * mounts, processes), then the harness starts.  Every attempt jr2-try can
+ * express (a verb on a path, from a cwd) is here, named as in `escapes`;
+ * the others need the confined process's own state across confinement
+ * (an O_PATH descriptor or an io_uring ring opened confined, a file handle,
+ * a nested ruleset, a mount or chroot call, openat2 flags, a child of its
+ * own to trace) and run under the step variant above, which is what both
+ * programs do before execve.  Hard links made before confinement are the
+ * compiler's refusal, the same code under every path (escapes.step.*).
+ */
+#define EP_CONF HX_ETC "/escapes.conf"
+
+/* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
+FIXTURE(escapes_paths)
+{
+	struct jr2_fx fx;
+	struct hx hx;
+	int write_denied; /* EROFS where the read-only mounts hold */
+};
+
+FIXTURE_VARIANT(escapes_paths)
+{
+	bool exec; /* jr2-harness exec, else jr2-confine run */
+};
+/* clang-format on */
+
+FIXTURE_VARIANT_ADD(escapes_paths, run){.exec = false};
+FIXTURE_VARIANT_ADD(escapes_paths, exec){.exec = true};
+
+FIXTURE_SETUP(escapes_paths)
+{
+	memset(&es, 0, sizeof(es));
+	/* The harness's /mnt first, then the tree on /tmp (both private). */
+	if (variant->exec)
+		hx_setup(_metadata, &self->hx);
+	fx_setup(_metadata, &self->fx);
+	if (variant->exec)
+		fx_make_file(_metadata, EP_CONF,
+			     "protect " FX_PROTECTED "\nread-only " FX_REPOS
+			     "\n" HX_TRUST_ETC,
+			     0644);
+}
+
+FIXTURE_TEARDOWN(escapes_paths)
+{
+	if (variant->exec)
+		hx_stop(&self->hx);
+}
+
+/*
+ * Confines by the variant's path: starts the harness (exec), or asks run
+ * what holds for metadata (run --verbose).  The errno of a denied write
+ * in a restricted dir comes from that line: EROFS where "metadata: holds".
+ */
+#define EP_CONFINE()                                                          \
+	do {                                                                  \
+		if (variant->exec) {                                          \
+			const char *const _extra[] = {"--config", EP_CONF,    \
+						      NULL};                  \
+			HX_START(&self->hx, _extra);                          \
+			self->write_denied =                                  \
+			    strcmp(hx_write_denied(), "EROFS") ? EACCES       \
+							       : EROFS;       \
+		} else {                                                      \
+			static const char *const _verbose[] = {               \
+			    "--verbose",   "--protect", FX_PROTECTED,         \
+			    "--read-only", FX_REPOS,	NULL};                \
+			char _try_bin[PATH_MAX], _out[DR_OUT_SIZE];           \
+			const char *const _argv[] = {                         \
+			    FX_FIND_TOOL("jr2-try", _try_bin), "stat", "/",   \
+			    NULL};                                            \
+			DR_REQUIRE_ACCEPTED(&self->fx);                       \
+			ASSERT_EQ(0,                                          \
+				  dr_confine_run(_metadata, _verbose, _argv,  \
+						 _out, sizeof(_out)))         \
+			{                                                     \
+				TH_LOG("run --verbose: %s", _out);            \
+			}                                                     \
+			self->write_denied =                                  \
+			    strstr(_out, "metadata: holds") ? EROFS : EACCES; \
+		}                                                             \
+	} while (0)
+
+/* jr2-try VERB ARG... by the variant's path, from `cwd` (NULL: as is). */
+static const char *ep_try(struct __test_metadata *_metadata, struct hx *hx,
+			  bool exec, const char *cwd, const char *const verb[])
+{
+	static char out[DR_OUT_SIZE];
+	char cwd_before[PATH_MAX];
+	const char *argv[16];
+	int n = 0;
+
+	if (exec) {
+		const char *const opts[] = {"--cwd", cwd, NULL};
+
+		argv[n++] = hx->try_tool;
+		for (int i = 0; verb[i] && n < 15; i++)
+			argv[n++] = verb[i];
+		argv[n] = NULL;
+		hx_exec_opts(hx, cwd ? opts : NULL, argv, out, sizeof(out));
+		out[strcspn(out, " \n")] = '\0';
+		return out;
+	}
+	/* run's program starts in run's cwd: this process's. */
+	if (!getcwd(cwd_before, sizeof(cwd_before)) || (cwd && chdir(cwd)))
+		return "(chdir failed)";
+	dr_try_word(_metadata, NULL, true, verb, out, sizeof(out));
+	if (chdir(cwd_before))
+		return "(chdir back failed)";
+	return out;
+}
+
+#define EP_IN(cwd, ...)                                  \
+	ep_try(_metadata, &self->hx, variant->exec, cwd, \
+	       (const char *const[]){__VA_ARGS__, NULL})
+#define EP(...) EP_IN(NULL, __VA_ARGS__)
+
+/* Expected words: Landlock's denial, a write's, a cross-mount rename's. */
+#define EP_EACCES	dr_name(EACCES)
+#define EP_WRITE_DENIED dr_name(self->write_denied)
+#define EP_CROSS_DENIED dr_name(self->write_denied == EROFS ? EXDEV : EACCES)
+
+TEST_F(escapes_paths, R9_symlink_absolute)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink(FX_FILE2, FX_WORK "/control"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/control"));
+}
+
+TEST_F(escapes_paths, R9_symlink_relative)
+{
+	ASSERT_EQ(0, test_symlink("../run/jr2/secret", FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink("../other", FX_WORK "/control"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/control/new"));
+}
+
+TEST_F(escapes_paths, R9_symlink_chained)
+{
+	ASSERT_EQ(0, test_symlink(FX_OTHER "/b", FX_WORK "/a"));
+	ASSERT_EQ(0, test_symlink("../run/jr2", FX_OTHER "/b"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/a/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/a/sub/deep"));
+	ASSERT_STREQ("ok", EP("list", FX_WORK "/a")); /* R7: names only */
+}
+
+TEST_F(escapes_paths, R9_symlink_to_protected_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-write", FX_WORK "/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("creat", FX_WORK "/jr2/new"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("unlink", FX_WORK "/jr2/secret"));
+	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/jr2")); /* the link */
+}
+
+TEST_F(escapes_paths, R9_symlink_in_read_only_tree)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_REPOS "/link"));
+	ASSERT_STREQ("ok", EP("read-file", FX_README));
+}
+
+TEST_F(escapes_paths, R2_R9_symlink_write_through)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-append", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("open-append", FX_FILE));
+}
+
+TEST_F(escapes_paths, R9_symlink_to_proc_self_root)
+{
+	ASSERT_EQ(0, test_symlink("/proc/self/root", FX_WORK "/root"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/root" FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/root" FX_FILE2));
+}
+
+TEST_F(escapes_paths, R9_bindmount_dir_read)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	fx_make_dir(_metadata, FX_WORK "/control", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	bind_mount(_metadata, FX_DIR, FX_WORK "/control");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/bound/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/bound/sub/deep"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/control/file2"));
+}
+
+/* Another mount of the protected dir is not the read-only one: Landlock. */
+TEST_F(escapes_paths, R3_R9_bindmount_dir_create)
+{
+	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_OTHER "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_OTHER "/bound/new"));
+	ASSERT_STREQ(EP_EACCES, EP("mkdir", FX_OTHER "/bound/newdir"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/new"));
+}
+
+TEST_F(escapes_paths, R9_bindmount_file)
+{
+	bind_mount(_metadata, FX_SECRET, FX_FILE);
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_FILE));
+	ASSERT_STREQ(EP_EACCES, EP("open-write", FX_FILE));
+	ASSERT_STREQ("ok", EP("read-file", FX_FILE2));
+}
+
+TEST_F(escapes_paths, R9_bindmount_subdir)
+{
+	fx_make_dir(_metadata, FX_OTHER "/sub", 0755);
+	bind_mount(_metadata, FX_SUB, FX_OTHER "/sub");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_OTHER "/sub/deep"));
+	ASSERT_STREQ(EP_EACCES, EP("unlink", FX_OTHER "/sub/deep"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/new"));
+}
+
+TEST_F(escapes_paths, R9_bindmount_ancestor)
+{
+	fx_make_dir(_metadata, FX_WORK "/run", 0755);
+	bind_mount(_metadata, FX_RUN, FX_WORK "/run");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/run/jr2/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_WORK "/run/jr2/new"));
+	ASSERT_STREQ("ok", EP("creat", FX_OTHER "/new"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_from_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/../run/jr2/secret"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/../other/../work/file"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_deep)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP("read-file", FX_DIR "/../../run/./jr2/sub/../secret"));
+	ASSERT_STREQ("ok",
+		     EP("read-file", FX_DIR "/../../repos/sub/../README"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_past_root)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", "/../../.." FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", "/../../.." FX_FILE));
+}
+
+TEST_F(escapes_paths, R9_dotdot_relative_to_cwd)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP_IN(FX_DIR, "read-file", "../../run/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP_IN(FX_DIR, "creat", "../../run/jr2/new"));
+	ASSERT_STREQ("ok", EP_IN(FX_DIR, "read-file", "../file"));
+}
+
+TEST_F(escapes_paths, R9_proc_self_root)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", "/proc/self/root" FX_SECRET));
+	ASSERT_STREQ(EP_EACCES,
+		     EP("read-file", "/proc/thread-self/root" FX_DEEP));
+	ASSERT_STREQ("ok", EP("read-file", "/proc/self/root" FX_FILE));
+}
+
+/* A process outside the domain with its cwd in the protected dir. */
+static const char *ep_proc(pid_t pid, const char *rest, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/%d/%s", pid, rest);
+	return buf;
+}
+
+TEST_F(escapes_paths, R9_proc_pid_cwd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ASSERT_STREQ("ok",
+		     DR_UNCONFINED("read-file", ep_proc(pid, "cwd/secret", path,
+							sizeof(path))));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", ep_proc(pid, "cwd/secret", path,
+							sizeof(path))));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", ep_proc(pid, "cwd/sub/deep",
+							path, sizeof(path))));
+}
+
+TEST_F(escapes_paths, R9_proc_pid_root_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ep_proc(pid, "root" FX_SECRET, path, sizeof(path));
+	ASSERT_STREQ("ok", DR_UNCONFINED("read-file", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", path));
+}
+
+TEST_F(escapes_paths, R9_proc_pid_fd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ep_proc(pid, "fd/7", path, sizeof(path));
+	ASSERT_STREQ("ok", DR_UNCONFINED("read-file", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", path));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_ancestor_into_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_RUN, FX_WORK "/run"));
+	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/run"));
+	ASSERT_STREQ("ok", EP("rename", FX_DIR, FX_OTHER "/dir"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_protected_into_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_PROTECTED, FX_WORK "/jr2"));
+	/* From inside the read-only mount: EXDEV where it holds. */
+	ASSERT_STREQ(EP_CROSS_DENIED, EP("rename", FX_SUB, FX_WORK "/sub"));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+	ASSERT_STREQ("ok", EP("rename", FX_FILE2, FX_WORK "/moved"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_over_ancestor)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_OTHER, FX_RUN));
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_DIR, FX_PROTECTED));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+	ASSERT_STREQ("ok", EP("rename", FX_DIR, FX_OTHER "/dir"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_exchange_protected_with_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("exchange", FX_PROTECTED, FX_DIR));
+	ASSERT_STREQ(EP_EACCES, EP("exchange", FX_RUN, FX_OTHER));
+	ASSERT_STREQ("ok", EP("exchange", FX_FILE, FX_FILE2));
+}
+
+TEST_F(escapes_paths, R3_R9_fifo_via_symlinked_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("mknod-fifo", FX_WORK "/jr2/fifo"));
+	ASSERT_STREQ("ok", EP("mknod-fifo", FX_WORK "/fifo"));
+}
+
+TEST_F(escapes_paths, R3_R9_socket_bind_via_dotdot)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("bind-unix", FX_WORK "/../run/jr2/sock"));
+	ASSERT_STREQ("ok", EP("bind-unix", FX_WORK "/../other/sock"));
+}
+
+TEST_F(escapes_paths, R3_R9_socket_bind_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("bind-unix", FX_WORK "/bound/sock"));
+	ASSERT_STREQ("ok", EP("bind-unix", FX_OTHER "/sock"));
+}
+
+TEST_F(escapes_paths, P1_R9_ptrace_attach_outside_domain)
+{
+	pid_t outside = es_lifeline_child(_metadata);
+	char pid[16];
+
+	hx_pid_str(outside, pid, sizeof(pid));
+	ASSERT_STREQ("ok", DR_UNCONFINED("ptrace-attach", pid));
+	EP_CONFINE();
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-attach", pid));
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-seize", pid));
+}
+
+TEST_F(escapes_paths, P1_R9_procmem_outside_domain)
+{
+	pid_t outside = es_lifeline_child(_metadata);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)outside);
+	ASSERT_STREQ("ok", DR_UNCONFINED("open-read", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("open-read", path));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_symlink)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("truncate", FX_WORK "/link"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-trunc", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("truncate", FX_FILE));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("truncate", FX_WORK "/bound/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_WORK "/bound/secret"));
+	ASSERT_STREQ("ok", EP("creat", FX_OTHER "/new"));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_dotdot)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("truncate", FX_WORK "/../run/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("open-trunc", FX_DIR "/../../run/jr2/secret"));
+	ASSERT_STREQ("ok", EP("truncate", FX_DIR "/../file"));
+}
+
+HX_MAIN

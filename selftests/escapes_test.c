@@ -35,7 +35,7 @@
  * A descriptor into the protected dir taken across confinement is passed
  * as `run --pass-fd` passes it: the step refuses to confine (no program
  * runs).  The attempts that jr2-try can express also run through the real
- * `jr2-confine run` and `jr2-harness exec` in escapes_paths_test.c.
+ * `jr2-confine run` and `jr2-harness exec`: escapes_paths below.
  *
  * Promises: R1 R2 R3 R4 R5 R6 R9 O2 P1 P5 P6
  */

@@ -1696,8 +1696,7 @@ TEST_F(escapes, R6_R9_truncate_via_opath_dirfd)
  * (an O_PATH descriptor or an io_uring ring opened confined, a file handle,
  * a nested ruleset, a mount or chroot call, openat2 flags, a child of its
  * own to trace) and run under the step variant above, which is what both
- * programs do before execve.  Hard links made before confinement are the
- * compiler's refusal, the same code under every path (escapes.step.*).
+ * programs do before execve.
  */
 #define EP_CONF HX_ETC "/escapes.conf"
 
@@ -1849,6 +1848,26 @@ TEST_F(escapes_paths, R9_symlink_to_protected_dir)
 	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/jr2")); /* the link */
 }
 
+/* Each step is a program of its own: the link changes between them. */
+TEST_F(escapes_paths, R9_symlink_swapped_after_rules)
+{
+	ASSERT_EQ(0, test_symlink(FX_DIR, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/link/file2"));
+	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("symlink", FX_PROTECTED, FX_WORK "/link"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link/secret"));
+}
+
+TEST_F(escapes_paths, R9_symlink_made_confined)
+{
+	EP_CONFINE();
+	ASSERT_STREQ("ok", EP("symlink", FX_SECRET, FX_OTHER "/link"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_OTHER "/link"));
+	ASSERT_STREQ("ok", EP("symlink", FX_FILE, FX_OTHER "/control"));
+	ASSERT_STREQ("ok", EP("read-file", FX_OTHER "/control"));
+}
+
 TEST_F(escapes_paths, R9_symlink_in_read_only_tree)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
@@ -1871,6 +1890,86 @@ TEST_F(escapes_paths, R9_symlink_to_proc_self_root)
 	EP_CONFINE();
 	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/root" FX_SECRET));
 	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/root" FX_FILE2));
+}
+
+/*
+ * Hard links made before confinement: the runtime refuses to confine,
+ * naming the file (run exits 125 before the program; the harness does not
+ * start, or its spawner runs nothing), or the name is denied.  A reachable
+ * file is the one outcome that fails.
+ */
+static void ep_linked(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(escapes_paths) * self, bool exec,
+		      const char *linked, const char *verb, const char *path)
+{
+	char tool[PATH_MAX], out[DR_OUT_SIZE], log[HX_OUT_SIZE];
+	const char *const argv[] = {FX_FIND_TOOL("jr2-try", tool), verb, path,
+				    NULL};
+	int status;
+
+	if (!fx_accepted(&self->fx.abi))
+		return; /* the caller skips */
+	if (exec) {
+		const char *const extra[] = {"--config", EP_CONF, NULL};
+
+		if (hx_start(_metadata, &self->hx, extra)) {
+			hx_log(log, sizeof(log));
+			ASSERT_NE(NULL, strstr(log, linked))
+			{
+				TH_LOG("refused, but not for '%s': %s", linked,
+				       log);
+			}
+			return;
+		}
+		status = hx_exec(&self->hx, argv + 0, out, sizeof(out));
+	} else {
+		status =
+		    dr_confine_run(_metadata, NULL, argv, out, sizeof(out));
+	}
+	if (status == 125) {
+		ASSERT_NE(NULL, strstr(out, linked))
+		{
+			TH_LOG("refused, but not for '%s': %s", linked, out);
+		}
+		return;
+	}
+	out[strcspn(out, " \n")] = '\0';
+	ASSERT_STREQ(EP_EACCES, out);
+}
+
+TEST_F(escapes_paths, R9_hardlink_made_before_read)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_SECRET, "read-file",
+		  FX_WORK "/hard");
+}
+
+TEST_F(escapes_paths, R2_R9_hardlink_made_before_write)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_DEEP, FX_OTHER "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_DEEP, "open-write",
+		  FX_OTHER "/hard");
+}
+
+TEST_F(escapes_paths, R6_R9_hardlink_made_before_truncate)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_SECRET, "truncate",
+		  FX_WORK "/hard");
+}
+
+/* Both names inside: nothing to refuse, both denied; control: a program
+ * runs. */
+TEST_F(escapes_paths, R9_hardlink_inside_protected_dir_is_fine)
+{
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_SUB "/again"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_SUB "/again"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", FX_FILE));
 }
 
 TEST_F(escapes_paths, R9_bindmount_dir_read)
@@ -1965,6 +2064,16 @@ TEST_F(escapes_paths, R9_proc_self_root)
 	ASSERT_STREQ(EP_EACCES,
 		     EP("read-file", "/proc/thread-self/root" FX_DEEP));
 	ASSERT_STREQ("ok", EP("read-file", "/proc/self/root" FX_FILE));
+}
+
+/* The program starts with its cwd in the protected dir (run's, --cwd). */
+TEST_F(escapes_paths, R9_proc_self_cwd)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP_IN(FX_PROTECTED, "read-file", "/proc/self/cwd/secret"));
+	ASSERT_STREQ(EP_EACCES, EP_IN(FX_PROTECTED, "read-file", "secret"));
+	ASSERT_STREQ("ok", EP_IN(FX_WORK, "read-file", "/proc/self/cwd/file"));
 }
 
 /* A process outside the domain with its cwd in the protected dir. */
@@ -2081,6 +2190,16 @@ TEST_F(escapes_paths, P1_R9_ptrace_attach_outside_domain)
 	EP_CONFINE();
 	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-attach", pid));
 	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-seize", pid));
+}
+
+/* The test itself: an ancestor of the program, outside its domain. */
+TEST_F(escapes_paths, P1_R9_ptrace_attach_parent)
+{
+	char pid[16];
+
+	hx_pid_str(getpid(), pid, sizeof(pid));
+	EP_CONFINE();
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-attach", pid));
 }
 
 TEST_F(escapes_paths, P1_R9_procmem_outside_domain)

@@ -10,6 +10,12 @@ repository: $JR2_KERNEL_CACHE, else /var/cache/jr2-kernels) and reused:
     <cache>/<name>/         vmlinuz, config (when the packages hold one),
                             source.json (what it was made from)
 
+A built entry may also name a prebuilt image by its SHA256 and release
+([kernel.prebuilt]): the image is looked for in the folders of
+$JR2_KERNEL_IMAGES (colon-separated; default ../shared/kernels next to the
+repository when that folder exists), checked, and copied into the cache like
+a build of its own; where it is absent the entry falls back to its tarball.
+
 apt runs with the machine's own configuration (proxy, keyrings) but a private
 sources list and state folder, never the system's.
 """
@@ -58,6 +64,14 @@ class Deb:
 
 
 @dataclasses.dataclass
+class Prebuilt:
+    """A kernel built elsewhere by kernels/build-kernel, named by its image's SHA256."""
+    sha256: str
+    release: str
+    folder: str = ""  # its folder inside an images folder (default: the entry's name)
+
+
+@dataclasses.dataclass
 class Entry:
     name: str
     source: str
@@ -72,6 +86,8 @@ class Entry:
     fragment: str = ""
     package: str = ""
     tarball: str = ""
+    prebuilt: Prebuilt = None
+    pvh: bool = True  # false: QEMU boots the bzImage itself (its PVH entry was measured to hang)
 
     @property
     def files_name(self):
@@ -131,6 +147,8 @@ def load_matrix(path=MATRIX):
         raw["debs"] = [d if isinstance(d, Deb) else Deb(**d) for d in raw.get("debs", raw.pop("deb", []))]
         raw.pop("deb", None)
         try:
+            if isinstance(raw.get("prebuilt"), dict):
+                raw["prebuilt"] = Prebuilt(**raw["prebuilt"])
             entry = Entry(**raw)
         except TypeError as err:
             raise KernelError(f"{path}: kernel '{name}': {err}") from err
@@ -160,6 +178,13 @@ def check_entry(entry, path):
         raise KernelError(f"{where}: a kernel.org entry needs url")
     elif entry.source == "debian-source" and not entry.tarball:
         raise KernelError(f"{where}: a debian-source entry needs tarball")
+    if entry.prebuilt is not None:
+        if not entry.built:
+            raise KernelError(f"{where}: only a built entry (kernel.org, debian-source) may name "
+                              "a prebuilt image")
+        if len(entry.prebuilt.sha256) != 64 or not entry.prebuilt.release:
+            raise KernelError(f"{where}: [kernel.prebuilt] needs the image's sha256 (64 hex "
+                              "digits: sha256sum vmlinuz) and its release (make kernelrelease)")
 
 
 def find(entries, name):
@@ -297,6 +322,93 @@ def extract_member(deb_path, member, dest):
     tmp.rename(dest)
 
 
+def image_dirs():
+    """The folders searched for prebuilt images: $JR2_KERNEL_IMAGES, else
+    ../shared/kernels next to the repository when it exists."""
+    value = os.environ.get("JR2_KERNEL_IMAGES")
+    if value is not None:
+        return [pathlib.Path(p) for p in value.split(":") if p]
+    tops = [REPO]
+    # A git worktree (.git is a file naming .../main/.git/worktrees/NAME):
+    # the main checkout's ../shared as well.
+    dot_git = REPO / ".git"
+    if dot_git.is_file():
+        gitdir = dot_git.read_text().partition("gitdir:")[2].strip()
+        if gitdir and pathlib.Path(gitdir).parent.name == "worktrees":
+            tops.append(pathlib.Path(gitdir).parents[2])
+    found = [top.parent / "shared" / "kernels" for top in tops]
+    return [d for d in dict.fromkeys(found) if d.is_dir()]
+
+
+def prebuilt_image(entry):
+    """The path of the prebuilt image of an entry whose SHA256 matches, else None."""
+    pre = entry.prebuilt
+    if pre is None:
+        return None
+    for top in image_dirs():
+        for candidate in (top / (pre.folder or entry.name) / "vmlinuz", top / "vmlinuz"):
+            try:
+                if candidate.is_file() and sha256_of(candidate) == pre.sha256:
+                    return candidate
+            except OSError:
+                continue
+    return None
+
+
+def prebuilt_stamp(entry):
+    return {"source": "prebuilt", "sha256": entry.prebuilt.sha256,
+            "release": entry.prebuilt.release}
+
+
+def use_prebuilt(entry, image):
+    """Copies a checked prebuilt image (and its config) into the cache."""
+    folder = cache_dir() / entry.name
+    folder.mkdir(parents=True, exist_ok=True)
+    release_file = image.parent / "release"
+    if release_file.exists() and release_file.read_text().strip() != entry.prebuilt.release:
+        raise KernelError(f"kernel {entry.name}: {release_file} says "
+                          f"'{release_file.read_text().strip()}', kernels/matrix.toml says release "
+                          f"'{entry.prebuilt.release}': fix the entry's [kernel.prebuilt]")
+    (folder / "source.json").unlink(missing_ok=True)
+    for name in ("vmlinuz", "config"):
+        src = image if name == "vmlinuz" else image.parent / "config"
+        if src.is_file():
+            tmp = folder / f"{name}.{os.getpid()}.partial"
+            shutil.copyfile(src, tmp)
+            tmp.rename(folder / name)
+        elif name == "config":
+            (folder / name).unlink(missing_ok=True)
+    got = sha256_of(folder / "vmlinuz")
+    if got != entry.prebuilt.sha256:
+        raise KernelError(f"kernel {entry.name}: the copy of {image} has SHA256 {got}, not "
+                          f"{entry.prebuilt.sha256}: it changed while copied; run again")
+    (folder / "source.json").write_text(json.dumps({**prebuilt_stamp(entry), "from": str(image)},
+                                                   indent=1) + "\n")
+    log(f"{entry.name}: prebuilt image {image} (release {entry.prebuilt.release}, SHA256 checked)")
+    return cached(entry)
+
+
+def way(entry, entries):
+    """How an entry will come, for `make kernels-list`."""
+    files = find(entries, entry.files_name)
+    hit = cached(files)
+    if hit:
+        stamp = json.loads((hit.vmlinuz.parent / "source.json").read_text())
+        if stamp.get("source") == "prebuilt":
+            return f"cached (prebuilt {stamp['release']} from {stamp.get('from', '?')})"
+        return "cached"
+    if files.source == "debian":
+        return "to fetch (Debian archive)"
+    image = prebuilt_image(files)
+    if image:
+        return f"prebuilt image {image} (release {files.prebuilt.release})"
+    why = "the entry names no prebuilt image"
+    if files.prebuilt:
+        dirs = ":".join(str(d) for d in image_dirs()) or "no folder (JR2_KERNEL_IMAGES)"
+        why = f"no image of SHA256 {files.prebuilt.sha256[:12]}... in {dirs}"
+    return f"tarball recipe, not built ({why}): make kernel-build KERNEL={files.name}"
+
+
 def stamp_of(entry):
     if entry.source == "debian":
         return {"source": "debian", "debs": [dataclasses.asdict(d) for d in entry.debs]}
@@ -312,9 +424,11 @@ def cached(entry):
     if not (stamp.exists() and vmlinuz.exists()):
         return None
     try:
-        if json.loads(stamp.read_text()) != stamp_of(entry):
-            return None
+        found = json.loads(stamp.read_text())
     except ValueError:
+        return None
+    found.pop("from", None)
+    if found != stamp_of(entry) and not (entry.prebuilt and found == prebuilt_stamp(entry)):
         return None
     config = folder / "config"
     return Kernel(entry.name, vmlinuz, config if config.exists() else None, entry.cmdline, entry)
@@ -329,6 +443,9 @@ def fetch(entry, entries):
     hit = cached(entry)
     if hit:
         return hit
+    image = prebuilt_image(entry)
+    if image:
+        return use_prebuilt(entry, image)
     if entry.built:
         raise KernelError(build_hint(entry))
     folder = cache_dir() / entry.name
@@ -347,6 +464,11 @@ def fetch(entry, entries):
 def build_hint(entry):
     hint = (f"kernel {entry.name} is built from source and not built yet: "
             f"make kernel-build KERNEL={entry.name} (a long build: 20 to 60 min on 2 cores)")
+    if entry.prebuilt:
+        dirs = ":".join(str(d) for d in image_dirs()) or "none"
+        hint += (f"; or place its prebuilt image (release {entry.prebuilt.release}, SHA256 "
+                 f"{entry.prebuilt.sha256}) at <folder>/{entry.prebuilt.folder or entry.name}/vmlinuz "
+                 f"in a folder of JR2_KERNEL_IMAGES (searched: {dirs})")
     if entry.source == "kernel.org":
         name = entry.url.rsplit("/", 1)[-1]
         path = cache_dir() / "src" / name
@@ -466,8 +588,9 @@ def extract_vmlinux(bzimage, dest):
 def boot_image(kernel):
     """The image QEMU loads: the unpacked vmlinux next to a matrix kernel's
     vmlinuz (made once, PVH boot), else the bzImage itself (a user's kernel
-    may lack CONFIG_PVH; JR2_VM_PVH=0 turns PVH off)."""
-    if kernel.entry is None or os.environ.get("JR2_VM_PVH", "1") == "0":
+    may lack CONFIG_PVH; an entry with `pvh = false` in the matrix boots its
+    bzImage too; JR2_VM_PVH=0 turns PVH off)."""
+    if kernel.entry is None or not kernel.entry.pvh or os.environ.get("JR2_VM_PVH", "1") == "0":
         return kernel.vmlinuz
     vmlinux = kernel.vmlinuz.with_name("vmlinux")
     if not vmlinux.exists() or vmlinux.stat().st_mtime < kernel.vmlinuz.stat().st_mtime:

@@ -144,14 +144,11 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 	return ret;
 }
 
-int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
-		     uint32_t extra_flags, struct jr2_err *err)
+int jr2_compile_accepted(const struct jr2_policy *policy,
+			 const struct jr2_abi *abi,
+			 struct jr2_ruleset_plan *plan, struct jr2_err *err)
 {
-	struct jr2_ruleset_plan plan;
-	enum jr2_verdict verdict = jr2_abi_verdict(abi);
-	int ret;
-
-	if (verdict != JR2_VERDICT_ACCEPT) {
+	if (jr2_abi_verdict(abi) != JR2_VERDICT_ACCEPT) {
 		char reason[400];
 
 		return jr2_fail(
@@ -159,7 +156,16 @@ int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
 		    "refusing to confine: %s",
 		    jr2_verdict_reason(abi, reason, sizeof(reason)));
 	}
-	if (jr2_policy_compile(policy, abi->in_force, &plan, err))
+	return jr2_policy_compile(policy, abi->in_force, plan, err);
+}
+
+int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
+		     uint32_t extra_flags, struct jr2_err *err)
+{
+	struct jr2_ruleset_plan plan;
+	int ret;
+
+	if (jr2_compile_accepted(policy, abi, &plan, err))
 		return -1;
 	ret = jr2_confine_plan(&plan, extra_flags, err);
 	jr2_plan_free(&plan);

@@ -560,15 +560,7 @@ int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
 	struct jr2_ruleset_plan plan;
 	int ret;
 
-	if (jr2_abi_verdict(abi) != JR2_VERDICT_ACCEPT) {
-		char reason[400];
-
-		return jr2_fail(
-		    err, abi->probe_errno ? abi->probe_errno : ENOTSUP, false,
-		    "refusing to confine: %s",
-		    jr2_verdict_reason(abi, reason, sizeof(reason)));
-	}
-	if (jr2_policy_compile(policy, abi->in_force, &plan, err))
+	if (jr2_compile_accepted(policy, abi, &plan, err))
 		return -1;
 	ret = jr2_confine_step_plan(policy, &plan, extra_flags, step, err);
 	jr2_plan_free(&plan);

@@ -350,8 +350,44 @@ static void check_frozen(const struct jr2_abi *abi, bool json)
 	jr2_policy_free(&policy);
 }
 
+/*
+ * Yama's ptrace_scope (0-3), or -1 when the kernel has no Yama (no
+ * /proc/sys/kernel/yama/ptrace_scope).  Not Landlock's: reported because it
+ * decides whether programs of one domain can trace each other (P3).
+ */
+static int yama_ptrace_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int scope = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &scope) != 1 || scope < 0)
+		scope = -1;
+	fclose(f);
+	return scope;
+}
+
+static const char *yama_meaning(int scope)
+{
+	switch (scope) {
+	case -1:
+		return "no Yama: programs of one user may trace each other";
+	case 0:
+		return "classic: programs of one user may trace each other";
+	case 1:
+		return "restricted: a program traces only its descendants "
+		       "(or who named it with PR_SET_PTRACER)";
+	case 2:
+		return "admin-only: tracing needs CAP_SYS_PTRACE";
+	default:
+		return "no attach: no program may trace another";
+	}
+}
+
 static int cmd_check(const struct options *o)
 {
+	int yama = yama_ptrace_scope();
 	struct jr2_abi abi;
 	struct utsname uts;
 	enum jr2_verdict verdict;
@@ -379,6 +415,11 @@ static int cmd_check(const struct options *o)
 		       JR2_ABI_NEWEST, JR2_ABI_REQUIRED);
 		if (abi.errata_known)
 			printf("%u", abi.errata);
+		else
+			printf("null");
+		printf(", \"yama_ptrace_scope\": ");
+		if (yama >= 0)
+			printf("%d", yama);
 		else
 			printf("null");
 		printf(", \"features\": {");
@@ -415,6 +456,12 @@ static int cmd_check(const struct options *o)
 		else
 			printf("errata: unknown (the kernel has no errata "
 			       "query)\n");
+		if (yama >= 0)
+			printf("yama ptrace_scope: %d (%s)\n", yama,
+			       yama_meaning(yama));
+		else
+			printf("yama ptrace_scope: none (%s)\n",
+			       yama_meaning(yama));
 		for (int f = 0; f < JR2_FEAT_COUNT; f++)
 			printf(
 			    "feature %-20s %-11s (ABI %d+): %s\n",

@@ -21,6 +21,9 @@ static void open_at(struct __test_metadata *_metadata, const char *path,
 	int opened = open(path, flags);
 
 	ASSERT_LE(0, opened);
+	/* The kselftest runner holds 3 and 4: open() may give fd itself. */
+	if (opened == fd)
+		return;
 	ASSERT_EQ(fd, dup2(opened, fd));
 	ASSERT_EQ(0, close(opened));
 }

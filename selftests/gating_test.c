@@ -472,6 +472,16 @@ TEST_F(gating, G5_check_json_matches_table)
 		ASSERT_STREQ(want, json_value(out, NULL, "errata", value,
 					      sizeof(value)));
 	}
+	/* Yama's ptrace_scope as /proc has it, null without Yama. */
+	if (fx_yama_scope() >= 0)
+		snprintf(want, sizeof(want), "%d", fx_yama_scope());
+	else
+		snprintf(want, sizeof(want), "null");
+	ASSERT_STREQ(want, json_value(out, NULL, "yama_ptrace_scope", value,
+				      sizeof(value)))
+	{
+		TH_LOG("check --json: %s", out);
+	}
 	assert_features_reported(_metadata, abi, out);
 }
 

@@ -244,8 +244,19 @@ static int hx_helper(int argc, char **argv)
 			printf("%s\n", *e);
 		return 0;
 	}
-	if (argc == 1 && !strcmp(argv[0], "sleep")) {
-		/* A long-lived program whose memory holds hx_marker. */
+	if (argc == 1 &&
+	    (!strcmp(argv[0], "sleep") || !strcmp(argv[0], "sleep-unnamed"))) {
+		/*
+		 * A long-lived program whose memory holds hx_marker.  "sleep"
+		 * names every program as its tracer (PR_SET_PTRACER_ANY): under
+		 * Yama's ptrace_scope 1 its peers may then trace it, and a
+		 * denial comes from Landlock, not Yama.  Without Yama the call
+		 * fails with EINVAL, and nothing needs it.
+		 */
+		if (!strcmp(argv[0], "sleep") &&
+		    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) &&
+		    fx_yama_scope() >= 0)
+			return hx_print_errno(errno);
 		for (int i = 0; i < 120 && hx_marker[0]; i++)
 			sleep(1);
 		return 0;
@@ -561,8 +572,9 @@ static inline int hx_exec(struct hx *hx, const char *const argv[], char *out,
  * Starts a long-lived confined program (this binary's `sleep` helper) in
  * the background; returns its pid as the harness reports it (waits for it).
  */
-static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
-				     struct hx *hx, pid_t *client)
+static inline pid_t hx_start_sleeper_verb(struct __test_metadata *_metadata,
+					  struct hx *hx, pid_t *client,
+					  const char *verb)
 {
 	char out[HX_OUT_SIZE], value[1024], before[1100] = "";
 
@@ -577,7 +589,7 @@ static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
 		dup2(null, 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "sleep", NULL);
+		      hx->self, "--hx-helper", verb, NULL);
 		_exit(127);
 	}
 	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
@@ -600,6 +612,36 @@ static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
 		TH_LOG("the sleeper did not start within %d ms", HX_READY_MS);
 	}
 	return -1;
+}
+
+/* A sleeper that every program may trace as far as Yama goes. */
+static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
+				     struct hx *hx, pid_t *client)
+{
+	return hx_start_sleeper_verb(_metadata, hx, client, "sleep");
+}
+
+/*
+ * Whether Yama lets a confined program trace a peer of its own domain that
+ * named it with PR_SET_PTRACER (the sleeper does): NULL when it does (no
+ * Yama, ptrace_scope 0 or 1), else why not, naming Yama and its value
+ * (2: CAP_SYS_PTRACE only, which the domain lacks; 3: never).
+ */
+static inline const char *hx_peer_trace_blocked(char *why, size_t size)
+{
+	int scope = fx_yama_scope();
+
+	if (scope <= 1)
+		return NULL;
+	snprintf(why, size,
+		 "Yama's ptrace_scope is %d (%s): no program of the domain "
+		 "may trace another, so the positive control of tracing "
+		 "cannot run",
+		 scope,
+		 scope == 2 ? "tracing needs CAP_SYS_PTRACE, which the domain "
+			      "drops"
+			    : "no attach at all");
+	return why;
 }
 
 /* Ends the programs (each in its own process group) and the harness. */

@@ -5,6 +5,8 @@
 #   make vmshell [KERNEL=<name|path>]
 #   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
 #   make vmtest-ci                             the kernels CI boots, then make repro-ci
+#   make vmtest KERNEL=7.3 ABI=5               the guest capped at ABI 5
+#   make cap-check                             capped new kernels against old ones
 #   make vmtest-repeat [KERNEL=..] [N=20]      N boots in a row must agree
 #   ACCEL=kvm|tcg on any of them forces the accelerator (JR2_ACCEL); unset,
 #   KVM is used only where a probe ran a guest with it (jr2vm/accel.py).
@@ -12,7 +14,11 @@
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
 VMTEST_RUN := $(PYTHON) vmtest/run
-VMTEST_CI_KERNELS := 5.10 6.1 6.12 7.3 7.3-nolsm
+# 6.6 and 6.11 (ABI 3 and 5: signals and abstract sockets unscoped) when
+# their images can be had (cached, or prebuilt in JR2_KERNEL_IMAGES): about
+# 70 s each under TCG, two at a time.
+VMTEST_CI_KERNELS = 5.10 6.1 6.12 7.3 7.3-nolsm \
+	$(shell $(PYTHON) kernels/fetch --available 6.6 6.11 2>/dev/null)
 # zstd: unpacking the vmlinux of ZSTD kernels (6.12 on) for PVH boots.
 VMTEST_DEBS := qemu-system-x86 busybox-static zstd
 
@@ -30,7 +36,7 @@ BENCH_STEPS += vmtest
 # boots builds it first: a fresh clone's first command may be any of them.
 VMTEST_PAYLOAD = $(BINS) $(SUITE_TOOLS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 
-.PHONY: vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
+.PHONY: cap-check vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
 
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 	@mkdir -p $(@D)
@@ -58,8 +64,11 @@ endef
 # SUITE=upstream: the kernel's own Landlock selftests too (vmtest/jr2vm/upstream.py).
 VMTEST_SUITE = $(if $(SUITE),--suite '$(SUITE)')
 
+# ABI=N: the guest runs capped at ABI N (JR2_MAX_ABI), the verdict expected
+# is then that of min(the kernel's ABI, N).
 vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
-	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') $(VMTEST_SUITE))
+	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
+		$(if $(ABI),--max-abi '$(ABI)') $(VMTEST_SUITE))
 
 vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
@@ -73,6 +82,11 @@ vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD) $(OBJ)/libjr2.a $(OBJ)/libjr2harne
 	@status=0; ($(call vmtest_then_report,--jobs 2 $(foreach k,$(VMTEST_CI_KERNELS),--kernel '$(k)'))) \
 		|| status=$$?; \
 	$(REPRO_CI_THEN_REPORT)
+
+# Does the cap tell the truth?  6.11 and 7.3 capped at ABI 5, 6.6 and 7.3 at
+# ABI 3, compared test by test (kernels/cap-check; kernels/README.md).
+cap-check: deps vmtest-deps $(VMTEST_PAYLOAD)
+	$(PYTHON) kernels/cap-check $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)')
 
 vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \

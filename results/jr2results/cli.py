@@ -164,6 +164,7 @@ def cmd_gate(args):
              f"{'PASS' if decision.passed else 'FAIL'}"]
     lines += [f"FAIL {f}" for f in decision.findings]
     lines += [f"note {n}" for n in decision.notes]
+    lines += [f"ran {r}" for r in decision.ran]
     (out / "gate.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines[1:] + lines[:1]))
     print(f"{PROG}: release files in {out}")

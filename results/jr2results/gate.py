@@ -35,6 +35,7 @@ class Finding:
 class Decision:
     findings: list  # Finding: each one refuses the release
     notes: list  # Finding: said, but does not refuse (a declared missing kernel)
+    ran: list = dataclasses.field(default_factory=list)  # Finding: each kernel run, its outcome
 
     @property
     def passed(self):
@@ -130,7 +131,7 @@ def decide(run, matrix, built, built_before=None, required=()):
     built_before: the same, hashed before the run (None: not known)
     required: binary names that every kernel must have tested
     """
-    findings, notes = [], []
+    findings, notes, ran = [], [], []
     for defect in run.defects:
         findings.append(Finding("", f"run: {defect}"))
     tested = set(required).union(*(k.binaries for k in run.kernels))
@@ -164,7 +165,11 @@ def decide(run, matrix, built, built_before=None, required=()):
         lines += [f"binary '{b}' was not tested in the VM" for b in required
                   if kernel.binaries and b not in kernel.binaries]
         outcome = kernel.summary.get("outcome")
+        landlock = kernel.summary.get("landlock")
+        ran.append(Finding(kernel.name, f"{outcome}, "
+                                        f"{'ABI ' + str(kernel.abi) if landlock == 'ok' else landlock}, "
+                                        f"verdict {kernel.verdict_text or 'none'}"))
         if outcome != "pass" and not lines:
             lines.append(f"summary.json outcome is '{outcome}'")
         findings += [Finding(kernel.name, line) for line in lines]
-    return Decision(findings, notes)
+    return Decision(findings, notes, ran)

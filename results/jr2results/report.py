@@ -206,9 +206,34 @@ def _test_cell(kernel, tests):
     return Cell(state, r.reason if state != "pass" else "", [_line(r) for r in tests], tests)
 
 
+def regime(s):
+    """The ABI regime of a kernel, from what its guest found: the ABI (and the
+    cap), the verdict, whether signals and abstract sockets are scoped (G6),
+    and Yama's ptrace_scope when the kernel has Yama."""
+    landlock = s.get("landlock", "ok")
+    if landlock != "ok":
+        return f"Landlock {landlock}"
+    text = f"ABI {s.get('abi')}"
+    if s.get("cap"):
+        text += f" capped at {s['cap']}"
+    features = s.get("features") or {}
+    if s.get("verdict_code") and s.get("verdict_code") != "accepted":
+        text += f": refused ({s['verdict_code']})"
+    elif "scope_signal" in features:
+        scoped = [f for f in ("scope_signal", "scope_abstract_unix")
+                  if features.get(f) == "enforced"]
+        text += (": signals and abstract sockets scoped" if len(scoped) == 2 else
+                 ": signals and abstract sockets unscoped (G6)" if not scoped else
+                 f": only {', '.join(scoped)} enforced")
+    if s.get("yama_ptrace_scope") is not None:
+        text += f"; Yama ptrace_scope {s['yama_ptrace_scope']}"
+    return text
+
+
 def _header(k):
     s = k.summary
-    abi = kcidb.landlock_text(s)
+    abi = (regime(s) if s.get("abi") is not None or s.get("landlock", "ok") != "ok"
+           else kcidb.landlock_text(s))
     c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
     for r in k.results:
         c[r.status] += 1

@@ -20,57 +20,13 @@
 #include "spawner.h"
 
 /*
- * P1, the runtime's own measure.  Landlock alone lets a confined process read
- * /proc/<harness>/environ and maps on 6.16+ (KERNELS.md).  Measured on 6.18:
- * those reads pass ptrace_may_access(PTRACE_MODE_READ) for a caller of the
- * same uid and gid that holds CAP_SYS_PTRACE, CAP_SYS_ADMIN or CAP_PERFMON
- * (perfmon_capable()), even when the target is not dumpable.  So:
- *  - the harness is not dumpable (PR_SET_DUMPABLE 0, in serve.c): its /proc
- *    files and ptrace then need one of those capabilities, whatever the uid;
- *  - the spawner drops all three from its bounding, ambient, effective,
- *    permitted and inheritable sets before it confines itself, so no program
- *    of its domain (root included, setuid files included) can regain them.
- * Programs of one domain keep tracing each other (P3): same uid, dumpable
- * after execve, equal capability sets.  Mounting needs no CAP_SYS_ADMIN to
- * be refused: Landlock refuses it to the domain anyway (P5).
+ * P1: the harness is not dumpable (serve.c), and the spawner confines itself
+ * with jr2_confine_step() (confine_step.h), whose capability allow-list drops
+ * CAP_SYS_PTRACE, CAP_SYS_ADMIN and CAP_PERFMON from every set: each lets a
+ * caller of the same uid read another process's /proc files (measured on
+ * 6.18), even when the target is not dumpable.  Programs of one domain keep
+ * tracing each other (P3): same uid, dumpable after execve, equal sets.
  */
-static const int dropped_capabilities[] = {CAP_SYS_PTRACE, CAP_SYS_ADMIN,
-					   CAP_PERFMON};
-
-int jr2_drop_ptrace_capabilities(void)
-{
-	struct __user_cap_header_struct head = {
-	    .version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[2];
-	const size_t count =
-	    sizeof(dropped_capabilities) / sizeof(dropped_capabilities[0]);
-
-	if (syscall(SYS_capget, &head, data))
-		return -errno;
-	for (size_t i = 0; i < count; i++) {
-		int cap = dropped_capabilities[i];
-		bool permitted = data[cap / 32].permitted & (1U << (cap % 32));
-
-		/*
-		 * EINVAL: a capability this kernel does not know.  EPERM: no
-		 * CAP_SETPCAP (a harness that is not root); then a capability
-		 * not permitted now cannot come back, since the domain has
-		 * no_new_privs (jr2_confine_self).
-		 */
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) && errno != EINVAL &&
-		    !(errno == EPERM && !permitted))
-			return -errno;
-		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0) &&
-		    errno != EINVAL)
-			return -errno;
-		data[cap / 32].effective &= ~(1U << (cap % 32));
-		data[cap / 32].permitted &= ~(1U << (cap % 32));
-		data[cap / 32].inheritable &= ~(1U << (cap % 32));
-	}
-	if (syscall(SYS_capset, &head, data))
-		return -errno;
-	return 0;
-}
 
 static void reply_fd(int sock, int fd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

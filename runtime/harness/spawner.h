@@ -25,10 +25,4 @@
 void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		      const struct jr2_abi *abi) __attribute__((noreturn));
 
-/*
- * Drops CAP_SYS_PTRACE, CAP_SYS_ADMIN and CAP_PERFMON from every set (P1:
- * each lets a caller read another process's /proc files); 0 or -errno.
- */
-int jr2_drop_ptrace_capabilities(void);
-
 #endif /* JR2_SPAWNER_H */

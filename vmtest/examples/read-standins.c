@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "channel.h" /* runtime/harness/: the protected dir's file names */
+#include "policy.h" /* runtime/: the default protected dir */
 
 int main(void)
 {
-	const char *path = JR2_PROTECTED_UNDER_ROOT "/" JR2_STANDINS_FILE;
+	const char *path = JR2_DEFAULT_PROTECTED "/" JR2_STANDINS_FILE;
 	char buf[512];
 	int fd = open(path, O_RDONLY);
 

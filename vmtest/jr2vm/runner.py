@@ -108,9 +108,10 @@ class Follow:
 
 
 def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
-         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, suite_name="jr2"):
+         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, max_abi=0, suite_name="jr2"):
     """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
-    suite.tap, check.json, summary.json}; returns the summary dict.  suite_name
+    suite.tap, check.json, summary.json}; returns the summary dict.  max_abi:
+    the ABI cap of the guest (JR2_MAX_ABI), 0 for none.  suite_name
     "landlock": the payload's suite is the kernel's own Landlock selftests, whose
     failures are findings about the kernel, not failures of this run."""
     timeout_s = timeout_s or DEFAULT_TIMEOUT_S
@@ -128,7 +129,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
         initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", base, mode=mode, cmd=cmd,
                                   filter_spec=filter_spec, test_timeout=test_timeout_s,
                                   extra=extra, suite_name=suite_name)
-        args = qemu.command(image, initrd, console, chan, kernel.cmdline)
+        args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
         (out_dir / "qemu.cmd").write_text(" ".join(args) + "\n")
         follow = Follow(name, chan)
         timed_out = False
@@ -177,7 +178,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     else:
         table_problem = None
     result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
-                               {}, base.sha256, proc.returncode) if table else None
+                               {}, base.sha256, proc.returncode, cap=max_abi) if table else None
     if result is None:
         result = {"kernel": name, "outcome": "error", "problems": [table_problem],
                   "counts": tap_counts_empty()}
@@ -215,6 +216,13 @@ def upstream_findings(result):
         result["outcome"] = "pass"
 
 
+def guest_cmdline(kernel, max_abi=0):
+    """The kernel's own command line, and the cap: the kernel hands an unknown
+    KEY=VALUE to /init as an environment variable (vmtest/guest/init)."""
+    cap = f"JR2_MAX_ABI={max_abi}" if max_abi else ""
+    return " ".join(part for part in (kernel.cmdline, cap) if part)
+
+
 def tap_counts_empty():
     return {"pass": 0, "fail": 0, "skip": 0, "error": 0}
 
@@ -222,8 +230,9 @@ def tap_counts_empty():
 def report_line(result):
     c = result["counts"]
     d = result.get("durations", {})
+    cap = f" capped at {result['cap']}" if result.get("cap") else ""
     text = (f"{result['outcome']} (verdict {result.get('verdict_code')}, expected "
-            f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}, release "
+            f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}{cap}, release "
             f"{result.get('release')}; {c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "
             f"{c['error']} error) in {d.get('total_s', 0):.1f} s")
     return text

@@ -10,8 +10,10 @@ from . import channel, expect  # noqa: E402
 
 
 def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durations, binaries,
-              exit_status=None):
-    """Everything known about one boot; `outcome` is pass only when all agrees."""
+              exit_status=None, cap=0):
+    """Everything known about one boot; `outcome` is pass only when all agrees.
+    cap: the ABI cap given to the guest (0: none); the verdict expected is then
+    that of ABI min(kernel, cap)."""
     kernel_problems = channel.console_problems(console_text)
     problems = [f"console: {line}" for line in kernel_problems]
     probe = ch.probe or {}
@@ -42,8 +44,12 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         if expected_code != entry.verdict:
             problems.append(f"the entry's verdict '{entry.verdict}' disagrees with the ABI table "
                             f"('{expected_code}' for {entry.abi}): fix kernels/matrix.toml")
+        if cap:
+            expected, expected_code = expect.expected_verdict(
+                entry.landlock, min(entry.abi_number, cap), table)
     elif probe:
-        expected, expected_code = expect.expected_verdict(landlock, abi or 0, table)
+        expected, expected_code = expect.expected_verdict(
+            landlock, min(abi or 0, cap) if cap else abi or 0, table)
 
     check = channel.check_json(ch)
     verdict = verdict_code = None
@@ -57,6 +63,14 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
                             f"jr2-vmprobe says '{landlock}'")
         if (ch.check_status == 0) != (verdict == "accepted"):
             problems.append(f"jr2-confine check exited {ch.check_status} with verdict {verdict}")
+        # The cap reached the guest, and the runtime took it.
+        check_abi = check.get("abi") or {}
+        if (check_abi.get("cap") or 0) != cap:
+            problems.append(f"the guest's jr2-confine check reports the ABI cap "
+                            f"{check_abi.get('cap')}, vmtest gave {cap or 'none'}")
+        elif cap and probe and landlock == "ok" and check_abi.get("in_force") != min(abi, cap):
+            problems.append(f"jr2-confine check reports ABI {check_abi.get('in_force')} in "
+                            f"force, the cap {cap} on the kernel's ABI {abi} gives {min(abi, cap)}")
 
     results = tap.parse(ch.tap)
     if ch.suite_binaries is not None:
@@ -79,6 +93,11 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
     return {
         "kernel": name, "release": ch.release or probe.get("release", ""),
         "entry_abi": entry_abi, "abi": abi if landlock == "ok" else None, "errata": errata,
+        "cap": cap or None,
+        # Each feature as the guest's runtime found it (the ABI regime).
+        "features": {name: f.get("status") for name, f in (check.get("features") or {}).items()}
+        if check else {},
+        "yama_ptrace_scope": check.get("yama_ptrace_scope") if check else None,
         "landlock": landlock if probe else None,
         "expected_verdict": expected, "expected_verdict_code": expected_code,
         "verdict": verdict, "verdict_code": verdict_code,

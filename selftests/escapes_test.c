@@ -670,22 +670,49 @@ TEST_F(escapes, R9_opath_fchdir)
 	close(dirfd);
 }
 
+static int link_empty_path(int fd, const char *to)
+{
+	return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH) ? errno : 0;
+}
+
+/* The same link by the descriptor's /proc/self/fd name: no capability. */
+static int link_proc_fd(int fd, const char *to)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, path, AT_FDCWD, to, AT_SYMLINK_FOLLOW) ? errno
+								       : 0;
+}
+
 TEST_F(escapes, R5_R9_opath_linkat_empty_path)
 {
-	int fd, control;
+	int fd, control, control_err;
 
 	ES_CONFINE();
 	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	/* Only REFER is missing for a link out of it: EXDEV. */
-	ASSERT_EQ(EXDEV,
-		  linkat(fd, "", AT_FDCWD, FX_WORK "/stolen", AT_EMPTY_PATH)
-		      ? errno
-		      : 0);
-	close(fd);
 	control = open(FX_FILE, O_PATH | O_CLOEXEC);
-	ASSERT_EQ(
-	    0, linkat(control, "", AT_FDCWD, FX_OTHER "/alias", AT_EMPTY_PATH));
+	ASSERT_LE(0, control);
+	control_err = link_empty_path(control, FX_OTHER "/alias");
+	if (es.step && control_err == ENOENT) {
+		/*
+		 * Data from the control: this kernel (before 6.10) wants
+		 * CAP_DAC_READ_SEARCH for AT_EMPTY_PATH, which the step drops;
+		 * the attempt fails the same way, and goes on by the name
+		 * that needs no capability.
+		 */
+		ASSERT_EQ(ENOENT, link_empty_path(fd, FX_WORK "/stolen"));
+		ASSERT_EQ(EXDEV, link_proc_fd(fd, FX_WORK "/stolen"));
+		ASSERT_EQ(0, link_proc_fd(control, FX_OTHER "/alias"));
+		return;
+	}
+	ASSERT_EQ(0, control_err);
+	/* Only REFER is missing for a link out of it (or, under the step,
+	   the read-only mount is left): EXDEV. */
+	ASSERT_EQ(EXDEV, link_empty_path(fd, FX_WORK "/stolen"));
+	ASSERT_EQ(EXDEV, link_proc_fd(fd, FX_WORK "/stolen"));
+	close(fd);
 	close(control);
 }
 

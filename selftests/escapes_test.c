@@ -8,6 +8,35 @@
  * counts them.  Each test's positive control does the same thing to a file
  * that is not protected.
  *
+ * Each attempt runs under both ways jr2 confines (issue 11: "every escape
+ * test passes under both `jr2-confine run` and `jr2-harness exec`"), as
+ * the fixture's variants:
+ *
+ *   escapes.library.*  jr2_confine_self(): the library's Landlock domain;
+ *   escapes.step.*     jr2_confine_step() with the same policy: what `run`
+ *                      and the harness's spawner do before execve (domain,
+ *                      capability allow-list on every set, new session,
+ *                      descriptors closed but the passed ones, read-only
+ *                      mounts of the restricted dirs in a mount namespace
+ *                      of its own).  execve changes neither the domain nor
+ *                      the capability sets (the dropped ones are out of the
+ *                      bounding set too); it only makes the program
+ *                      dumpable again, which the variant does by hand.
+ *
+ * Per path, the exact errno comes from data: where the step made the
+ * read-only mounts (struct jr2_step.ro_mounts, run's "metadata: holds"), a
+ * write, create, remove or truncate through the restricted dir's own mount
+ * gives EROFS, and a rename across it or a link out of it EXDEV, instead of
+ * Landlock's EACCES (docs/PROMISES.md, "R").  Through another mount of the same
+ * dir (a bind mount made before confinement, a descriptor or a process of the
+ * mount namespace before the step) Landlock's EACCES stays.  The step
+ * drops CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH and CAP_SYS_PTRACE: file
+ * handles and unshare(CLONE_NEWNS) give EPERM there, before Landlock.
+ * A descriptor into the protected dir taken across confinement is passed
+ * as `run --pass-fd` passes it: the step refuses to confine (no program
+ * runs).  The attempts that jr2-try can express also run through the real
+ * `jr2-confine run` and `jr2-harness exec`: escapes_paths below.
+ *
  * Promises: R1 R2 R3 R4 R5 R6 R9 O2 P1 P5 P6
  */
 #include <linux/io_uring.h>
@@ -17,9 +46,191 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 
-#include "common.h"
+#include "confine_step.h"
+#include "doors.h"
 
-JR2_FIXTURE(escapes)
+/* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
+FIXTURE(escapes)
+{
+	struct jr2_fx fx;
+};
+
+FIXTURE_VARIANT(escapes)
+{
+	bool step; /* jr2_confine_step(), else jr2_confine_self() */
+};
+/* clang-format on */
+
+FIXTURE_VARIANT_ADD(escapes, library){.step = false};
+FIXTURE_VARIANT_ADD(escapes, step){.step = true};
+
+/* The test child's path, and what crosses confinement (one test each). */
+static struct {
+	bool step;
+	bool ro_mounts; /* the step made the read-only mounts */
+	int keep[16]; /* descriptors passed across, as --pass-fd */
+	size_t n_keep;
+} es;
+
+FIXTURE_SETUP(escapes)
+{
+	memset(&es, 0, sizeof(es));
+	es.step = variant->step;
+	fx_setup(_metadata, &self->fx);
+}
+
+FIXTURE_TEARDOWN(escapes)
+{
+}
+
+/* A descriptor the test takes across confinement on purpose. */
+static int es_keep(int fd)
+{
+	if (fd >= 0 && es.n_keep < sizeof(es.keep) / sizeof(es.keep[0]))
+		es.keep[es.n_keep++] = fd;
+	return fd;
+}
+
+/*
+ * Confines the test child with `policy` by the variant's path.  The step
+ * forks where setsid() is refused (the harness made the test child a group
+ * leader), as `jr2-confine run` does from a shell: the test goes on in the
+ * child, in a new session; the parent waits and mirrors its exit.
+ */
+static int es_confine_policy(struct __test_metadata *_metadata,
+			     struct jr2_fx *fx, struct jr2_policy *policy,
+			     struct jr2_err *err)
+{
+	struct jr2_step step = {.may_fork = true, .close_others = true};
+	int rc;
+
+	if (!es.step)
+		return fx_confine_policy(_metadata, fx, policy, err);
+	for (size_t i = 0; i < es.n_keep; i++)
+		step.keep_fds[step.n_keep_fds++] = es.keep[i];
+	rc = jr2_confine_step(policy, &fx->abi, 0, &step, err);
+	if (rc) {
+		TH_LOG("jr2_confine_step: %s", err->msg);
+		return rc;
+	}
+	es.ro_mounts = step.ro_mounts;
+	/* What execve of the program does (P1 holds by the domain). */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)) {
+		err->code = errno;
+		snprintf(err->msg, sizeof(err->msg), "PR_SET_DUMPABLE: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* FX_CONFINE of common.h, by the variant's path. */
+#define ES_CONFINE()                                                          \
+	do {                                                                  \
+		struct jr2_policy _policy;                                    \
+		struct jr2_err _err = {0};                                    \
+		char _why[128];                                               \
+		int _rc;                                                      \
+		fx_policy(_metadata, &_policy);                               \
+		_rc =                                                         \
+		    es_confine_policy(_metadata, &self->fx, &_policy, &_err); \
+		jr2_policy_free(&_policy);                                    \
+		if (!fx_accepted(&self->fx.abi)) {                            \
+			fx_assert_refusal(_metadata, &self->fx.abi, _rc,      \
+					  &_err);                             \
+			ASSERT_EQ(0, test_read(FX_SECRET));                   \
+			SKIP(return, "%s",                                    \
+				   fx_refusal_reason(&self->fx.abi, _why,     \
+						     sizeof(_why)));          \
+		}                                                             \
+		ASSERT_EQ(0, _rc);                                            \
+	} while (0)
+
+/*
+ * For an attempt that needs `fd` (into the protected dir, opened before
+ * confinement) on the other side: the library keeps every descriptor; the
+ * step, given it as `run --pass-fd` would, refuses to confine, naming the
+ * descriptor, and no program runs: the attempt ends there (passed).  Not
+ * passed, the step closes it (descriptors_test.c).
+ */
+#define ES_CONFINE_HOLDING(fd)                                                \
+	do {                                                                  \
+		struct jr2_policy _policy;                                    \
+		struct jr2_err _err = {0};                                    \
+		int _rc;                                                      \
+		if (!es.step || !fx_accepted(&self->fx.abi)) {                \
+			ES_CONFINE();                                         \
+			break;                                                \
+		}                                                             \
+		es_keep(fd);                                                  \
+		fx_policy(_metadata, &_policy);                               \
+		_rc =                                                         \
+		    es_confine_policy(_metadata, &self->fx, &_policy, &_err); \
+		jr2_policy_free(&_policy);                                    \
+		ASSERT_EQ(-1, _rc);                                           \
+		ASSERT_EQ(EPERM, _err.code);                                  \
+		ASSERT_NE(NULL, strstr(_err.msg,                              \
+				       "protected dir '" FX_PROTECTED "'"))   \
+		{                                                             \
+			TH_LOG("refused, but not for the descriptor: %s",     \
+			       _err.msg);                                     \
+		}                                                             \
+		ASSERT_EQ(0, test_read(FX_SECRET)); /* nothing confined */    \
+		return;                                                       \
+	} while (0)
+
+/*
+ * A write, create, remove or truncate through the restricted dir's own
+ * mount: EROFS where the step's read-only mounts hold, else Landlock's.
+ */
+static int es_write_denied(void)
+{
+	return es.ro_mounts ? EROFS : EACCES;
+}
+
+/*
+ * A rename across the read-only mount, a link out of it, a walk into it
+ * with RESOLVE_NO_XDEV: EXDEV, else Landlock's.  (A link into it makes
+ * its new name there first: es_write_denied().)
+ */
+static int es_cross_denied(void)
+{
+	return es.ro_mounts ? EXDEV : EACCES;
+}
+
+/*
+ * What a capability the step drops (CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH)
+ * gives: EPERM under the step (P5: no program holds them), `otherwise`
+ * under the library, which leaves the capabilities alone.
+ */
+static int es_cap_dropped(int otherwise)
+{
+	return es.step ? EPERM : otherwise;
+}
+
+/*
+ * A child that lives until the test ends (fx_lifeline_child of common.h,
+ * its pipe passed across confinement so that the step does not close it).
+ */
+static pid_t es_lifeline_child(struct __test_metadata *_metadata)
+{
+	int lifeline[2];
+	pid_t pid;
+	char byte;
+
+	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(lifeline[1]);
+		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(lifeline[0]);
+	es_keep(lifeline[1]);
+	return pid;
+}
 
 /* ---- symlinks ---- */
 
@@ -27,7 +238,7 @@ TEST_F(escapes, R9_symlink_absolute)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	ASSERT_EQ(0, test_symlink(FX_FILE2, FX_WORK "/control"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/link"));
 	ASSERT_EQ(0, test_read(FX_WORK "/control"));
 }
@@ -36,7 +247,7 @@ TEST_F(escapes, R9_symlink_relative)
 {
 	ASSERT_EQ(0, test_symlink("../run/jr2/secret", FX_WORK "/link"));
 	ASSERT_EQ(0, test_symlink("../other", FX_WORK "/control"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/link"));
 	ASSERT_EQ(0, test_creat(FX_WORK "/control/new"));
 }
@@ -45,7 +256,7 @@ TEST_F(escapes, R9_symlink_chained)
 {
 	ASSERT_EQ(0, test_symlink(FX_OTHER "/b", FX_WORK "/a"));
 	ASSERT_EQ(0, test_symlink("../run/jr2", FX_OTHER "/b"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/a/secret"));
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/a/sub/deep"));
 	ASSERT_EQ(0, test_list(FX_WORK "/a", NULL)); /* R7: names only */
@@ -54,17 +265,17 @@ TEST_F(escapes, R9_symlink_chained)
 TEST_F(escapes, R9_symlink_to_protected_dir)
 {
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_open(FX_WORK "/jr2/secret", O_RDWR));
-	ASSERT_EQ(EACCES, test_creat(FX_WORK "/jr2/new"));
-	ASSERT_EQ(EACCES, test_unlink(FX_WORK "/jr2/secret"));
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(), test_open(FX_WORK "/jr2/secret", O_RDWR));
+	ASSERT_EQ(es_write_denied(), test_creat(FX_WORK "/jr2/new"));
+	ASSERT_EQ(es_write_denied(), test_unlink(FX_WORK "/jr2/secret"));
 	ASSERT_EQ(0, test_unlink(FX_WORK "/jr2")); /* the link itself */
 }
 
 TEST_F(escapes, R9_symlink_swapped_after_rules)
 {
 	ASSERT_EQ(0, test_symlink(FX_DIR, FX_WORK "/link"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, test_read(FX_WORK "/link/file2"));
 	ASSERT_EQ(0, test_unlink(FX_WORK "/link"));
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/link"));
@@ -73,7 +284,7 @@ TEST_F(escapes, R9_symlink_swapped_after_rules)
 
 TEST_F(escapes, R9_symlink_made_confined)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_OTHER "/link"));
 	ASSERT_EQ(EACCES, test_read(FX_OTHER "/link"));
 	ASSERT_EQ(0, test_symlink(FX_FILE, FX_OTHER "/control"));
@@ -83,7 +294,7 @@ TEST_F(escapes, R9_symlink_made_confined)
 TEST_F(escapes, R9_symlink_in_read_only_tree)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_REPOS "/link"));
 	ASSERT_EQ(0, test_read(FX_README));
 }
@@ -91,15 +302,16 @@ TEST_F(escapes, R9_symlink_in_read_only_tree)
 TEST_F(escapes, R2_R9_symlink_write_through)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_write(FX_WORK "/link", "x", O_APPEND));
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(),
+		  test_write(FX_WORK "/link", "x", O_APPEND));
 	ASSERT_EQ(0, test_write(FX_FILE, "x", O_APPEND));
 }
 
 TEST_F(escapes, R9_symlink_to_proc_self_root)
 {
 	ASSERT_EQ(0, test_symlink("/proc/self/root", FX_WORK "/root"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/root" FX_SECRET));
 	ASSERT_EQ(0, test_read(FX_WORK "/root" FX_FILE2));
 }
@@ -120,7 +332,7 @@ TEST_F(escapes, R9_symlink_to_proc_self_root)
 		char _why[128];                                               \
 		int _rc;                                                      \
 		fx_policy(_metadata, &_policy);                               \
-		_rc = fx_confine_policy(_metadata, fx, &_policy, &_err);      \
+		_rc = es_confine_policy(_metadata, fx, &_policy, &_err);      \
 		if (!fx_accepted(&(fx)->abi)) {                               \
 			fx_assert_refusal(_metadata, &(fx)->abi, _rc, &_err); \
 			SKIP(return, "%s",                                    \
@@ -192,7 +404,7 @@ TEST_F(escapes, R9_bindmount_dir_read)
 	fx_make_dir(_metadata, FX_WORK "/control", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
 	bind_mount(_metadata, FX_DIR, FX_WORK "/control");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/bound/secret"));
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/bound/sub/deep"));
 	ASSERT_EQ(0, test_read(FX_WORK "/control/file2"));
@@ -202,7 +414,7 @@ TEST_F(escapes, R3_R9_bindmount_dir_create)
 {
 	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_OTHER "/bound");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_creat(FX_OTHER "/bound/new"));
 	ASSERT_EQ(EACCES, test_mkdir(FX_OTHER "/bound/newdir"));
 	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
@@ -211,7 +423,7 @@ TEST_F(escapes, R3_R9_bindmount_dir_create)
 TEST_F(escapes, R9_bindmount_file)
 {
 	bind_mount(_metadata, FX_SECRET, FX_FILE);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_FILE));
 	ASSERT_EQ(EACCES, test_open(FX_FILE, O_WRONLY));
 	ASSERT_EQ(0, test_read(FX_FILE2));
@@ -221,7 +433,7 @@ TEST_F(escapes, R9_bindmount_subdir)
 {
 	fx_make_dir(_metadata, FX_OTHER "/sub", 0755);
 	bind_mount(_metadata, FX_SUB, FX_OTHER "/sub");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_OTHER "/sub/deep"));
 	ASSERT_EQ(EACCES, test_unlink(FX_OTHER "/sub/deep"));
 	ASSERT_EQ(0, test_creat(FX_WORK "/new"));
@@ -231,7 +443,7 @@ TEST_F(escapes, R9_bindmount_ancestor)
 {
 	fx_make_dir(_metadata, FX_WORK "/run", 0755);
 	bind_mount(_metadata, FX_RUN, FX_WORK "/run");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/run/jr2/secret"));
 	ASSERT_EQ(EACCES, test_creat(FX_WORK "/run/jr2/new"));
 	ASSERT_EQ(0, test_creat(FX_OTHER "/new"));
@@ -241,31 +453,31 @@ TEST_F(escapes, R9_bindmount_ancestor)
 
 TEST_F(escapes, R9_dotdot_from_work)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_WORK "/../run/jr2/secret"));
 	ASSERT_EQ(0, test_read(FX_WORK "/../other/../work/file"));
 }
 
 TEST_F(escapes, R9_dotdot_deep)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read(FX_DIR "/../../run/./jr2/sub/../secret"));
 	ASSERT_EQ(0, test_read(FX_DIR "/../../repos/sub/../README"));
 }
 
 TEST_F(escapes, R9_dotdot_past_root)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read("/../../.." FX_SECRET));
 	ASSERT_EQ(0, test_read("/../../.." FX_FILE));
 }
 
 TEST_F(escapes, R9_dotdot_relative_to_cwd)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, test_chdir(FX_DIR));
 	ASSERT_EQ(EACCES, test_read("../../run/jr2/secret"));
-	ASSERT_EQ(EACCES, test_creat("../../run/jr2/new"));
+	ASSERT_EQ(es_write_denied(), test_creat("../../run/jr2/new"));
 	ASSERT_EQ(0, test_read("../file"));
 }
 
@@ -273,7 +485,7 @@ TEST_F(escapes, R9_dotdot_openat_dirfd)
 {
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_WORK, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(EACCES, test_openat(dirfd, "../run/jr2/secret", O_RDONLY));
@@ -307,6 +519,7 @@ static pid_t holder(struct __test_metadata *_metadata)
 		_exit(0);
 	}
 	close(lifeline[0]);
+	es_keep(lifeline[1]);
 	/* Ready once its cwd is the protected dir. */
 	for (int i = 0; i < 1000; i++) {
 		char cwd[PATH_MAX], link[64];
@@ -335,7 +548,7 @@ static int test_read_proc(pid_t pid, const char *rest)
 
 TEST_F(escapes, R9_proc_self_root)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read("/proc/self/root" FX_SECRET));
 	ASSERT_EQ(EACCES, test_read("/proc/thread-self/root" FX_DEEP));
 	ASSERT_EQ(0, test_read("/proc/self/root" FX_FILE));
@@ -343,7 +556,7 @@ TEST_F(escapes, R9_proc_self_root)
 
 TEST_F(escapes, R9_proc_self_cwd)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, test_chdir(FX_PROTECTED));
 	ASSERT_EQ(EACCES, test_read("/proc/self/cwd/secret"));
 	ASSERT_EQ(EACCES, test_read("secret"));
@@ -356,7 +569,7 @@ TEST_F(escapes, R9_proc_pid_cwd_of_unconfined)
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "cwd/secret")); /* unconfined */
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read_proc(pid, "cwd/secret"));
 	ASSERT_EQ(EACCES, test_read_proc(pid, "cwd/sub/deep"));
 }
@@ -366,7 +579,7 @@ TEST_F(escapes, R9_proc_pid_root_of_unconfined)
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "root" FX_SECRET));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read_proc(pid, "root" FX_SECRET));
 }
 
@@ -375,7 +588,7 @@ TEST_F(escapes, R9_proc_pid_fd_of_unconfined)
 	pid_t pid = holder(_metadata);
 
 	ASSERT_EQ(0, test_read_proc(pid, "fd/7"));
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_read_proc(pid, "fd/7"));
 }
 
@@ -384,13 +597,13 @@ TEST_F(escapes, R9_proc_self_fd_reopen_opath)
 	char path[64];
 	int fd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	/* O_PATH opens nothing: Landlock lets it by, the reopen is checked. */
 	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	ASSERT_EQ(EACCES, test_open(path, O_RDONLY));
-	ASSERT_EQ(EACCES, test_open(path, O_WRONLY));
+	ASSERT_EQ(es_write_denied(), test_open(path, O_WRONLY));
 	close(fd);
 	fd = open(FX_FILE, O_PATH | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -404,7 +617,7 @@ TEST_F(escapes, R9_proc_self_fd_dir_path)
 	int fd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, fd);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE_HOLDING(fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/secret", fd);
 	ASSERT_EQ(EACCES, test_read(path));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/new", fd);
@@ -417,11 +630,11 @@ TEST_F(escapes, O2_R9_proc_self_fd_reopen_rdwr)
 	char path[64];
 	int fd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	fd = open(FX_README, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ASSERT_EQ(EACCES, test_open(path, O_RDWR));
+	ASSERT_EQ(es_write_denied(), test_open(path, O_RDWR));
 	ASSERT_EQ(0, test_open(path, O_RDONLY));
 	close(fd);
 }
@@ -432,11 +645,12 @@ TEST_F(escapes, R9_opath_dir_openat)
 {
 	int dirfd, control;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
-	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
+	ASSERT_EQ(es_write_denied(),
+		  test_openat(dirfd, "new", O_WRONLY | O_CREAT));
 	close(dirfd);
 	control = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_EQ(0, test_openat(control, "file", O_RDWR));
@@ -447,7 +661,7 @@ TEST_F(escapes, R9_opath_fchdir)
 {
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_SUB, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(0, fchdir(dirfd));
@@ -456,22 +670,49 @@ TEST_F(escapes, R9_opath_fchdir)
 	close(dirfd);
 }
 
+static int link_empty_path(int fd, const char *to)
+{
+	return linkat(fd, "", AT_FDCWD, to, AT_EMPTY_PATH) ? errno : 0;
+}
+
+/* The same link by the descriptor's /proc/self/fd name: no capability. */
+static int link_proc_fd(int fd, const char *to)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, path, AT_FDCWD, to, AT_SYMLINK_FOLLOW) ? errno
+								       : 0;
+}
+
 TEST_F(escapes, R5_R9_opath_linkat_empty_path)
 {
-	int fd, control;
+	int fd, control, control_err;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	/* Only REFER is missing for a link out of it: EXDEV. */
-	ASSERT_EQ(EXDEV,
-		  linkat(fd, "", AT_FDCWD, FX_WORK "/stolen", AT_EMPTY_PATH)
-		      ? errno
-		      : 0);
-	close(fd);
 	control = open(FX_FILE, O_PATH | O_CLOEXEC);
-	ASSERT_EQ(
-	    0, linkat(control, "", AT_FDCWD, FX_OTHER "/alias", AT_EMPTY_PATH));
+	ASSERT_LE(0, control);
+	control_err = link_empty_path(control, FX_OTHER "/alias");
+	if (es.step && control_err == ENOENT) {
+		/*
+		 * Data from the control: this kernel (before 6.10) wants
+		 * CAP_DAC_READ_SEARCH for AT_EMPTY_PATH, which the step drops;
+		 * the attempt fails the same way, and goes on by the name
+		 * that needs no capability.
+		 */
+		ASSERT_EQ(ENOENT, link_empty_path(fd, FX_WORK "/stolen"));
+		ASSERT_EQ(EXDEV, link_proc_fd(fd, FX_WORK "/stolen"));
+		ASSERT_EQ(0, link_proc_fd(control, FX_OTHER "/alias"));
+		return;
+	}
+	ASSERT_EQ(0, control_err);
+	/* Only REFER is missing for a link out of it (or, under the step,
+	   the read-only mount is left): EXDEV. */
+	ASSERT_EQ(EXDEV, link_empty_path(fd, FX_WORK "/stolen"));
+	ASSERT_EQ(EXDEV, link_proc_fd(fd, FX_WORK "/stolen"));
+	close(fd);
 	close(control);
 }
 
@@ -491,7 +732,7 @@ static int test_openat2(int dirfd, const char *path, uint64_t flags,
 
 TEST_F(escapes, R9_openat2_plain)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_openat2(AT_FDCWD, FX_SECRET, O_RDONLY, 0));
 	ASSERT_EQ(0, test_openat2(AT_FDCWD, FX_FILE, O_RDWR, 0));
 }
@@ -500,7 +741,7 @@ TEST_F(escapes, R9_openat2_resolve_beneath)
 {
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_RUN, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(EACCES,
@@ -513,7 +754,7 @@ TEST_F(escapes, R9_openat2_resolve_in_root)
 {
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(EACCES, test_openat2(dirfd, "/sub/../secret", O_RDONLY,
@@ -531,11 +772,12 @@ TEST_F(escapes, R9_openat2_no_symlinks_no_xdev)
 	    RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	/* From the tmpfs's top: the walk crosses no mount. */
 	dirfd = open(FX_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
-	ASSERT_EQ(EACCES,
+	/* Under the step run/jr2 is a mount of its own: RESOLVE_NO_XDEV. */
+	ASSERT_EQ(es_cross_denied(),
 		  test_openat2(dirfd, "run/jr2/secret", O_RDONLY, strict));
 	ASSERT_EQ(0, test_openat2(dirfd, "work/file", O_RDONLY, strict));
 	close(dirfd);
@@ -543,10 +785,10 @@ TEST_F(escapes, R9_openat2_no_symlinks_no_xdev)
 
 TEST_F(escapes, R6_R9_openat2_o_trunc)
 {
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES,
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(),
 		  test_openat2(AT_FDCWD, FX_SECRET, O_WRONLY | O_TRUNC, 0));
-	ASSERT_EQ(EACCES,
+	ASSERT_EQ(es_write_denied(),
 		  test_openat2(AT_FDCWD, FX_README, O_RDONLY | O_TRUNC, 0));
 	ASSERT_EQ(0, test_openat2(AT_FDCWD, FX_FILE, O_WRONLY | O_TRUNC, 0));
 }
@@ -647,6 +889,7 @@ static int ring_openat(struct ring *ring, const char *path, int flags)
 #define RING_SETUP(ring)                                                  \
 	do {                                                              \
 		int _err = ring_setup(ring);                              \
+		es_keep((ring)->fd);                                      \
 		if (_err)                                                 \
 			SKIP(return,                                      \
 				   "io_uring unavailable on this kernel " \
@@ -667,7 +910,7 @@ TEST_F(escapes, R1_R9_iouring_openat_read)
 	struct ring ring;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_RDONLY));
 	ASSERT_EQ(EACCES, ring_openat(&ring, FX_SECRET, O_RDONLY));
 }
@@ -677,9 +920,10 @@ TEST_F(escapes, R2_R9_iouring_openat_write)
 	struct ring ring;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_WRONLY | O_APPEND));
-	ASSERT_EQ(EACCES, ring_openat(&ring, FX_DEEP, O_WRONLY | O_APPEND));
+	ASSERT_EQ(es_write_denied(),
+		  ring_openat(&ring, FX_DEEP, O_WRONLY | O_APPEND));
 }
 
 TEST_F(escapes, R3_R9_iouring_openat_create)
@@ -687,9 +931,9 @@ TEST_F(escapes, R3_R9_iouring_openat_create)
 	struct ring ring;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, ring_openat(&ring, FX_WORK "/new", O_WRONLY | O_CREAT));
-	ASSERT_EQ(EACCES,
+	ASSERT_EQ(es_write_denied(),
 		  ring_openat(&ring, FX_PROTECTED "/new", O_WRONLY | O_CREAT));
 }
 
@@ -698,10 +942,12 @@ TEST_F(escapes, R6_R9_iouring_openat_trunc)
 	struct ring ring;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, ring_openat(&ring, FX_FILE, O_WRONLY | O_TRUNC));
-	ASSERT_EQ(EACCES, ring_openat(&ring, FX_SECRET, O_WRONLY | O_TRUNC));
-	ASSERT_EQ(EACCES, ring_openat(&ring, FX_README, O_RDONLY | O_TRUNC));
+	ASSERT_EQ(es_write_denied(),
+		  ring_openat(&ring, FX_SECRET, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(es_write_denied(),
+		  ring_openat(&ring, FX_README, O_RDONLY | O_TRUNC));
 }
 
 TEST_F(escapes, R9_iouring_openat2)
@@ -715,7 +961,7 @@ TEST_F(escapes, R9_iouring_openat2)
 	int res;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	sqe.addr = (uintptr_t)FX_FILE;
 	res = ring_run(&ring, &sqe);
 	RING_REQUIRE_OP(-res, "openat2");
@@ -732,12 +978,12 @@ TEST_F(escapes, R4_R9_iouring_unlinkat)
 	struct ring ring;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	sqe.addr = (uintptr_t)FX_FILE;
 	RING_REQUIRE_OP(-ring_run(&ring, &sqe), "unlinkat");
 	ASSERT_EQ(ENOENT, test_stat(FX_FILE));
 	sqe.addr = (uintptr_t)FX_SECRET;
-	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+	ASSERT_EQ(-es_write_denied(), ring_run(&ring, &sqe));
 }
 
 TEST_F(escapes, R5_R9_iouring_renameat)
@@ -749,7 +995,7 @@ TEST_F(escapes, R5_R9_iouring_renameat)
 	int res;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	sqe.addr = (uintptr_t)FX_FILE;
 	sqe.addr2 = (uintptr_t)(FX_OTHER "/file");
 	res = -ring_run(&ring, &sqe);
@@ -757,7 +1003,7 @@ TEST_F(escapes, R5_R9_iouring_renameat)
 	ASSERT_EQ(0, res);
 	sqe.addr = (uintptr_t)FX_SECRET;
 	sqe.addr2 = (uintptr_t)(FX_WORK "/stolen");
-	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+	ASSERT_EQ(-es_cross_denied(), ring_run(&ring, &sqe));
 }
 
 TEST_F(escapes, R3_R9_iouring_mkdirat)
@@ -768,13 +1014,13 @@ TEST_F(escapes, R3_R9_iouring_mkdirat)
 	int res;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	sqe.addr = (uintptr_t)(FX_WORK "/newdir");
 	res = -ring_run(&ring, &sqe);
 	RING_REQUIRE_OP(res, "mkdirat");
 	ASSERT_EQ(0, res);
 	sqe.addr = (uintptr_t)(FX_PROTECTED "/newdir");
-	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+	ASSERT_EQ(-es_write_denied(), ring_run(&ring, &sqe));
 }
 
 TEST_F(escapes, R5_R9_iouring_linkat)
@@ -785,7 +1031,7 @@ TEST_F(escapes, R5_R9_iouring_linkat)
 	int res;
 
 	RING_SETUP(&ring);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	sqe.addr = (uintptr_t)FX_FILE;
 	sqe.addr2 = (uintptr_t)(FX_OTHER "/alias");
 	res = -ring_run(&ring, &sqe);
@@ -793,7 +1039,9 @@ TEST_F(escapes, R5_R9_iouring_linkat)
 	ASSERT_EQ(0, res);
 	sqe.addr = (uintptr_t)FX_FILE;
 	sqe.addr2 = (uintptr_t)(FX_PROTECTED "/planted");
-	ASSERT_EQ(-EACCES, ring_run(&ring, &sqe));
+	/* linkat makes the new name (on the read-only mount: EROFS) before it
+	   compares the two mounts. */
+	ASSERT_EQ(-es_write_denied(), ring_run(&ring, &sqe));
 }
 
 /* ---- file handles (name_to_handle_at + open_by_handle_at, as root) ---- */
@@ -838,9 +1086,11 @@ TEST_F(escapes, R1_R9_handle_open_read)
 
 	get_handle(_metadata, FX_SECRET, &secret);
 	get_handle(_metadata, FX_FILE, &control);
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_RDONLY));
-	ASSERT_EQ(0, test_open_by_handle(&control, O_RDONLY));
+	ASSERT_EQ(0, test_open_by_handle(&secret, O_RDONLY)); /* unconfined */
+	ES_CONFINE();
+	ASSERT_EQ(es_cap_dropped(EACCES),
+		  test_open_by_handle(&secret, O_RDONLY));
+	ASSERT_EQ(es_cap_dropped(0), test_open_by_handle(&control, O_RDONLY));
 }
 
 TEST_F(escapes, R2_R9_handle_open_write)
@@ -849,9 +1099,11 @@ TEST_F(escapes, R2_R9_handle_open_write)
 
 	get_handle(_metadata, FX_DEEP, &secret);
 	get_handle(_metadata, FX_FILE2, &control);
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_WRONLY));
-	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY));
+	ASSERT_EQ(0, test_open_by_handle(&secret, O_WRONLY)); /* unconfined */
+	ES_CONFINE();
+	ASSERT_EQ(es_cap_dropped(EACCES),
+		  test_open_by_handle(&secret, O_WRONLY));
+	ASSERT_EQ(es_cap_dropped(0), test_open_by_handle(&control, O_WRONLY));
 }
 
 TEST_F(escapes, R6_R9_handle_open_trunc)
@@ -860,9 +1112,12 @@ TEST_F(escapes, R6_R9_handle_open_trunc)
 
 	get_handle(_metadata, FX_SECRET, &secret);
 	get_handle(_metadata, FX_FILE, &control);
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_open_by_handle(&secret, O_WRONLY | O_TRUNC));
-	ASSERT_EQ(0, test_open_by_handle(&control, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(0, test_open_by_handle(&secret, O_RDONLY)); /* unconfined */
+	ES_CONFINE();
+	ASSERT_EQ(es_cap_dropped(EACCES),
+		  test_open_by_handle(&secret, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(es_cap_dropped(0),
+		  test_open_by_handle(&control, O_WRONLY | O_TRUNC));
 }
 
 TEST_F(escapes, R9_handle_of_protected_dir)
@@ -871,12 +1126,19 @@ TEST_F(escapes, R9_handle_of_protected_dir)
 	int mount_fd, dirfd;
 
 	get_handle(_metadata, FX_PROTECTED, &dir);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	mount_fd = open(FX_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, mount_fd);
 	/* Listing is allowed (R7); what is in it is not. */
 	dirfd = open_by_handle_at(mount_fd, &dir.head,
 				  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (es.step) {
+		/* No CAP_DAC_READ_SEARCH: no handle opens at all. */
+		ASSERT_EQ(EPERM, dirfd < 0 ? errno : 0);
+		ASSERT_EQ(EACCES, test_read(FX_SECRET));
+		close(mount_fd);
+		return;
+	}
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
 	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
@@ -888,7 +1150,7 @@ TEST_F(escapes, R9_handle_of_protected_dir)
 
 TEST_F(escapes, R5_R9_rename_ancestor_into_work)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_rename(FX_RUN, FX_WORK "/run"));
 	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/run"));
 	ASSERT_EQ(0, test_rename(FX_DIR, FX_OTHER "/dir"));
@@ -896,15 +1158,15 @@ TEST_F(escapes, R5_R9_rename_ancestor_into_work)
 
 TEST_F(escapes, R5_R9_rename_protected_into_work)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_rename(FX_PROTECTED, FX_WORK "/jr2"));
-	ASSERT_EQ(EACCES, test_rename(FX_SUB, FX_WORK "/sub"));
+	ASSERT_EQ(es_cross_denied(), test_rename(FX_SUB, FX_WORK "/sub"));
 	ASSERT_EQ(0, test_stat(FX_SECRET));
 }
 
 TEST_F(escapes, R5_R9_rename_over_ancestor)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_rename(FX_OTHER, FX_RUN));
 	ASSERT_EQ(EACCES, test_rename(FX_DIR, FX_PROTECTED));
 	ASSERT_EQ(0, test_stat(FX_SECRET));
@@ -912,7 +1174,7 @@ TEST_F(escapes, R5_R9_rename_over_ancestor)
 
 TEST_F(escapes, R5_R9_rename_exchange_protected_with_work)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES,
 		  test_renameat2(FX_PROTECTED, FX_DIR, RENAME_EXCHANGE));
 	ASSERT_EQ(EACCES, test_renameat2(FX_RUN, FX_OTHER, RENAME_EXCHANGE));
@@ -927,8 +1189,8 @@ TEST_F(escapes, P5_R9_mount_bind_protected_after_unshare)
 	/* Control: unconfined, the same bind works (and is undone). */
 	bind_mount(_metadata, FX_DIR, FX_WORK "/bound");
 	ASSERT_EQ(0, umount(FX_WORK "/bound"));
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ES_CONFINE();
+	ASSERT_EQ(es_cap_dropped(0), unshare(CLONE_NEWNS) ? errno : 0);
 	ASSERT_EQ(EPERM,
 		  mount(FX_PROTECTED, FX_WORK "/bound", NULL, MS_BIND, NULL)
 		      ? errno
@@ -938,7 +1200,7 @@ TEST_F(escapes, P5_R9_mount_bind_protected_after_unshare)
 
 TEST_F(escapes, P5_R9_mount_tmpfs_over_protected)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM,
 		  mount("jr2", FX_PROTECTED, "tmpfs", 0, NULL) ? errno : 0);
 	ASSERT_EQ(EPERM, mount("jr2", FX_WORK, "tmpfs", 0, NULL) ? errno : 0);
@@ -949,7 +1211,7 @@ TEST_F(escapes, P5_mount_umount)
 {
 	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
 	bind_mount(_metadata, FX_DIR, FX_OTHER "/bound");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, umount2(FX_OTHER "/bound", MNT_DETACH) ? errno : 0);
 	ASSERT_EQ(EPERM, umount2(FX_ROOT, MNT_DETACH) ? errno : 0);
 	ASSERT_EQ(0, test_read(FX_OTHER "/bound/file2"));
@@ -957,7 +1219,7 @@ TEST_F(escapes, P5_mount_umount)
 
 TEST_F(escapes, P5_mount_remount)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, mount(NULL, FX_ROOT, NULL, MS_REMOUNT | MS_BIND, NULL)
 			     ? errno
 			     : 0);
@@ -970,7 +1232,7 @@ TEST_F(escapes, P5_mount_pivot_root)
 	fx_make_dir(_metadata, FX_WORK "/new-root", 0755);
 	fx_make_dir(_metadata, FX_WORK "/new-root/old", 0755);
 	bind_mount(_metadata, FX_WORK "/new-root", FX_WORK "/new-root");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, syscall(SYS_pivot_root, FX_WORK "/new-root",
 				 FX_WORK "/new-root/old")
 			     ? errno
@@ -983,7 +1245,7 @@ TEST_F(escapes, P5_R9_mount_move_mount_clone)
 	int tree;
 
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	tree = (int)syscall(SYS_open_tree, AT_FDCWD, FX_PROTECTED,
 			    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0) {
@@ -1001,7 +1263,7 @@ TEST_F(escapes, P5_R9_mount_move_mount_clone)
 
 TEST_F(escapes, P5_mount_in_new_user_namespace)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, unshare(CLONE_NEWUSER | CLONE_NEWNS))
 	{
 		TH_LOG("unshare(CLONE_NEWUSER): %s: the kernel needs "
@@ -1018,12 +1280,12 @@ TEST_F(escapes, P5_mount_in_new_user_namespace)
 
 TEST_F(escapes, R9_chroot_into_protected_dir)
 {
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	/* Landlock does not hook chroot; the new root changes no rule. */
 	ASSERT_EQ(0, chroot(FX_PROTECTED) ? errno : 0);
 	ASSERT_EQ(0, test_chdir("/"));
 	ASSERT_EQ(EACCES, test_read("/secret"));
-	ASSERT_EQ(EACCES, test_creat("/new"));
+	ASSERT_EQ(es_write_denied(), test_creat("/new"));
 	ASSERT_EQ(0, test_list("/", NULL));
 }
 
@@ -1031,8 +1293,8 @@ TEST_F(escapes, R9_chroot_then_break_out)
 {
 	int old_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-	ASSERT_LE(0, old_root);
-	FX_CONFINE(&self->fx);
+	ASSERT_LE(0, es_keep(old_root));
+	ES_CONFINE();
 	ASSERT_EQ(0, chroot(FX_WORK) ? errno : 0);
 	ASSERT_EQ(0, test_read("/file"));
 	ASSERT_EQ(0, fchdir(old_root));
@@ -1048,7 +1310,7 @@ TEST_F(escapes, R9_fd_inherited_dir_openat)
 	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, dirfd);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE_HOLDING(dirfd);
 	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
 	ASSERT_EQ(EACCES, test_openat(dirfd, "sub/deep", O_RDWR));
 	ASSERT_EQ(EACCES, mkdirat(dirfd, "new", 0700) ? errno : 0);
@@ -1061,7 +1323,7 @@ TEST_F(escapes, R9_fd_inherited_dir_fchdir)
 	int dirfd = open(FX_PROTECTED, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, dirfd);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE_HOLDING(dirfd);
 	ASSERT_EQ(0, fchdir(dirfd));
 	ASSERT_EQ(EACCES, test_read("secret"));
 	ASSERT_EQ(EACCES, test_creat("new"));
@@ -1113,6 +1375,15 @@ static int recv_fd(int sock)
  * An unconfined child that, after the test confined itself, opens `path`
  * with `flags` and passes the descriptor: the fd the test receives.
  */
+/*
+ * waitpid of a child made before confinement: under the step it is the
+ * child of the parent the step's fork left behind (ECHILD here).
+ */
+static pid_t es_reaped(pid_t pid)
+{
+	return es.step ? -1 : pid;
+}
+
 static int passed_fd(struct __test_metadata *_metadata, int sock[2],
 		     const char *path, int flags)
 {
@@ -1140,11 +1411,12 @@ TEST_F(escapes, R9_fd_passed_dir_openat)
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
 	pid = passed_fd(_metadata, sock, FX_PROTECTED, O_RDONLY | O_DIRECTORY);
-	FX_CONFINE(&self->fx);
+	es_keep(sock[0]);
+	ES_CONFINE();
 	ASSERT_EQ(1, write(sock[0], "g", 1));
 	dirfd = recv_fd(sock[0]);
 	ASSERT_LE(0, dirfd);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(es_reaped(pid), waitpid(pid, &status, 0));
 	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
 	ASSERT_EQ(EACCES, test_openat(dirfd, "new", O_WRONLY | O_CREAT));
 	ASSERT_EQ(0, test_openat(dirfd, "..", O_RDONLY | O_DIRECTORY));
@@ -1159,11 +1431,12 @@ TEST_F(escapes, R6_R9_fd_passed_file_reopen_write)
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
 	pid = passed_fd(_metadata, sock, FX_SECRET, O_RDONLY);
-	FX_CONFINE(&self->fx);
+	es_keep(sock[0]);
+	ES_CONFINE();
 	ASSERT_EQ(1, write(sock[0], "g", 1));
 	fd = recv_fd(sock[0]);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(es_reaped(pid), waitpid(pid, &status, 0));
 	/* A read-only fd passed on purpose: it cannot become more. */
 	ASSERT_EQ(EINVAL, test_ftruncate(fd, 0));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -1177,8 +1450,9 @@ TEST_F(escapes, R6_R9_fd_passed_file_reopen_write)
 TEST_F(escapes, R3_R9_fifo_via_symlinked_dir)
 {
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_mknod(FX_WORK "/jr2/fifo", S_IFIFO | 0600, 0));
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(),
+		  test_mknod(FX_WORK "/jr2/fifo", S_IFIFO | 0600, 0));
 	ASSERT_EQ(0, test_mknod(FX_WORK "/fifo", S_IFIFO | 0600, 0));
 }
 
@@ -1188,7 +1462,8 @@ TEST_F(escapes, R3_R9_fifo_via_dirfd)
 	int control = open(FX_WORK, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	ASSERT_LE(0, dirfd);
-	FX_CONFINE(&self->fx);
+	es_keep(control);
+	ES_CONFINE_HOLDING(dirfd);
 	ASSERT_EQ(EACCES, mkfifoat(dirfd, "fifo", 0600) ? errno : 0);
 	ASSERT_EQ(0, mkfifoat(control, "fifo", 0600) ? errno : 0);
 	close(dirfd);
@@ -1201,7 +1476,7 @@ TEST_F(escapes, R3_R9_socket_bind_via_proc_fd)
 	char path[64];
 
 	ASSERT_LE(0, dirfd);
-	FX_CONFINE(&self->fx);
+	ES_CONFINE_HOLDING(dirfd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/sock", dirfd);
 	ASSERT_EQ(EACCES, test_bind_unix(path));
 	ASSERT_EQ(0, test_bind_unix(FX_WORK "/sock"));
@@ -1210,8 +1485,9 @@ TEST_F(escapes, R3_R9_socket_bind_via_proc_fd)
 
 TEST_F(escapes, R3_R9_socket_bind_via_dotdot)
 {
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_bind_unix(FX_WORK "/../run/jr2/sock"));
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(),
+		  test_bind_unix(FX_WORK "/../run/jr2/sock"));
 	ASSERT_EQ(0, test_bind_unix(FX_WORK "/../other/sock"));
 }
 
@@ -1219,7 +1495,7 @@ TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
 {
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_bind_unix(FX_WORK "/bound/sock"));
 	ASSERT_EQ(0, test_bind_unix(FX_OTHER "/sock"));
 }
@@ -1229,6 +1505,28 @@ TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
  * The process made before confinement stands for the Harness: unconfined,
  * on the parent's side of the domain (P1).
  */
+
+/*
+ * The positive control of tracing: a child made inside the domain, traced
+ * by its parent.  Yama decides it (data, never the kernel's name): scope 3
+ * allows no attach at all; scope 2 needs CAP_SYS_PTRACE, which the step
+ * drops (the library leaves it).  Then only the control skips, after the
+ * denial was asserted, naming Yama and its value.
+ */
+#define ES_REQUIRE_TRACING_CONTROL()                                          \
+	do {                                                                  \
+		int _scope = fx_yama_scope();                                 \
+		if (_scope >= 3 || (_scope == 2 && es.step))                  \
+			SKIP(return,                                          \
+				   "Yama's ptrace_scope is %d: %s, so the "   \
+				   "positive control (tracing a child in "    \
+				   "the domain) cannot run",                  \
+				   _scope,                                    \
+				   _scope >= 3 ? "no attach at all"           \
+					       : "tracing needs "             \
+						 "CAP_SYS_PTRACE, which the " \
+						 "step drops");               \
+	} while (0)
 
 static int test_ptrace(long request, pid_t pid)
 {
@@ -1242,21 +1540,23 @@ static int test_ptrace(long request, pid_t pid)
 
 TEST_F(escapes, P1_R9_ptrace_attach_outside_domain)
 {
-	pid_t outside = fx_lifeline_child(_metadata), inside;
+	pid_t outside = es_lifeline_child(_metadata), inside;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, test_ptrace(PTRACE_ATTACH, outside));
-	inside = fx_lifeline_child(_metadata);
+	ES_REQUIRE_TRACING_CONTROL();
+	inside = es_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_ptrace(PTRACE_ATTACH, inside));
 }
 
 TEST_F(escapes, P1_R9_ptrace_seize_outside_domain)
 {
-	pid_t outside = fx_lifeline_child(_metadata), inside;
+	pid_t outside = es_lifeline_child(_metadata), inside;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, test_ptrace(PTRACE_SEIZE, outside));
-	inside = fx_lifeline_child(_metadata);
+	ES_REQUIRE_TRACING_CONTROL();
+	inside = es_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_ptrace(PTRACE_SEIZE, inside));
 }
 
@@ -1264,7 +1564,7 @@ TEST_F(escapes, P1_R9_ptrace_attach_parent)
 {
 	pid_t parent = getppid(); /* the harness runner: unconfined */
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, test_ptrace(PTRACE_ATTACH, parent));
 }
 
@@ -1278,11 +1578,12 @@ static int test_proc_mem(pid_t pid)
 
 TEST_F(escapes, P1_R9_procmem_outside_domain)
 {
-	pid_t outside = fx_lifeline_child(_metadata), inside;
+	pid_t outside = es_lifeline_child(_metadata), inside;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_proc_mem(outside));
-	inside = fx_lifeline_child(_metadata);
+	ES_REQUIRE_TRACING_CONTROL();
+	inside = es_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_proc_mem(inside));
 }
 
@@ -1299,11 +1600,12 @@ TEST_F(escapes, P1_R9_vmreadv_outside_domain)
 {
 	/* Both children are forks of this test: the address is theirs too. */
 	static char marker[8] = "marker";
-	pid_t outside = fx_lifeline_child(_metadata), inside;
+	pid_t outside = es_lifeline_child(_metadata), inside;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EPERM, test_vm_readv(outside, marker));
-	inside = fx_lifeline_child(_metadata);
+	ES_REQUIRE_TRACING_CONTROL();
+	inside = es_lifeline_child(_metadata);
 	ASSERT_EQ(0, test_vm_readv(inside, marker));
 }
 
@@ -1335,10 +1637,10 @@ TEST_F(escapes, P6_R9_nested_grants_protected_dir)
 {
 	const uint64_t rw = JR2_ACCESS_FS_READ_FILE | JR2_ACCESS_FS_WRITE_FILE;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, nested_restrict(FX_PROTECTED, rw, rw));
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
-	ASSERT_EQ(EACCES, test_open(FX_SECRET, O_WRONLY));
+	ASSERT_EQ(es_write_denied(), test_open(FX_SECRET, O_WRONLY));
 	/* The nested layer now denies what it handles outside its rule. */
 	ASSERT_EQ(EACCES, test_read(FX_FILE));
 }
@@ -1347,11 +1649,11 @@ TEST_F(escapes, P6_R9_nested_grants_root_everything)
 {
 	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, nested_restrict("/", all, all));
 	ASSERT_EQ(EACCES, test_read(FX_SECRET));
-	ASSERT_EQ(EACCES, test_creat(FX_PROTECTED "/new"));
-	ASSERT_EQ(EACCES, test_truncate(FX_README, 0));
+	ASSERT_EQ(es_write_denied(), test_creat(FX_PROTECTED "/new"));
+	ASSERT_EQ(es_write_denied(), test_truncate(FX_README, 0));
 	ASSERT_EQ(0, test_read(FX_FILE));
 }
 
@@ -1366,7 +1668,7 @@ TEST_F(escapes, P6_R9_nested_survives_exec)
 	const uint64_t all = jr2_abi_fs_rights(self->fx.abi.in_force);
 	int status = -1;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(0, nested_restrict("/", all, all));
 	ASSERT_EQ(0, test_execve("/bin/sh", secret, &status));
 	ASSERT_EQ(9, status);
@@ -1379,9 +1681,10 @@ TEST_F(escapes, P6_R9_nested_survives_exec)
 TEST_F(escapes, R6_R9_truncate_via_symlink)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/link", 0));
-	ASSERT_EQ(EACCES, test_open(FX_WORK "/link", O_WRONLY | O_TRUNC));
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(), test_truncate(FX_WORK "/link", 0));
+	ASSERT_EQ(es_write_denied(),
+		  test_open(FX_WORK "/link", O_WRONLY | O_TRUNC));
 	ASSERT_EQ(0, test_truncate(FX_FILE, 0));
 }
 
@@ -1389,7 +1692,7 @@ TEST_F(escapes, R6_R9_truncate_via_bindmount)
 {
 	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
 	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/bound/secret", 0));
 	ASSERT_EQ(EACCES, test_creat(FX_WORK "/bound/secret"));
 	ASSERT_EQ(0, test_creat(FX_OTHER "/new"));
@@ -1397,9 +1700,10 @@ TEST_F(escapes, R6_R9_truncate_via_bindmount)
 
 TEST_F(escapes, R6_R9_truncate_via_dotdot)
 {
-	FX_CONFINE(&self->fx);
-	ASSERT_EQ(EACCES, test_truncate(FX_WORK "/../run/jr2/secret", 0));
-	ASSERT_EQ(EACCES,
+	ES_CONFINE();
+	ASSERT_EQ(es_write_denied(),
+		  test_truncate(FX_WORK "/../run/jr2/secret", 0));
+	ASSERT_EQ(es_write_denied(),
 		  test_open(FX_DIR "/../../run/jr2/secret", O_RDWR | O_TRUNC));
 	ASSERT_EQ(0, test_truncate(FX_DIR "/../file", 0));
 }
@@ -1409,12 +1713,12 @@ TEST_F(escapes, R6_R9_truncate_via_proc_fd_reopen)
 	char path[64];
 	int fd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	fd = open(FX_SECRET, O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ASSERT_EQ(EACCES, test_truncate(path, 0));
-	ASSERT_EQ(EACCES, test_open(path, O_WRONLY | O_TRUNC));
+	ASSERT_EQ(es_write_denied(), test_truncate(path, 0));
+	ASSERT_EQ(es_write_denied(), test_open(path, O_WRONLY | O_TRUNC));
 	close(fd);
 }
 
@@ -1422,12 +1726,580 @@ TEST_F(escapes, R6_R9_truncate_via_opath_dirfd)
 {
 	int dirfd;
 
-	FX_CONFINE(&self->fx);
+	ES_CONFINE();
 	dirfd = open(FX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, dirfd);
-	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_WRONLY | O_TRUNC));
-	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY | O_TRUNC));
+	ASSERT_EQ(es_write_denied(),
+		  test_openat(dirfd, "secret", O_WRONLY | O_TRUNC));
+	ASSERT_EQ(es_write_denied(),
+		  test_openat(dirfd, "secret", O_RDONLY | O_TRUNC));
 	close(dirfd);
 }
 
-TEST_HARNESS_MAIN
+/*
+ * ---- the same attempts through the real programs ----
+ * escapes_paths.run.*   jr2-try under `jr2-confine run --protect
+ *                       FX_PROTECTED --read-only FX_REPOS` (doors.h)
+ * escapes_paths.exec.*  jr2-try under `jr2-harness exec`, the harness
+ *                       started with a config of the same policy
+ * Both on the fixture's tree, drawn before confinement (symlinks, bind
+ * mounts, processes), then the harness starts.  Every attempt jr2-try can
+ * express (a verb on a path, from a cwd) is here, named as in `escapes`;
+ * the others need the confined process's own state across confinement
+ * (an O_PATH descriptor or an io_uring ring opened confined, a file handle,
+ * a nested ruleset, a mount or chroot call, openat2 flags, a child of its
+ * own to trace) and run under the step variant above, which is what both
+ * programs do before execve.
+ */
+#define EP_CONF HX_ETC "/escapes.conf"
+
+/* clang-format off: FIXTURE is one of .clang-format's ForEachMacros */
+FIXTURE(escapes_paths)
+{
+	struct jr2_fx fx;
+	struct hx hx;
+	int write_denied; /* EROFS where the read-only mounts hold */
+};
+
+FIXTURE_VARIANT(escapes_paths)
+{
+	bool exec; /* jr2-harness exec, else jr2-confine run */
+};
+/* clang-format on */
+
+FIXTURE_VARIANT_ADD(escapes_paths, run){.exec = false};
+FIXTURE_VARIANT_ADD(escapes_paths, exec){.exec = true};
+
+FIXTURE_SETUP(escapes_paths)
+{
+	memset(&es, 0, sizeof(es));
+	/* The harness's /mnt first, then the tree on /tmp (both private). */
+	if (variant->exec)
+		hx_setup(_metadata, &self->hx);
+	fx_setup(_metadata, &self->fx);
+	if (variant->exec)
+		fx_make_file(_metadata, EP_CONF,
+			     "protect " FX_PROTECTED "\nread-only " FX_REPOS
+			     "\n" HX_TRUST_ETC,
+			     0644);
+}
+
+FIXTURE_TEARDOWN(escapes_paths)
+{
+	if (variant->exec)
+		hx_stop(&self->hx);
+}
+
+/*
+ * Confines by the variant's path: starts the harness (exec), or asks run
+ * what holds for metadata (run --verbose).  The errno of a denied write
+ * in a restricted dir comes from that line: EROFS where "metadata: holds".
+ */
+#define EP_CONFINE()                                                          \
+	do {                                                                  \
+		if (variant->exec) {                                          \
+			const char *const _extra[] = {"--config", EP_CONF,    \
+						      NULL};                  \
+			HX_START(&self->hx, _extra);                          \
+			self->write_denied =                                  \
+			    strcmp(hx_write_denied(), "EROFS") ? EACCES       \
+							       : EROFS;       \
+		} else {                                                      \
+			static const char *const _verbose[] = {               \
+			    "--verbose",   "--protect", FX_PROTECTED,         \
+			    "--read-only", FX_REPOS,	NULL};                \
+			char _try_bin[PATH_MAX], _out[DR_OUT_SIZE];           \
+			const char *const _argv[] = {                         \
+			    FX_FIND_TOOL("jr2-try", _try_bin), "stat", "/",   \
+			    NULL};                                            \
+			DR_REQUIRE_ACCEPTED(&self->fx);                       \
+			ASSERT_EQ(0,                                          \
+				  dr_confine_run(_metadata, _verbose, _argv,  \
+						 _out, sizeof(_out)))         \
+			{                                                     \
+				TH_LOG("run --verbose: %s", _out);            \
+			}                                                     \
+			self->write_denied =                                  \
+			    strstr(_out, "metadata: holds") ? EROFS : EACCES; \
+		}                                                             \
+	} while (0)
+
+/* jr2-try VERB ARG... by the variant's path, from `cwd` (NULL: as is). */
+static const char *ep_try(struct __test_metadata *_metadata, struct hx *hx,
+			  bool exec, const char *cwd, const char *const verb[])
+{
+	static char out[DR_OUT_SIZE];
+	char cwd_before[PATH_MAX];
+	const char *argv[16];
+	int n = 0;
+
+	if (exec) {
+		const char *const opts[] = {"--cwd", cwd, NULL};
+
+		argv[n++] = hx->try_tool;
+		for (int i = 0; verb[i] && n < 15; i++)
+			argv[n++] = verb[i];
+		argv[n] = NULL;
+		hx_exec_opts(hx, cwd ? opts : NULL, argv, out, sizeof(out));
+		out[strcspn(out, " \n")] = '\0';
+		return out;
+	}
+	/* run's program starts in run's cwd: this process's. */
+	if (!getcwd(cwd_before, sizeof(cwd_before)) || (cwd && chdir(cwd)))
+		return "(chdir failed)";
+	dr_try_word(_metadata, NULL, true, verb, out, sizeof(out));
+	if (chdir(cwd_before))
+		return "(chdir back failed)";
+	return out;
+}
+
+#define EP_IN(cwd, ...)                                  \
+	ep_try(_metadata, &self->hx, variant->exec, cwd, \
+	       (const char *const[]){__VA_ARGS__, NULL})
+#define EP(...) EP_IN(NULL, __VA_ARGS__)
+
+/* Expected words: Landlock's denial, a write's, a cross-mount rename's. */
+#define EP_EACCES	dr_name(EACCES)
+#define EP_WRITE_DENIED dr_name(self->write_denied)
+#define EP_CROSS_DENIED dr_name(self->write_denied == EROFS ? EXDEV : EACCES)
+
+TEST_F(escapes_paths, R9_symlink_absolute)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink(FX_FILE2, FX_WORK "/control"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/control"));
+}
+
+TEST_F(escapes_paths, R9_symlink_relative)
+{
+	ASSERT_EQ(0, test_symlink("../run/jr2/secret", FX_WORK "/link"));
+	ASSERT_EQ(0, test_symlink("../other", FX_WORK "/control"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/control/new"));
+}
+
+TEST_F(escapes_paths, R9_symlink_chained)
+{
+	ASSERT_EQ(0, test_symlink(FX_OTHER "/b", FX_WORK "/a"));
+	ASSERT_EQ(0, test_symlink("../run/jr2", FX_OTHER "/b"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/a/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/a/sub/deep"));
+	ASSERT_STREQ("ok", EP("list", FX_WORK "/a")); /* R7: names only */
+}
+
+TEST_F(escapes_paths, R9_symlink_to_protected_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-write", FX_WORK "/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("creat", FX_WORK "/jr2/new"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("unlink", FX_WORK "/jr2/secret"));
+	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/jr2")); /* the link */
+}
+
+/* Each step is a program of its own: the link changes between them. */
+TEST_F(escapes_paths, R9_symlink_swapped_after_rules)
+{
+	ASSERT_EQ(0, test_symlink(FX_DIR, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/link/file2"));
+	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("symlink", FX_PROTECTED, FX_WORK "/link"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/link/secret"));
+}
+
+TEST_F(escapes_paths, R9_symlink_made_confined)
+{
+	EP_CONFINE();
+	ASSERT_STREQ("ok", EP("symlink", FX_SECRET, FX_OTHER "/link"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_OTHER "/link"));
+	ASSERT_STREQ("ok", EP("symlink", FX_FILE, FX_OTHER "/control"));
+	ASSERT_STREQ("ok", EP("read-file", FX_OTHER "/control"));
+}
+
+TEST_F(escapes_paths, R9_symlink_in_read_only_tree)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_REPOS "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_REPOS "/link"));
+	ASSERT_STREQ("ok", EP("read-file", FX_README));
+}
+
+TEST_F(escapes_paths, R2_R9_symlink_write_through)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-append", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("open-append", FX_FILE));
+}
+
+TEST_F(escapes_paths, R9_symlink_to_proc_self_root)
+{
+	ASSERT_EQ(0, test_symlink("/proc/self/root", FX_WORK "/root"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/root" FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/root" FX_FILE2));
+}
+
+/*
+ * Hard links made before confinement: the runtime refuses to confine,
+ * naming the file (run exits 125 before the program; the harness does not
+ * start, or its spawner runs nothing), or the name is denied.  A reachable
+ * file is the one outcome that fails.
+ */
+static void ep_linked(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(escapes_paths) * self, bool exec,
+		      const char *linked, const char *verb, const char *path)
+{
+	char tool[PATH_MAX], out[DR_OUT_SIZE], log[HX_OUT_SIZE];
+	const char *const argv[] = {FX_FIND_TOOL("jr2-try", tool), verb, path,
+				    NULL};
+	int status;
+
+	if (!fx_accepted(&self->fx.abi))
+		return; /* the caller skips */
+	if (exec) {
+		const char *const extra[] = {"--config", EP_CONF, NULL};
+
+		if (hx_start(_metadata, &self->hx, extra)) {
+			hx_log(log, sizeof(log));
+			ASSERT_NE(NULL, strstr(log, linked))
+			{
+				TH_LOG("refused, but not for '%s': %s", linked,
+				       log);
+			}
+			return;
+		}
+		status = hx_exec(&self->hx, argv + 0, out, sizeof(out));
+	} else {
+		status =
+		    dr_confine_run(_metadata, NULL, argv, out, sizeof(out));
+	}
+	if (status == 125) {
+		ASSERT_NE(NULL, strstr(out, linked))
+		{
+			TH_LOG("refused, but not for '%s': %s", linked, out);
+		}
+		return;
+	}
+	out[strcspn(out, " \n")] = '\0';
+	ASSERT_STREQ(EP_EACCES, out);
+}
+
+TEST_F(escapes_paths, R9_hardlink_made_before_read)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_SECRET, "read-file",
+		  FX_WORK "/hard");
+}
+
+TEST_F(escapes_paths, R2_R9_hardlink_made_before_write)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_DEEP, FX_OTHER "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_DEEP, "open-write",
+		  FX_OTHER "/hard");
+}
+
+TEST_F(escapes_paths, R6_R9_hardlink_made_before_truncate)
+{
+	DR_REQUIRE_ACCEPTED(&self->fx);
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_WORK "/hard"));
+	ep_linked(_metadata, self, variant->exec, FX_SECRET, "truncate",
+		  FX_WORK "/hard");
+}
+
+/* Both names inside: nothing to refuse, both denied; control: a program
+ * runs. */
+TEST_F(escapes_paths, R9_hardlink_inside_protected_dir_is_fine)
+{
+	ASSERT_EQ(0, test_link(FX_SECRET, FX_SUB "/again"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_SUB "/again"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", FX_FILE));
+}
+
+TEST_F(escapes_paths, R9_bindmount_dir_read)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	fx_make_dir(_metadata, FX_WORK "/control", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	bind_mount(_metadata, FX_DIR, FX_WORK "/control");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/bound/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/bound/sub/deep"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/control/file2"));
+}
+
+/* Another mount of the protected dir is not the read-only one: Landlock. */
+TEST_F(escapes_paths, R3_R9_bindmount_dir_create)
+{
+	fx_make_dir(_metadata, FX_OTHER "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_OTHER "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_OTHER "/bound/new"));
+	ASSERT_STREQ(EP_EACCES, EP("mkdir", FX_OTHER "/bound/newdir"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/new"));
+}
+
+TEST_F(escapes_paths, R9_bindmount_file)
+{
+	bind_mount(_metadata, FX_SECRET, FX_FILE);
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_FILE));
+	ASSERT_STREQ(EP_EACCES, EP("open-write", FX_FILE));
+	ASSERT_STREQ("ok", EP("read-file", FX_FILE2));
+}
+
+TEST_F(escapes_paths, R9_bindmount_subdir)
+{
+	fx_make_dir(_metadata, FX_OTHER "/sub", 0755);
+	bind_mount(_metadata, FX_SUB, FX_OTHER "/sub");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_OTHER "/sub/deep"));
+	ASSERT_STREQ(EP_EACCES, EP("unlink", FX_OTHER "/sub/deep"));
+	ASSERT_STREQ("ok", EP("creat", FX_WORK "/new"));
+}
+
+TEST_F(escapes_paths, R9_bindmount_ancestor)
+{
+	fx_make_dir(_metadata, FX_WORK "/run", 0755);
+	bind_mount(_metadata, FX_RUN, FX_WORK "/run");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/run/jr2/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_WORK "/run/jr2/new"));
+	ASSERT_STREQ("ok", EP("creat", FX_OTHER "/new"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_from_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", FX_WORK "/../run/jr2/secret"));
+	ASSERT_STREQ("ok", EP("read-file", FX_WORK "/../other/../work/file"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_deep)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP("read-file", FX_DIR "/../../run/./jr2/sub/../secret"));
+	ASSERT_STREQ("ok",
+		     EP("read-file", FX_DIR "/../../repos/sub/../README"));
+}
+
+TEST_F(escapes_paths, R9_dotdot_past_root)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", "/../../.." FX_SECRET));
+	ASSERT_STREQ("ok", EP("read-file", "/../../.." FX_FILE));
+}
+
+TEST_F(escapes_paths, R9_dotdot_relative_to_cwd)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP_IN(FX_DIR, "read-file", "../../run/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP_IN(FX_DIR, "creat", "../../run/jr2/new"));
+	ASSERT_STREQ("ok", EP_IN(FX_DIR, "read-file", "../file"));
+}
+
+TEST_F(escapes_paths, R9_proc_self_root)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", "/proc/self/root" FX_SECRET));
+	ASSERT_STREQ(EP_EACCES,
+		     EP("read-file", "/proc/thread-self/root" FX_DEEP));
+	ASSERT_STREQ("ok", EP("read-file", "/proc/self/root" FX_FILE));
+}
+
+/* The program starts with its cwd in the protected dir (run's, --cwd). */
+TEST_F(escapes_paths, R9_proc_self_cwd)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES,
+		     EP_IN(FX_PROTECTED, "read-file", "/proc/self/cwd/secret"));
+	ASSERT_STREQ(EP_EACCES, EP_IN(FX_PROTECTED, "read-file", "secret"));
+	ASSERT_STREQ("ok", EP_IN(FX_WORK, "read-file", "/proc/self/cwd/file"));
+}
+
+/* A process outside the domain with its cwd in the protected dir. */
+static const char *ep_proc(pid_t pid, const char *rest, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/%d/%s", pid, rest);
+	return buf;
+}
+
+TEST_F(escapes_paths, R9_proc_pid_cwd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ASSERT_STREQ("ok",
+		     DR_UNCONFINED("read-file", ep_proc(pid, "cwd/secret", path,
+							sizeof(path))));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", ep_proc(pid, "cwd/secret", path,
+							sizeof(path))));
+	ASSERT_STREQ(EP_EACCES, EP("read-file", ep_proc(pid, "cwd/sub/deep",
+							path, sizeof(path))));
+}
+
+TEST_F(escapes_paths, R9_proc_pid_root_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ep_proc(pid, "root" FX_SECRET, path, sizeof(path));
+	ASSERT_STREQ("ok", DR_UNCONFINED("read-file", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", path));
+}
+
+TEST_F(escapes_paths, R9_proc_pid_fd_of_unconfined)
+{
+	pid_t pid = holder(_metadata);
+	char path[PATH_MAX];
+
+	ep_proc(pid, "fd/7", path, sizeof(path));
+	ASSERT_STREQ("ok", DR_UNCONFINED("read-file", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("read-file", path));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_ancestor_into_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_RUN, FX_WORK "/run"));
+	ASSERT_EQ(ENOENT, test_stat(FX_WORK "/run"));
+	ASSERT_STREQ("ok", EP("rename", FX_DIR, FX_OTHER "/dir"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_protected_into_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_PROTECTED, FX_WORK "/jr2"));
+	/* From inside the read-only mount: EXDEV where it holds. */
+	ASSERT_STREQ(EP_CROSS_DENIED, EP("rename", FX_SUB, FX_WORK "/sub"));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+	ASSERT_STREQ("ok", EP("rename", FX_FILE2, FX_WORK "/moved"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_over_ancestor)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_OTHER, FX_RUN));
+	ASSERT_STREQ(EP_EACCES, EP("rename", FX_DIR, FX_PROTECTED));
+	ASSERT_EQ(0, test_stat(FX_SECRET));
+	ASSERT_STREQ("ok", EP("rename", FX_DIR, FX_OTHER "/dir"));
+}
+
+TEST_F(escapes_paths, R5_R9_rename_exchange_protected_with_work)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("exchange", FX_PROTECTED, FX_DIR));
+	ASSERT_STREQ(EP_EACCES, EP("exchange", FX_RUN, FX_OTHER));
+	ASSERT_STREQ("ok", EP("exchange", FX_FILE, FX_FILE2));
+}
+
+TEST_F(escapes_paths, R3_R9_fifo_via_symlinked_dir)
+{
+	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("mknod-fifo", FX_WORK "/jr2/fifo"));
+	ASSERT_STREQ("ok", EP("mknod-fifo", FX_WORK "/fifo"));
+}
+
+TEST_F(escapes_paths, R3_R9_socket_bind_via_dotdot)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("bind-unix", FX_WORK "/../run/jr2/sock"));
+	ASSERT_STREQ("ok", EP("bind-unix", FX_WORK "/../other/sock"));
+}
+
+TEST_F(escapes_paths, R3_R9_socket_bind_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("bind-unix", FX_WORK "/bound/sock"));
+	ASSERT_STREQ("ok", EP("bind-unix", FX_OTHER "/sock"));
+}
+
+TEST_F(escapes_paths, P1_R9_ptrace_attach_outside_domain)
+{
+	pid_t outside = es_lifeline_child(_metadata);
+	char pid[16];
+
+	hx_pid_str(outside, pid, sizeof(pid));
+	/* Control: root unconfined traces it (Yama's scope 3: nobody). */
+	if (fx_yama_scope() >= 3)
+		SKIP(return, "Yama's ptrace_scope is 3: no attach at all, so "
+			     "the positive control cannot run");
+	ASSERT_STREQ("ok", DR_UNCONFINED("ptrace-attach", pid));
+	EP_CONFINE();
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-attach", pid));
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-seize", pid));
+}
+
+/* The test itself: an ancestor of the program, outside its domain. */
+TEST_F(escapes_paths, P1_R9_ptrace_attach_parent)
+{
+	char pid[16];
+
+	hx_pid_str(getpid(), pid, sizeof(pid));
+	EP_CONFINE();
+	ASSERT_STREQ(dr_name(EPERM), EP("ptrace-attach", pid));
+}
+
+TEST_F(escapes_paths, P1_R9_procmem_outside_domain)
+{
+	pid_t outside = es_lifeline_child(_metadata);
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)outside);
+	if (fx_yama_scope() >= 3)
+		SKIP(return, "Yama's ptrace_scope is 3: no attach at all, so "
+			     "the positive control cannot run");
+	ASSERT_STREQ("ok", DR_UNCONFINED("open-read", path));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("open-read", path));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_symlink)
+{
+	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("truncate", FX_WORK "/link"));
+	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-trunc", FX_WORK "/link"));
+	ASSERT_STREQ("ok", EP("truncate", FX_FILE));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_bindmount)
+{
+	fx_make_dir(_metadata, FX_WORK "/bound", 0755);
+	bind_mount(_metadata, FX_PROTECTED, FX_WORK "/bound");
+	EP_CONFINE();
+	ASSERT_STREQ(EP_EACCES, EP("truncate", FX_WORK "/bound/secret"));
+	ASSERT_STREQ(EP_EACCES, EP("creat", FX_WORK "/bound/secret"));
+	ASSERT_STREQ("ok", EP("creat", FX_OTHER "/new"));
+}
+
+TEST_F(escapes_paths, R6_R9_truncate_via_dotdot)
+{
+	EP_CONFINE();
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("truncate", FX_WORK "/../run/jr2/secret"));
+	ASSERT_STREQ(EP_WRITE_DENIED,
+		     EP("open-trunc", FX_DIR "/../../run/jr2/secret"));
+	ASSERT_STREQ("ok", EP("truncate", FX_DIR "/../file"));
+}
+
+HX_MAIN

@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +531,66 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 			 "EROFS)");
 }
 
+/* ---- step 7: the kernel's keyrings ---- */
+
+#define DENY_NR(nr)                                                    \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)(nr), 0, 1), \
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+
+/*
+ * The keyrings are the kernel's, not a path's: root's user keyring is
+ * shared by every process of uid 0, the unconfined ones included (a key
+ * another process keeps there reads back), and request_key(2) with callout
+ * info makes the kernel run /sbin/request-key as root, outside every domain
+ * and namespace, a file a root program may plant (issue 17, the class of
+ * core_pattern).  Landlock guards neither: add_key, request_key and keyctl
+ * give EPERM, in the native and the compat syscall tables.
+ */
+int jr2_step_deny_keyrings(void)
+{
+	struct sock_filter filter[] =
+	{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		   offsetof(struct seccomp_data, arch)),
+#if defined(__x86_64__)
+	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 8),
+	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	  DENY_NR(286), /* add_key */
+	  DENY_NR(287), /* request_key */
+	  DENY_NR(288), /* keyctl */
+	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	  /* x32 numbers are the native ones with bit 30 set */
+	  BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000U),
+#elif defined(__aarch64__)
+	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_ARM, 0, 8),
+	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	  DENY_NR(309), /* add_key */
+	  DENY_NR(310), /* request_key */
+	  DENY_NR(311), /* keyctl */
+	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#else
+	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#endif
+	  DENY_NR(__NR_add_key),
+	  DENY_NR(__NR_request_key),
+	  DENY_NR(__NR_keyctl),
+	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+	    .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])),
+	    .filter = filter,
+	};
+
+	/* Every thread, as the Landlock domain (no_new_privs is set). */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
+		return -errno;
+	return 0;
+}
+
 /* ---- the step ---- */
 
 int jr2_confine_step_plan(const struct jr2_policy *policy,
@@ -550,7 +614,16 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 				"not keep: %s: see jr2-confine(1), "
 				"CAPABILITIES",
 				strerror(-ret));
-	return jr2_confine_plan(plan, extra_flags, err);
+	if (jr2_confine_plan(plan, extra_flags, err))
+		return -1;
+	ret = jr2_step_deny_keyrings();
+	if (ret)
+		return jr2_fail(err, -ret, false,
+				"seccomp (deny add_key, request_key, keyctl): "
+				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
+				"see jr2-confine(1), CONFINEMENT STEP",
+				strerror(-ret));
+	return 0;
 }
 
 int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,

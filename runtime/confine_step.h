@@ -16,7 +16,10 @@
  *     setxattr, chattr there fail with EROFS; else it says what holds;
  *  5. the capability allow-list, applied to every set (bounding, permitted,
  *     effective, inheritable, ambient);
- *  6. the Landlock domain (no_new_privs, jr2_confine_plan()).
+ *  6. the Landlock domain (no_new_privs, jr2_confine_plan());
+ *  7. the kernel's keyrings closed: add_key, request_key and keyctl give
+ *     EPERM (seccomp; root's keyring is shared with unconfined processes,
+ *     and request_key makes the kernel run /sbin/request-key unconfined).
  * All or nothing: on failure *err says why and the caller must exit 125.
  */
 #ifndef JR2_CONFINE_STEP_H
@@ -79,6 +82,9 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
  * in buf ("metadata: ..."), probed in a child (unshare, make-rslave).
  */
 void jr2_step_metadata_forecast(char *buf, size_t size);
+
+/* Step 7 alone (after no_new_privs): 0 or -errno. */
+int jr2_step_deny_keyrings(void);
 
 /* Step 5 alone: 0 or -errno. */
 int jr2_step_drop_capabilities(void);

@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -434,6 +435,37 @@ static int bind_read_only(const struct ident *t, struct jr2_err *err)
 	return 0;
 }
 
+#ifndef DEVPTS_SUPER_MAGIC
+#define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
+
+/*
+ * The terminals of other sessions (issue 17, the terminal door): the /dev
+ * allow-list opens /dev/pts, so a root program would open the user's own
+ * terminal by path and read what is typed there (and take over a terminal
+ * no session holds, then TIOCSTI into it).  In the programs' own mount
+ * namespace, /dev/pts is a new devpts instance: only the terminals made
+ * inside (through /dev/ptmx, which uses the instance beside it) can be
+ * opened by path; the terminal a program got as a descriptor still works.
+ */
+static int own_terminals(struct jr2_step *step, struct jr2_err *err)
+{
+	struct statfs fs;
+
+	step->own_pts = false;
+	if (statfs(JR2_DEV_DIR "/pts", &fs) || fs.f_type != DEVPTS_SUPER_MAGIC)
+		return 0; /* no devpts there: nothing to hide */
+	if (mount("devpts", JR2_DEV_DIR "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		  "newinstance,ptmxmode=0666,mode=0620,gid=5"))
+		return jr2_fail(err, errno, false,
+				"mount of a devpts instance of its own on "
+				"%s/pts: %s: programs could open other "
+				"sessions' terminals",
+				JR2_DEV_DIR, strerror(errno));
+	step->own_pts = true;
+	return 0;
+}
+
 static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 			 struct jr2_err *err)
 {
@@ -477,6 +509,8 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 				"namespace for the read-only mounts",
 				strerror(errno));
 	}
+	if (own_terminals(step, err))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (bind_read_only(&t[i], err))
 			return -1;
@@ -485,9 +519,13 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 		 "metadata: holds: %zu protected dir%s and %zu read-only "
 		 "tree%s are read-only mounts in the programs' own mount "
 		 "namespace (chmod, chown, utimes, setxattr, chattr: EROFS; "
-		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)",
+		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)%s",
 		 n_prot, n_prot == 1 ? "" : "s", n - n_prot,
-		 n - n_prot == 1 ? "" : "s");
+		 n - n_prot == 1 ? "" : "s",
+		 step->own_pts ? "; " JR2_DEV_DIR "/pts is a devpts instance "
+				 "of their own (other sessions' terminals "
+				 "cannot be opened)"
+			       : "");
 	return 0;
 }
 
@@ -598,6 +636,7 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 			  uint32_t extra_flags, struct jr2_step *step,
 			  struct jr2_err *err)
 {
+	struct jr2_ruleset_plan fresh;
 	int ret;
 
 	if (step_descriptors(policy, step, err) || step_session(step, err))
@@ -607,14 +646,26 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 				strerror(errno));
 	if (step_metadata(policy, step, err))
 		return -1;
+	if (step->ro_mounts) {
+		/* The mounts of step 4 (the new devpts root above all) are
+		   other inodes than the plan saw: compiled again, here. */
+		if (jr2_policy_compile(policy, plan->abi, &fresh, err))
+			return -1;
+		plan = &fresh;
+	}
 	ret = jr2_step_drop_capabilities();
+	if (ret && plan == &fresh)
+		jr2_plan_free(&fresh);
 	if (ret)
 		return jr2_fail(err, -ret, false,
 				"cannot drop the capabilities programs must "
 				"not keep: %s: see jr2-confine(1), "
 				"CAPABILITIES",
 				strerror(-ret));
-	if (jr2_confine_plan(plan, extra_flags, err))
+	ret = jr2_confine_plan(plan, extra_flags, err);
+	if (plan == &fresh)
+		jr2_plan_free(&fresh);
+	if (ret)
 		return -1;
 	ret = jr2_step_deny_keyrings();
 	if (ret)

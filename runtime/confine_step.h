@@ -14,6 +14,8 @@
  *     own (slave of the host's) in which every protected dir and read-only
  *     tree is bind-mounted read-only, recursively: chmod, chown, utimes,
  *     setxattr, chattr there fail with EROFS; else it says what holds;
+ *     in the same namespace /dev/pts is a devpts instance of the programs'
+ *     own (no other session's terminal opens by path);
  *  5. the capability allow-list, applied to every set (bounding, permitted,
  *     effective, inheritable, ambient);
  *  6. the Landlock domain (no_new_privs, jr2_confine_plan());
@@ -47,6 +49,7 @@ struct jr2_step {
 	size_t n_keep_fds;
 	/* out */
 	bool ro_mounts; /* step 4 made the read-only mounts */
+	bool own_pts; /* step 4 gave programs a devpts instance of their own */
 	char metadata[400]; /* one line: what holds for metadata, and why */
 };
 

@@ -9,7 +9,10 @@ SELFTESTS_BINS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTESTS_SRCS
 SELFTESTS_LIBS += $(OBJ)/libjr2.a
 # -isystem: the harness headers are not ours to warn about.
 SELFTESTS_CFLAGS := -isystem $(KSFT_INC) -Iselftests -I$(BUILD)
-PROMISES ?= ../shared/spec/PROMISES.md
+# The promises the suite proves: the project's own (docs/PROMISES.md).
+PROMISES ?= docs/PROMISES.md
+# Programs the suite's tests run besides the shipped ones (fx_tool()).
+SUITE_TOOLS := $(BIN)/jr2-try
 
 TEST_BINS += $(SELFTESTS_BINS)
 TEST_STEPS += selftests coverage
@@ -28,7 +31,7 @@ $(BUILD)/selftests/%_test: selftests/%_test.c $(wildcard selftests/*.h) \
 
 # The runtime the suite links and runs, for selftests/Makefile in a kernel
 # tree (JR2_BUILD there): the libraries, the shipped programs and jr2-try.
-ksft-runtime: deps $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a $(BINS) $(BIN)/jr2-try
+ksft-runtime: deps $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a $(BINS) $(SUITE_TOOLS)
 
 # The suite as a kselftest target, the way a kernel developer runs it: copied
 # into tools/testing/selftests/jr2 of Debian's 6.1 frame (scripts/ksft-frame),

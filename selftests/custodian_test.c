@@ -226,7 +226,9 @@ TEST_F(custodian, R8_confined_program_cannot_drive_the_harness)
 TEST_F(custodian, R8_bearer_file_read_once_at_start)
 {
 	struct hx *hx = &self->hx;
-	const char *const extra[] = {"--bearer-file", HX_ETC "/bearer", NULL};
+	/* The bearer file lies in a read-only tree (E4): HX_ETC. */
+	const char *const extra[] = {"--bearer-file", HX_ETC "/bearer",
+				     "--config", HX_ETC "/harness.conf", NULL};
 	char *const with_file[] = {
 	    hx->harness,     "status",	       "--root", HX_ROOT,
 	    "--bearer-file", HX_ETC "/bearer", NULL};
@@ -235,6 +237,7 @@ TEST_F(custodian, R8_bearer_file_read_once_at_start)
 
 	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
 		     0600);
+	fx_make_file(_metadata, HX_ETC "/harness.conf", HX_TRUST_ETC, 0644);
 	hx->bearer_file = HX_ETC "/bearer";
 	HX_START(hx, extra);
 	/* No bearer file of its own in the protected dir. */

@@ -95,7 +95,7 @@ TEST_F(environment, E1_confined_environment_exact)
 
 	fx_make_file(_metadata, HX_CONFIG,
 		     "env B=config\nenv C=3\nsecret GH_TOKEN\n"
-		     "secret OPENAI_API_KEY\n",
+		     "secret OPENAI_API_KEY\n" HX_TRUST_ETC,
 		     0644);
 	start_env(envp, 16, entries);
 	{
@@ -122,6 +122,63 @@ TEST_F(environment, E1_confined_environment_exact)
 	ASSERT_EQ(NULL, strstr(out, "OPENAI_API_KEY="));
 }
 
+/* Occurrences of `needle` in `text`. */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *at = text; (at = strstr(at, needle)); at++)
+		n++;
+	return n;
+}
+
+/*
+ * Row 1 of issue 18: a Held secret's name also in the harness's start
+ * environment (GH_TOKEN=REAL).  Without --secret the program has no
+ * GH_TOKEN; with it, the Stand-in only, once: seen by getenv, in
+ * /proc/self/environ and by a shell.
+ */
+TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
+{
+	const char *const entries[] = {"GH_TOKEN=REAL-VALUE", "A=1", NULL};
+	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
+	const char *const get[] = {self->hx.self, "--hx-helper", "getenv",
+				   "GH_TOKEN", NULL};
+	const char *const proc_environ[] = {self->hx.self, "--hx-helper",
+					    "proc-environ", NULL};
+	const char *const shell[] = {
+	    "/bin/sh", "-c", "printf '%s\\n' \"${GH_TOKEN-unset}\"", NULL};
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char *envp[16], out[HX_OUT_SIZE], token[128], line[160];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
+	start_env(envp, 16, entries);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	standin(_metadata, "GH_TOKEN", token, sizeof(token));
+	/* Not listed: no GH_TOKEN at all. */
+	ASSERT_EQ(0, hx_exec(hx, get, out, sizeof(out)));
+	ASSERT_STREQ("(unset)\n", out);
+	ASSERT_EQ(0, hx_exec(hx, proc_environ, out, sizeof(out)));
+	ASSERT_EQ(0, count(out, "GH_TOKEN="));
+	ASSERT_EQ(0, count(out, "REAL-VALUE"));
+	ASSERT_EQ(1, count(out, "A=1")); /* positive control */
+	ASSERT_EQ(0, hx_exec(hx, shell, out, sizeof(out)));
+	ASSERT_STREQ("unset\n", out);
+	/* Listed: its Stand-in, once, first and only. */
+	snprintf(line, sizeof(line), "%s\n", token);
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, get, out, sizeof(out)));
+	ASSERT_STREQ(line, out);
+	ASSERT_EQ(
+	    0, hx_exec_opts(hx, with_secret, proc_environ, out, sizeof(out)));
+	ASSERT_EQ(1, count(out, "GH_TOKEN="));
+	ASSERT_EQ(0, count(out, "REAL-VALUE"));
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, shell, out, sizeof(out)));
+	ASSERT_STREQ(line, out);
+}
+
 TEST_F(environment, E1_unknown_secret_refused)
 {
 	const char *const unknown[] = {"--secret", "NOT_DECLARED", NULL};
@@ -130,7 +187,8 @@ TEST_F(environment, E1_unknown_secret_refused)
 	char out[HX_OUT_SIZE];
 	struct hx *hx = &self->hx;
 
-	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
 	HX_START(hx, extra);
 	ASSERT_EQ(125, hx_exec_opts(hx, unknown, argv, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "unknown secret 'NOT_DECLARED'"))
@@ -161,7 +219,7 @@ TEST_F(environment, E2_harness_environment_has_no_code_loading_name)
 
 	fx_make_file(_metadata, HX_CONFIG,
 		     "env KEEP=1\nenv NODE_OPTIONS=--require /x.js\n"
-		     "env PYTHONPATH=/x\n",
+		     "env PYTHONPATH=/x\n" HX_TRUST_ETC,
 		     0644);
 	start_env(envp, 16, entries);
 	rc = hx_start_env(_metadata, hx, extra, envp);
@@ -198,7 +256,7 @@ TEST_F(environment, E3_jr2_name_in_config_refused)
 	}
 	/* Positive control: the same config without that line starts. */
 	ASSERT_EQ(0, unlink(HX_CONFIG));
-	fx_make_file(_metadata, HX_CONFIG, "env OK=1\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "env OK=1\n" HX_TRUST_ETC, 0644);
 	HX_START(hx, extra);
 }
 
@@ -246,7 +304,8 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, "/tmp/aws-config", "[default]\n", 0644);
 	fx_make_file(_metadata, HX_CONFIG,
-		     "env AWS_CONFIG_FILE=/tmp/aws-config\n", 0644);
+		     "env AWS_CONFIG_FILE=/tmp/aws-config\n" HX_TRUST_ETC,
+		     0644);
 	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
 	ASSERT_NE(NULL, strstr(log, "AWS_CONFIG_FILE '/tmp/aws-config'"))
@@ -257,7 +316,8 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	fx_make_file(_metadata, HX_ETC "/aws-config", "[default]\n", 0666);
 	ASSERT_EQ(0, unlink(HX_CONFIG));
 	fx_make_file(_metadata, HX_CONFIG,
-		     "env AWS_CONFIG_FILE=" HX_ETC "/aws-config\n", 0644);
+		     "env AWS_CONFIG_FILE=" HX_ETC "/aws-config\n" HX_TRUST_ETC,
+		     0644);
 	ASSERT_EQ(0, truncate(HX_LOG, 0));
 	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
@@ -282,7 +342,8 @@ TEST_F(environment, E5_home_in_protected_dir_and_fresh_standins)
 	struct hx *hx = &self->hx;
 	struct stat st;
 
-	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n", 0644);
+	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
+		     0644);
 	HX_START(hx, extra);
 	read_proc_environ(_metadata, hx->pid, out, sizeof(out));
 	ASSERT_NE(NULL, strstr(out, "\nHOME=" HX_PROTECTED "/home\n"));

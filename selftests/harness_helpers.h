@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "common.h"
@@ -39,6 +40,9 @@
 #define HX_CUSTODIAN HX_PROTECTED "/custodian.sock"
 #define HX_ABSTRACT  "jr2:" HX_PROTECTED
 #define HX_READY_MS  10000
+/* A config line that makes HX_ETC a read-only tree: the files the harness
+ * trusts (config, bearer) must lie in one (E4). */
+#define HX_TRUST_ETC "read-only " HX_ETC "\n"
 #define HX_OUT_SIZE  8192
 
 struct hx {
@@ -167,6 +171,68 @@ static int hx_helper_mount(const char *verb, const char *path)
 	return hx_print_errno(err);
 }
 
+/*
+ * Forks n children that each sleep ms then exit with `code`, prints their
+ * pids and returns at once: the children become orphans of this program.
+ */
+static int hx_helper_orphans(int n, int ms, int code)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return hx_print_errno(errno);
+		if (pid == 0) {
+			usleep((useconds_t)ms * 1000);
+			_exit(code);
+		}
+		printf("%s%d", i ? " " : "", (int)pid);
+	}
+	printf("\n");
+	return 0;
+}
+
+/*
+ * Holds n connections to the unix stream socket `path`, from `procs`
+ * processes (n / procs each), for `seconds` (bounded: it stops itself), then
+ * exits.  Prints the connections opened by the first process, at once.
+ */
+static int hx_helper_flood(const char *path, int n, int procs, int seconds)
+{
+	struct rlimit lim = {.rlim_cur = 4096, .rlim_max = 4096};
+	struct sockaddr_un addr;
+
+	setrlimit(RLIMIT_NOFILE, &lim);
+	fx_unix_addr(&addr, path);
+	for (int p = procs - 1; p >= 0; p--) {
+		int opened = 0;
+
+		/* The others first, each its own process (own peer pid). */
+		if (p > 0 && fork() != 0)
+			continue;
+		for (int i = 0; i < n / procs; i++) {
+			/* The control socket is SOCK_SEQPACKET. */
+			int fd =
+			    socket(AF_UNIX,
+				   strstr(path, "control.sock") ? SOCK_SEQPACKET
+								: SOCK_STREAM,
+				   0);
+
+			if (fd >= 0 && connect(fd, (struct sockaddr *)&addr,
+					       sizeof(addr)) == 0)
+				opened++;
+		}
+		if (p == 0) {
+			printf("%d\n", opened);
+			fflush(stdout);
+			close(1);
+		}
+		sleep((unsigned int)seconds);
+		_exit(0);
+	}
+	return 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -184,6 +250,37 @@ static int hx_helper(int argc, char **argv)
 			sleep(1);
 		return 0;
 	}
+	if (argc == 1 && !strcmp(argv[0], "proc-environ")) {
+		/* The kernel's copy of the environment, one entry a line. */
+		char buf[65536];
+		int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+		if (n < 0)
+			return hx_print_errno(errno);
+		for (ssize_t i = 0; i < n; i++)
+			putchar(buf[i] ? buf[i] : '\n');
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "getenv")) {
+		const char *value = getenv(argv[1]);
+
+		printf("%s\n", value ? value : "(unset)");
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[0], "orphans"))
+		return hx_helper_orphans(atoi(argv[1]), atoi(argv[2]),
+					 atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[0], "pid-sleep-exit")) {
+		/* Its own pid, then it lives ms and exits with code. */
+		printf("%d\n", (int)getpid());
+		fflush(stdout);
+		usleep((useconds_t)atoi(argv[1]) * 1000);
+		return atoi(argv[2]);
+	}
+	if (argc == 5 && !strcmp(argv[0], "flood"))
+		return hx_helper_flood(argv[1], atoi(argv[2]), atoi(argv[3]),
+				       atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))
 		return hx_helper_vm_read(atoi(argv[1]));
 	if (argc == 2 && !strcmp(argv[0], "nested-widen"))
@@ -356,6 +453,19 @@ static inline void hx_log(char *out, size_t size)
 	out[n > 0 ? n : 0] = '\0';
 	if (fd >= 0)
 		close(fd);
+}
+
+/*
+ * The errno of a write the policy denies in a protected dir or a read-only
+ * tree, for a program of the harness: EROFS where the spawner's read-only
+ * mounts hold (its "metadata: holds" log line), else Landlock's EACCES.
+ */
+static inline const char *hx_write_denied(void)
+{
+	char log[HX_OUT_SIZE];
+
+	hx_log(log, sizeof(log));
+	return strstr(log, "jr2-harness: metadata: holds") ? "EROFS" : "EACCES";
 }
 
 /*

@@ -8,7 +8,7 @@
  * errno's name.
  *
  * /mnt (tmpfs, the test's own mount namespace)
- * ├── etc/step.conf     read-only /mnt/ro (the harness's policy)
+ * ├── etc/step.conf     read-only /mnt/ro and /mnt/etc (the harness's policy)
  * ├── ro/file, ro/sub/  a read-only tree
  * ├── free/             the user's folder
  * └── h/run/jr2/        the protected dir (stand-ins, ...) of both paths
@@ -331,7 +331,8 @@ static inline void st_setup(struct __test_metadata *_metadata, struct st *st)
 	fx_make_dir(_metadata, ST_FREE, 0755);
 	fx_make_file(_metadata, ST_RO_FILE, "ro-data\n", 0644);
 	fx_make_file(_metadata, ST_FREE "/file", "free-data\n", 0644);
-	fx_make_file(_metadata, ST_CONF, "read-only " ST_RO "\n", 0644);
+	fx_make_file(_metadata, ST_CONF, "read-only " ST_RO "\n" HX_TRUST_ETC,
+		     0644);
 }
 
 /* The harness, with the policy of run (or a skip where the ABI is refused). */

@@ -6,6 +6,8 @@
 #   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
 #   make vmtest-ci                             the kernels CI boots, then make repro-ci
 #   make vmtest-repeat [KERNEL=..] [N=20]      N boots in a row must agree
+#   ACCEL=kvm|tcg on any of them forces the accelerator (JR2_ACCEL); unset,
+#   KVM is used only where a probe ran a guest with it (jr2vm/accel.py).
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
@@ -15,12 +17,18 @@ VMTEST_CI_KERNELS := 5.10 6.1 6.12 7.3 7.3-nolsm
 VMTEST_DEBS := qemu-system-x86 busybox-static zstd
 
 TEST_BINS += $(VMTEST_PROBE)
+
+ifneq ($(ACCEL),)
+export JR2_ACCEL := $(ACCEL)
+endif
 TEST_STEPS += vmtest-unit
 BENCH_STEPS += vmtest
 
-# The payload: the shipped runtime and the suite (not all of `all`, so that a
-# part being written elsewhere in the tree does not stop a boot).
-VMTEST_PAYLOAD = $(BINS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
+# The payload: the shipped runtime, the suite and the programs the suite
+# runs (SUITE_TOOLS: jr2-try), not all of `all`, so that a part being
+# written elsewhere in the tree does not stop a boot.  Every target that
+# boots builds it first: a fresh clone's first command may be any of them.
+VMTEST_PAYLOAD = $(BINS) $(SUITE_TOOLS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 
 .PHONY: vmtest vmshell matrix vmtest-ci vmtest-repeat vmtest-deps test-vmtest-unit bench-vmtest
 
@@ -35,12 +43,15 @@ vmtest-deps:
 VMTEST_RUN_ID := $(or $(RUN),$(shell date -u +%Y%m%d-%H%M%S)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
 
 # Boots, then writes JUnit, KCIDB and the matrix report of the run (even of a
-# failed one: that is when they are read); the boots' status is make's.
+# failed one: that is when they are read; not when nothing booted, e.g. a
+# refused JR2_ACCEL); the boots' status is make's.
 define vmtest_then_report
 	status=0; $(VMTEST_RUN) $(1) --run-id '$(VMTEST_RUN_ID)' || status=$$?; \
-	$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) \
-		|| status=$$((status ? status : 1)); \
-	echo "vmtest: results, JUnit, KCIDB and the report in results/$(VMTEST_RUN_ID)/"; \
+	if [ -d results/$(VMTEST_RUN_ID) ]; then \
+		$(PYTHON) $(JR2_RESULTS) write results/$(VMTEST_RUN_ID) --version $(VERSION) \
+			|| status=$$((status ? status : 1)); \
+		echo "vmtest: results, JUnit, KCIDB and the report in results/$(VMTEST_RUN_ID)/"; \
+	fi; \
 	exit $$status
 endef
 
@@ -67,9 +78,10 @@ vmtest-repeat: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(PYTHON) vmtest/repeat -n $(or $(N),20) $(if $(T),-T '$(T)') $(if $(RUN),--run-id '$(RUN)') \
 		'$(or $(KERNEL),7.3)'
 
-# cpio: the unit tests read the initramfs back with GNU cpio.
+# cpio: the unit tests read the initramfs back with GNU cpio; busybox-static:
+# they tell a static executable (the guest's busybox) from a dynamic one.
 test-vmtest-unit:
-	@scripts/need-debs cpio python3-pytest
+	@scripts/need-debs cpio python3-pytest busybox-static
 	@mkdir -p $(TEST_RESULTS)
 	$(PYTHON) -m pytest -q -p no:cacheprovider vmtest/unit \
 		--junitxml=$(TEST_RESULTS)/vmtest-unit.xml

@@ -178,7 +178,7 @@ def parser():
                    help="run folder, e.g. results/20261130-120000-1af3418 (default: the newest)")
     w.add_argument("--out", help="where to write (default: the run folder)")
     w.add_argument("--version", default="", help="version named in the KCIDB checkout")
-    w.add_argument("--promises", help="PROMISES.md (default: docs/ or ../shared/spec/)")
+    w.add_argument("--promises", help="PROMISES.md (default: $PROMISES, else docs/PROMISES.md)")
     w.add_argument("--print", action="store_true", help="print the Markdown matrix")
     w.add_argument("--kcidb-schema", metavar="FILE", help="kcidb-io's v5.3 JSON schema "
                    "(default: $JR2_KCIDB_SCHEMA, else ../shared/kcidb/; absent: links only)")

@@ -12,9 +12,10 @@ import re
 
 GROUP = re.compile(r"^## ([A-Z]): (.+)$")
 PROMISE = re.compile(r"^- ([A-Z]\d+) (.+)$")
-# Where the spec lives: in the tree when vendored, else beside the checkout.
 GROUP_ORDER = "GROAPET"
-SEARCH = ("docs/PROMISES.md", "../shared/spec/PROMISES.md")
+# The project's own promises, in its tree.
+IN_TREE = "docs/PROMISES.md"
+
 
 
 @dataclasses.dataclass
@@ -47,16 +48,13 @@ def parse(text):
 
 
 def find(root):
-    """The PROMISES.md that $PROMISES names, else the nearest the repository
-    `root` (a clone elsewhere, as the release gate makes, has no ../shared)."""
+    """The PROMISES.md that $PROMISES names, else docs/PROMISES.md of the
+    repository `root`; None when neither is a file."""
     named = os.environ.get("PROMISES")
     if named and pathlib.Path(named).is_file():
         return pathlib.Path(named)
-    for rel in SEARCH:
-        path = pathlib.Path(root) / rel
-        if path.is_file():
-            return path
-    return None
+    path = pathlib.Path(root) / IN_TREE
+    return path if path.is_file() else None
 
 
 def load(path):

@@ -6,15 +6,16 @@
 HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/sha256.c \
 	runtime/harness/env.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
-	runtime/harness/standins.c runtime/harness/spawner.c \
+	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
 	runtime/harness/serve.c runtime/harness/client.c
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
-HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h
+HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h \
+	runtime/config.h
 HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn
-FUZZ_SECONDS ?= 120
+FUZZ_SECONDS ?= 600
 
 BINS += $(BIN)/jr2-harness
 MANS += runtime/harness/jr2-harness.1
@@ -32,34 +33,38 @@ $(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
 
+# The pure code reads the config's policy lines with the library's code.
 $(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \
-		$(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
+		$(OBJ)/libjr2.a $(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness -isystem $(KSFT_INC) \
-		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS)
+		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS) $(OBJ)/libjr2.a
 
 test-harness-unit: $(HARNESS_UNIT)
 	@mkdir -p $(TEST_RESULTS)
 	$(HARNESS_UNIT) | tee $(TEST_RESULTS)/harness-unit.tap
 
 # libFuzzer needs clang's runtime (Debian: libclang-rt-14-dev on bookworm).
+# It runs the harness's own intake (channel.c) with descriptors attached.
 $(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
-		runtime/harness/request.h
+		runtime/harness/channel.c $(HARNESS_HDRS)
 	@scripts/need-debs clang-14 libclang-rt-14-dev
 	@mkdir -p $(@D)
 	clang-14 -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
-		-fsanitize=fuzzer,address,undefined -Iruntime/harness -o $@ \
-		runtime/harness/fuzz_request.c runtime/harness/request.c
+		-fsanitize=fuzzer,address,undefined -Iruntime -Iruntime/harness \
+		-o $@ runtime/harness/fuzz_request.c runtime/harness/request.c \
+		runtime/harness/channel.c
 
 # Seeds: one valid request of each op; new inputs go to the build folder.
 fuzz: $(HARNESS_FUZZ)
 	@mkdir -p $(BUILD)/harness/fuzz-corpus
-	printf 'JR2H1\nop 4:exec\nbearer 3:abc\ncwd 5:/work\nsecret 8:GH_TOKEN\narg 7:/bin/sh\narg 4:a\nb \n' \
+	printf '\003JR2H1\nop 4:exec\nbearer 3:abc\ncwd 5:/work\nsecret 8:GH_TOKEN\narg 7:/bin/sh\narg 4:a\nb \n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-exec
-	printf 'JR2H1\nop 6:status\nbearer 3:abc\njson 1:1\n' \
+	printf '\000JR2H1\nop 6:status\nbearer 3:abc\njson 1:1\n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-status
-	printf 'JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
+	printf '\021JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-spawn
+	printf '\020' > $(BUILD)/harness/fuzz-corpus/seed-empty-16-fds
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
 
@@ -77,6 +82,7 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.
 HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
+	harness_channel harness_trust \
 	scoped_signal scoped_abstract
 # They alone link the control channel's framing, for their raw requests (R8).
 HARNESS_SUITE_BINS := $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test)

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* send/recv of one message with descriptors (see channel.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "channel.h"
+#include "policy.h"
 #include "request.h"
 
 int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
@@ -98,4 +100,44 @@ void jr2_close_fds(int *fds, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+}
+
+void jr2_protected_dir_of(const char *root, char *out, size_t size)
+{
+	size_t len = strlen(root);
+
+	while (len > 0 && root[len - 1] == '/')
+		len--;
+	snprintf(out, size, "%.*s%s", (int)len, root, JR2_DEFAULT_PROTECTED);
+}
+
+int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
+		     int *fds, size_t *n_fds, struct jr2_err *err)
+{
+	ssize_t len = jr2_recv_msg(sock, buf, cap, fds, JR2_REQ_MAX_FDS, n_fds);
+
+	memset(req, 0, sizeof(*req));
+	if (len == -EAGAIN)
+		return -EAGAIN;
+	if (len == -ETOOMANYREFS) {
+		err->code = ETOOMANYREFS;
+		err->bad_input = true;
+		snprintf(err->msg, sizeof(err->msg),
+			 "more than %d descriptors passed; pass stdin, "
+			 "stdout, stderr and at most %d more",
+			 JR2_REQ_MAX_FDS, JR2_REQ_MAX_FDS - 3);
+		return -1;
+	}
+	if (len <= 0) {
+		/* An empty message may carry descriptors too. */
+		jr2_close_fds(fds, *n_fds);
+		*n_fds = 0;
+		return 1;
+	}
+	if (jr2_request_parse(buf, (size_t)len, cap, req, err)) {
+		jr2_close_fds(fds, *n_fds);
+		*n_fds = 0;
+		return -1;
+	}
+	return 0;
 }

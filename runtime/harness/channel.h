@@ -10,13 +10,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define JR2_CONTROL_SOCKET	 "control.sock"
-#define JR2_CUSTODIAN_SOCKET	 "custodian.sock"
-#define JR2_BEARER_FILE		 "control.bearer"
-#define JR2_STANDINS_FILE	 "stand-ins"
-#define JR2_HARNESS_HOME	 "home"
-#define JR2_ABSTRACT_PREFIX	 "jr2:" /* + the protected dir's path */
-#define JR2_PROTECTED_UNDER_ROOT "/run/jr2"
+#include "request.h"
+
+#define JR2_CONTROL_SOCKET   "control.sock"
+#define JR2_CUSTODIAN_SOCKET "custodian.sock"
+#define JR2_BEARER_FILE	     "control.bearer"
+#define JR2_STANDINS_FILE    "stand-ins"
+#define JR2_HARNESS_HOME     "home"
+#define JR2_ABSTRACT_PREFIX  "jr2:" /* + the protected dir's path */
+/* Under --root: policy.h's JR2_DEFAULT_PROTECTED, the one constant. */
 
 /* Sends len bytes and n_fds descriptors; returns 0 or -errno. */
 int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
@@ -30,5 +32,18 @@ int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
 ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds);
 void jr2_close_fds(int *fds, size_t n);
+
+/*
+ * Receives and parses one control request (at most cap bytes, buf has cap+1
+ * bytes).  Returns 0 with *req parsed (the caller owns fds[0..*n_fds) and
+ * frees req), -EAGAIN when nothing came yet, 1 at the end of the stream or
+ * on an empty message, or -1 with a refusal in *err.  On every return but 0,
+ * every descriptor that came with the message is closed (R10).
+ */
+int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
+		     int *fds, size_t *n_fds, struct jr2_err *err);
+
+/* "<root>/run/jr2" (JR2_DEFAULT_PROTECTED under root), no doubled slash. */
+void jr2_protected_dir_of(const char *root, char *out, size_t size);
 
 #endif /* JR2_CHANNEL_H */

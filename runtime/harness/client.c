@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "die.h"
 #include "harness.h"
 #include "request.h"
 
@@ -109,6 +110,9 @@ static void answer_failed(const char *buf)
 		die_msg(JR2_EXIT_REFUSED, "the harness refused: %s", buf + 8);
 	if (sscanf(buf, "error %d %n", &err, &used) == 1 && used > 0) {
 		fprintf(stderr, "jr2-harness: %s", buf + used);
+		/* The spawner's step "chdir": the --cwd folder (man page). */
+		if (!strncmp(buf + used, "chdir ", 6))
+			exit(JR2_EXIT_CWD);
 		if (err == ENOENT)
 			exit(127);
 		exit(err == EACCES || err == ENOEXEC ? 126 : JR2_EXIT_REFUSED);
@@ -124,7 +128,7 @@ int client_exec(const struct client_options *opts, char **argv)
 	struct jr2_msg msg;
 	int fd, code;
 
-	protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
+	jr2_protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
 	if (!opts->cwd && !getcwd(cwd, sizeof(cwd)))
 		die(JR2_EXIT_REFUSED, "cannot read the current folder", ".");
 	jr2_msg_init(&msg);
@@ -155,7 +159,7 @@ int client_status(const struct client_options *opts)
 	struct jr2_msg msg;
 	int fd;
 
-	protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
+	jr2_protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "status");
 	add_bearer(&msg, opts, protected_dir);

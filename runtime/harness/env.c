@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "env.h"
 
 #define DEFAULT_HOME	    "/home/jr2"
@@ -242,8 +243,7 @@ void jr2_config_free(struct jr2_harness_config *cfg)
 {
 	jr2_env_free(&cfg->env);
 	jr2_strings_free(&cfg->secrets);
-	jr2_strings_free(&cfg->protect);
-	jr2_strings_free(&cfg->read_only);
+	jr2_policy_free(&cfg->policy);
 	free(cfg->home);
 	free(cfg->tmpdir);
 	memset(cfg, 0, sizeof(*cfg));
@@ -258,12 +258,18 @@ bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
 	return false;
 }
 
-static int fail(char *err, size_t size, const char *fmt, ...)
+/* As the library reports (struct jr2_err): bad input, one line. */
+static int fail(struct jr2_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail(struct jr2_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
+	err->code = EINVAL;
+	err->bad_input = true;
 	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -282,60 +288,76 @@ static bool valid_env_name(const char *name, size_t len)
 
 /* One directive; `where` is "FILE line N" for messages. */
 static int parse_directive(struct jr2_harness_config *cfg, char *word,
-			   char *arg, const char *where, char *err, size_t size)
+			   char *arg, const char *where, struct jr2_err *err)
 {
+	int ret = jr2_config_policy_line(&cfg->policy, word, arg, where, err);
+
+	if (ret != 1)
+		return ret; /* protect, read-only: jr2-confine's own code */
 	if (!strcmp(word, "env")) {
 		size_t len = name_len(arg);
 
 		if (!arg[len] || !valid_env_name(arg, len))
-			return fail(err, size,
+			return fail(err,
 				    "%s: env '%s' is not NAME=VALUE with NAME "
 				    "of [A-Za-z0-9_]; fix the line",
 				    where, arg);
 		if (!strncmp(arg, "JR2_", 4))
-			return fail(err, size,
+			return fail(err,
 				    "%s: environment name '%.*s' starts with "
 				    "JR2_, which jr2 keeps for its own names; "
 				    "rename or remove it",
 				    where, (int)len, arg);
+		/* E1: a Held secret's real value never reaches a program. */
+		for (size_t i = 0; i < cfg->secrets.n; i++)
+			if (strlen(cfg->secrets.v[i]) == len &&
+			    !strncmp(arg, cfg->secrets.v[i], len))
+				return fail(err,
+					    "%s: env '%.*s' is a Held secret "
+					    "(secret %.*s); its programs get "
+					    "only its Stand-in: remove the env "
+					    "line",
+					    where, (int)len, arg, (int)len,
+					    arg);
 		return set_entry(&cfg->env, arg) ? -ENOMEM : 0;
 	}
 	if (!strcmp(word, "secret")) {
 		if (!valid_env_name(arg, strlen(arg)))
 			return fail(
-			    err, size,
+			    err,
 			    "%s: secret name '%s' is not an environment name "
 			    "of [A-Za-z0-9_]; fix the line",
 			    where, arg);
 		if (!strncmp(arg, "JR2_", 4))
 			return fail(
-			    err, size,
+			    err,
 			    "%s: secret name '%s' starts with JR2_, which jr2 "
 			    "keeps for its own names; rename it",
 			    where, arg);
 		if (!strcmp(arg, "control") || !strcmp(arg, "fetch"))
-			return fail(err, size,
+			return fail(err,
 				    "%s: secret name '%s' is the name of a "
 				    "Stand-in of jr2's own; rename it",
 				    where, arg);
+		if (jr2_env_get(&cfg->env, arg))
+			return fail(err,
+				    "%s: secret '%s' is also set by an env "
+				    "line; its programs get only its "
+				    "Stand-in: remove the env line",
+				    where, arg);
 		if (jr2_config_has_secret(cfg, arg))
 			return fail(
-			    err, size,
+			    err,
 			    "%s: secret '%s' is declared twice; keep one line",
 			    where, arg);
 		return jr2_strings_add(&cfg->secrets, arg);
 	}
-	if (!strcmp(word, "protect") || !strcmp(word, "read-only") ||
-	    !strcmp(word, "home") || !strcmp(word, "tmpdir")) {
+	if (!strcmp(word, "home") || !strcmp(word, "tmpdir")) {
 		if (arg[0] != '/')
 			return fail(
-			    err, size,
+			    err,
 			    "%s: %s '%s' is relative; give an absolute path",
 			    where, word, arg);
-		if (!strcmp(word, "protect"))
-			return jr2_strings_add(&cfg->protect, arg);
-		if (!strcmp(word, "read-only"))
-			return jr2_strings_add(&cfg->read_only, arg);
 		char **slot = !strcmp(word, "home") ? &cfg->home : &cfg->tmpdir;
 
 		free(*slot);
@@ -347,28 +369,32 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		unsigned long uid = strtoul(arg, &end, 10);
 
 		if (!*arg || *end || uid > 0xfffffffeUL)
-			return fail(err, size,
+			return fail(err,
 				    "%s: sandbox-user '%s' is not a numeric "
 				    "uid; give one such as 1000",
 				    where, arg);
 		cfg->sandbox_uid = (uid_t)uid;
 		return 0;
 	}
-	return fail(err, size,
+	return fail(err,
 		    "%s: unknown directive '%s'; use env, secret, protect, "
 		    "read-only, home, tmpdir or sandbox-user",
 		    where, word);
 }
 
 int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
-		     const char *name, char *err, size_t size)
+		     size_t len, const char *name, struct jr2_err *err)
 {
-	char *copy = strdup(text), *line, *next;
+	char *copy, *line, *next;
 	unsigned int lineno = 0;
 	int ret = 0;
 
+	/* NUL bytes, over-long lines, non-text: as jr2-confine --config. */
+	if (jr2_config_check_text(text, len, name, err))
+		return -1;
+	copy = strndup(text, len);
 	if (!copy)
-		return fail(err, size, "config '%s': out of memory", name);
+		return fail(err, "config '%s': out of memory", name);
 	for (line = copy; line && !ret; line = next) {
 		char where[512], *word, *arg;
 
@@ -376,31 +402,44 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		snprintf(where, sizeof(where), "config '%s' line %u", name,
-			 lineno);
+		/* A long name is shortened in its middle: the fix stays. */
+		if (strlen(name) > 160)
+			snprintf(where, sizeof(where),
+				 "config '%.78s...%s' line %u", name,
+				 name + strlen(name) - 79, lineno);
+		else
+			snprintf(where, sizeof(where), "config '%s' line %u",
+				 name, lineno);
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (!*line || *line == '#')
 			continue;
 		word = line;
 		arg = strpbrk(line, " \t");
-		if (!arg) {
-			ret = fail(err, size,
-				   "%s: directive '%s' has no argument; write "
-				   "'%s VALUE'",
-				   where, word, word);
-			break;
-		}
-		*arg++ = '\0';
+		if (arg)
+			*arg++ = '\0';
+		else
+			arg = word + strlen(word);
 		while (*arg == ' ' || *arg == '\t')
 			arg++;
 		for (char *end = arg + strlen(arg);
 		     end > arg &&
 		     (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r');)
 			*--end = '\0';
-		ret = parse_directive(cfg, word, arg, where, err, size);
+		for (char *end = word + strlen(word);
+		     end > word && end[-1] == '\r';)
+			*--end = '\0';
+		if (!*arg && strcmp(word, "protect") &&
+		    strcmp(word, "read-only")) {
+			ret = fail(err,
+				   "%s: directive '%s' has no argument; write "
+				   "'%s VALUE'",
+				   where, word, word);
+			break;
+		}
+		ret = parse_directive(cfg, word, arg, where, err);
 		if (ret == -ENOMEM)
-			fail(err, size, "%s: out of memory", where);
+			fail(err, "%s: out of memory", where);
 	}
 	free(copy);
 	return ret ? -1 : 0;
@@ -457,9 +496,16 @@ int jr2_env_compose_confined(const struct jr2_env *start,
 
 	for (size_t i = 0; i < start->n && !ret; i++) {
 		const char *entry = start->v[i];
+		size_t len = name_len(entry);
+		char name[len + 1];
 
 		if (!strncmp(entry, "JR2_", 4) &&
 		    !same_name(entry, JR2_ENV_KEPT_JR2_NAME))
+			continue;
+		/* E1: a Held secret's real value, whatever the start env. */
+		memcpy(name, entry, len);
+		name[len] = '\0';
+		if (jr2_config_has_secret(cfg, name))
 			continue;
 		if (same_name(entry, "HOME") || same_name(entry, "TMPDIR"))
 			continue;

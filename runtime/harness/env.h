@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "policy.h"
+
 /* "NAME=VALUE" strings, each owned, in order; a name appears once. */
 struct jr2_env {
 	char **v;
@@ -33,8 +35,8 @@ struct jr2_strings {
 struct jr2_harness_config {
 	struct jr2_env env; /* harness.env */
 	struct jr2_strings secrets; /* Held secret names */
-	struct jr2_strings protect; /* extra protected dirs */
-	struct jr2_strings read_only; /* read-only trees */
+	struct jr2_policy policy; /* its protect and read-only lines, read by
+				     config.c as jr2-confine reads them */
 	char *home; /* HOME of the confined programs */
 	char *tmpdir; /* TMPDIR of the confined programs */
 	uid_t sandbox_uid;
@@ -59,9 +61,14 @@ bool jr2_env_is_proxy_or_trust(const char *name);
 
 void jr2_config_init(struct jr2_harness_config *cfg);
 void jr2_config_free(struct jr2_harness_config *cfg);
-/* Parses a config file's text; `name` is used in messages (E3 refusals). */
+/*
+ * Parses a config file's text; `name` is used in messages (E3 refusals).
+ * The text is checked as jr2-confine checks its config (config.h: no NUL
+ * byte, no over-long line, text only); `len` is its length in bytes.
+ * 0, or -1 with *err (always bad input).
+ */
 int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
-		     const char *name, char *err, size_t err_size);
+		     size_t len, const char *name, struct jr2_err *err);
 bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
 			   const char *name);
 
@@ -78,8 +85,11 @@ int jr2_env_compose_harness(const struct jr2_env *start,
 
 /*
  * E1: the confined programs' environment without Stand-ins: the start
- * environment less every JR2_ name but JR2_CUSTODIAN_URL, harness.env, then
- * HOME and TMPDIR.  The Stand-ins of the listed secrets are added per request.
+ * environment less every JR2_ name but JR2_CUSTODIAN_URL and less every Held
+ * secret's name (its real value never reaches a program), harness.env, then
+ * HOME and TMPDIR.  The Stand-ins of the listed secrets are added per
+ * request; a Held secret's name is in no other source, so each name appears
+ * once.
  */
 int jr2_env_compose_confined(const struct jr2_env *start,
 			     const struct jr2_harness_config *cfg,

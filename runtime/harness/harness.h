@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The commands of jr2-harness and the one error exit they share. */
+/*
+ * The commands of jr2-harness: main.c parses the command line into these
+ * options and calls serve.c or client.c; neither calls back into main.c (the
+ * error exit is die.h's, the paths are channel.h's).
+ */
 #ifndef JR2_HARNESS_H
 #define JR2_HARNESS_H
 
 #include <stdbool.h>
 
-#define JR2_EXIT_REFUSED 125 /* exec: the harness refused or failed */
-#define JR2_EXIT_USAGE	 2 /* bad input */
+#include "die.h"
 
 struct serve_options {
 	const char *root; /* the protected dir is <root>/run/jr2 */
@@ -14,7 +17,8 @@ struct serve_options {
 	const char *bearer_file; /* NULL: make one in the protected dir */
 	int max_abi; /* 0: none */
 	unsigned int max_backoff_ms;
-	int start_env_fd; /* -1: first run, re-executes with its own env */
+	int start_env_fd; /* -1: first run, re-executes with its own env;
+			     else validated as the re-execution's own */
 	char **argv; /* for that re-execution */
 };
 
@@ -29,17 +33,8 @@ struct client_options {
 	bool json;
 };
 
-/* Prints "jr2-harness: <what> '<value>': <strerror(errno)>" and exits. */
-void die(int status, const char *what, const char *value)
-    __attribute__((noreturn));
-/* Prints one line "jr2-harness: <message>" and exits with status. */
-void die_msg(int status, const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 2, 3)));
-
 int serve(const struct serve_options *opts) __attribute__((noreturn));
 int client_exec(const struct client_options *opts, char **argv);
 int client_status(const struct client_options *opts);
-/* "<root>/run/jr2" without a doubled slash. */
-void protected_dir_of(const char *root, char *out, unsigned long size);
 
 #endif /* JR2_HARNESS_H */

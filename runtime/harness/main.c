@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* jr2-harness: command line of the harness (serve) and its clients. */
 #include <errno.h>
-#include <stdarg.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi.h"
 #include "harness.h"
+#include "policy.h"
 
 #define DEFAULT_MAX_BACKOFF_MS 2000
 
@@ -21,40 +23,20 @@ static const char usage[] =
     "       jr2-harness status [--root DIR] [--bearer-file FILE] [--json]\n"
     "       jr2-harness --help | --version\n"
     "\n"
-    "serve   the unconfined harness: protected dir <DIR>/run/jr2 (default "
-    "/run/jr2),\n"
+    "serve   the unconfined harness: protected dir <DIR>" JR2_DEFAULT_PROTECTED
+    " (default " JR2_DEFAULT_PROTECTED "),\n"
     "        Stand-ins, Custodian sockets, and the confined spawner (restarted "
     "in\n"
     "        a new Landlock domain when it stops).\n"
     "exec    runs CMD through the spawner with this stdin/stdout/stderr; "
     "exits\n"
     "        with CMD's status, 125 when the harness refuses, 126/127 as env "
-    "does.\n"
+    "does,\n"
+    "        124 when the --cwd folder cannot be entered.\n"
     "status  spawner pid, domain generation, ABI, protections, live programs.\n"
     "\n"
     "The ABI cap: --max-abi N, else the environment variable JR2_MAX_ABI.\n"
     "See jr2-harness(1).\n";
-
-void die(int status, const char *what, const char *value)
-{
-	int saved = errno;
-
-	fprintf(stderr, "jr2-harness: %s '%s': %s\n", what, value,
-		strerror(saved));
-	exit(status);
-}
-
-void die_msg(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("jr2-harness: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
 
 static long parse_number(const char *flag, const char *value, long min,
 			 long max)
@@ -80,17 +62,37 @@ static const char *flag_value(int argc, char **argv, int *i)
 	return argv[++*i];
 }
 
+/* --root: absolute, no "." or ".." component (the policy names real places). */
+static void check_root(const char *root)
+{
+	if (root[0] != '/')
+		die_msg(JR2_EXIT_USAGE,
+			"--root '%s' is relative; give an absolute path", root);
+	for (const char *p = root; *p;) {
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if ((len == 1 && p[0] == '.') ||
+		    (len == 2 && p[0] == '.' && p[1] == '.'))
+			die_msg(JR2_EXIT_USAGE,
+				"--root '%s' has a '%.*s' component; give the "
+				"path without '.' or '..'",
+				root, (int)len, p);
+		p += len;
+	}
+}
+
 static int run_serve(int argc, char **argv)
 {
 	struct serve_options opts = {.root = "/",
 				     .max_backoff_ms = DEFAULT_MAX_BACKOFF_MS,
 				     .start_env_fd = -1,
 				     .argv = argv};
-	const char *cap = getenv("JR2_MAX_ABI");
+	const char *max_abi = NULL;
+	char msg[256];
 
-	if (cap && *cap)
-		opts.max_abi =
-		    (int)parse_number("JR2_MAX_ABI", cap, 1, JR2_ABI_NEWEST);
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--root"))
 			opts.root = flag_value(argc, argv, &i);
@@ -99,16 +101,17 @@ static int run_serve(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bearer-file"))
 			opts.bearer_file = flag_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--max-abi"))
-			opts.max_abi = (int)parse_number(
-			    "--max-abi", flag_value(argc, argv, &i), 1,
-			    JR2_ABI_NEWEST);
+			max_abi = flag_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--max-backoff-ms"))
 			opts.max_backoff_ms = (unsigned int)parse_number(
 			    "--max-backoff-ms", flag_value(argc, argv, &i), 0,
 			    600000);
-		else if (!strcmp(argv[i], "--start-env-fd")) /* internal */
+		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 == argc &&
+			 opts.start_env_fd < 0)
+			/* Internal: the re-execution's own, always last;
+			 * serve() checks that it is (E2). */
 			opts.start_env_fd = (int)parse_number(
-			    "--start-env-fd", flag_value(argc, argv, &i), 0,
+			    "--start-env-fd", flag_value(argc, argv, &i), 3,
 			    1 << 20);
 		else
 			die_msg(JR2_EXIT_USAGE,
@@ -116,11 +119,24 @@ static int run_serve(int argc, char **argv)
 				"--help",
 				argv[i]);
 	}
-	if (opts.root[0] != '/')
-		die_msg(JR2_EXIT_USAGE,
-			"--root '%s' is relative; give an absolute path",
-			opts.root);
+	/* The ABI cap: --max-abi, else JR2_MAX_ABI (jr2-confine's code). */
+	opts.max_abi = jr2_abi_cap(max_abi, msg, sizeof(msg));
+	if (opts.max_abi < 0)
+		die_msg(JR2_EXIT_USAGE, "%s", msg);
+	check_root(opts.root);
 	serve(&opts);
+}
+
+/* An environment name: [A-Za-z_][A-Za-z0-9_]*. */
+static bool env_name(const char *name)
+{
+	if (!*name || (*name >= '0' && *name <= '9'))
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+			return false;
+	return true;
 }
 
 static int run_client(int argc, char **argv, bool exec)
@@ -140,16 +156,30 @@ static int run_client(int argc, char **argv, bool exec)
 				die_msg(JR2_EXIT_USAGE,
 					"--secret given more than 32 times; "
 					"list fewer");
-			opts.secrets[opts.n_secrets++] =
+			opts.secrets[opts.n_secrets] =
 			    flag_value(argc, argv, &i);
+			if (!env_name(opts.secrets[opts.n_secrets]))
+				die_msg(JR2_EXIT_USAGE,
+					"--secret '%s' is not a secret's name "
+					"([A-Za-z_][A-Za-z0-9_]*); give the "
+					"name only, e.g. --secret GH_TOKEN",
+					opts.secrets[opts.n_secrets]);
+			opts.n_secrets++;
 		} else if (exec && !strcmp(argv[i], "--pass-fd")) {
 			if (opts.n_pass_fds == 13)
 				die_msg(JR2_EXIT_USAGE,
 					"--pass-fd given more than 13 times; "
 					"pass fewer");
-			opts.pass_fds[opts.n_pass_fds++] = (int)parse_number(
+			opts.pass_fds[opts.n_pass_fds] = (int)parse_number(
 			    "--pass-fd", flag_value(argc, argv, &i), 0,
 			    1 << 20);
+			if (fcntl(opts.pass_fds[opts.n_pass_fds], F_GETFD) < 0)
+				die_msg(JR2_EXIT_USAGE,
+					"--pass-fd %d is not an open "
+					"descriptor of this process; open it "
+					"(e.g. 3<FILE) or drop the flag",
+					opts.pass_fds[opts.n_pass_fds]);
+			opts.n_pass_fds++;
 		} else if (!exec && !strcmp(argv[i], "--json")) {
 			opts.json = true;
 		} else if (exec && !strcmp(argv[i], "--")) {
@@ -163,10 +193,7 @@ static int run_client(int argc, char **argv, bool exec)
 				exec ? " (put the command after --)" : "");
 		}
 	}
-	if (opts.root[0] != '/')
-		die_msg(JR2_EXIT_USAGE,
-			"--root '%s' is relative; give an absolute path",
-			opts.root);
+	check_root(opts.root);
 	if (opts.cwd && opts.cwd[0] != '/')
 		die_msg(JR2_EXIT_USAGE,
 			"--cwd '%s' is relative; give an absolute path",
@@ -176,6 +203,10 @@ static int run_client(int argc, char **argv, bool exec)
 	if (i >= argc || strcmp(argv[i - 1], "--"))
 		die_msg(JR2_EXIT_USAGE, "exec: no command; write jr2-harness "
 					"exec [OPTIONS] -- CMD [ARG]...");
+	if (!argv[i][0])
+		die_msg(JR2_EXIT_USAGE,
+			"exec: the command after -- is empty (''); name a "
+			"program");
 	return client_exec(&opts, argv + i);
 }
 

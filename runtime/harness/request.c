@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Parser and builder of the harness's messages (format in request.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,18 @@
 
 #define KEY_MAX 16
 
-static int fail(char *err, size_t size, const char *fmt, ...)
+/* As the library reports (struct jr2_err): a client's bad request. */
+static int fail(struct jr2_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int fail(struct jr2_err *err, const char *fmt, ...)
 {
 	va_list ap;
 
+	err->code = EPROTO;
+	err->bad_input = true;
 	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -47,7 +54,7 @@ static bool valid_secret_name(const char *name)
 
 /* Stores one value under its key; `at` is the field's offset for messages. */
 static int store(struct jr2_request *req, const char *key, const char *value,
-		 size_t at, char *err, size_t size)
+		 size_t at, struct jr2_err *err)
 {
 	const char **single = NULL;
 
@@ -59,7 +66,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		single = &req->id;
 	if (single) {
 		if (*single)
-			return fail(err, size,
+			return fail(err,
 				    "request: field '%s' at byte %zu given "
 				    "twice; send it once",
 				    key, at);
@@ -68,7 +75,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	if (!strcmp(key, "op")) {
 		if (req->op != JR2_OP_NONE)
-			return fail(err, size,
+			return fail(err,
 				    "request: field 'op' at byte %zu given "
 				    "twice; send it once",
 				    at);
@@ -79,7 +86,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		else if (!strcmp(value, "spawn"))
 			req->op = JR2_OP_SPAWN;
 		else
-			return fail(err, size,
+			return fail(err,
 				    "request: unknown op '%.64s' at byte %zu; "
 				    "use exec or status",
 				    value, at);
@@ -87,7 +94,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	if (!strcmp(key, "json")) {
 		if (strcmp(value, "1"))
-			return fail(err, size,
+			return fail(err,
 				    "request: field 'json' at byte %zu is "
 				    "'%.16s'; the only value is 1",
 				    at, value);
@@ -96,7 +103,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	if (!strcmp(key, "arg")) {
 		if (req->argc == JR2_REQ_MAX_ARGS)
-			return fail(err, size,
+			return fail(err,
 				    "request: more than %d 'arg' fields at "
 				    "byte %zu; pass fewer arguments",
 				    JR2_REQ_MAX_ARGS, at);
@@ -107,13 +114,13 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		const char *eq = strchr(value, '=');
 
 		if (!eq || eq == value)
-			return fail(err, size,
+			return fail(err,
 				    "request: field 'env' at byte %zu is "
 				    "'%.64s', not NAME=VALUE",
 				    at, value);
 		if (req->envc == JR2_REQ_MAX_ENV)
 			return fail(
-			    err, size,
+			    err,
 			    "request: more than %d 'env' fields at byte %zu",
 			    JR2_REQ_MAX_ENV, at);
 		req->envp[req->envc++] = value;
@@ -121,73 +128,70 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	if (!strcmp(key, "secret")) {
 		if (!valid_secret_name(value))
-			return fail(err, size,
+			return fail(err,
 				    "request: secret name '%.64s' at byte %zu "
 				    "is not [A-Za-z_][A-Za-z0-9_]*",
 				    value, at);
 		if (req->n_secrets == JR2_REQ_MAX_SECRETS)
 			return fail(
-			    err, size,
+			    err,
 			    "request: more than %d 'secret' fields at byte %zu",
 			    JR2_REQ_MAX_SECRETS, at);
 		req->secrets[req->n_secrets++] = value;
 		return 0;
 	}
-	return fail(err, size,
+	return fail(err,
 		    "request: unknown field '%s' at byte %zu; known: op bearer "
 		    "cwd id json arg env secret",
 		    key, at);
 }
 
 /* What each op needs and refuses, once every field is read. */
-static int validate(const struct jr2_request *req, char *err, size_t size)
+static int validate(const struct jr2_request *req, struct jr2_err *err)
 {
 	switch (req->op) {
 	case JR2_OP_NONE:
 		return fail(
-		    err, size,
-		    "request: no 'op' field; send op exec or op status");
+		    err, "request: no 'op' field; send op exec or op status");
 	case JR2_OP_STATUS:
 		if (req->argc || req->envc || req->n_secrets || req->cwd)
-			return fail(err, size,
+			return fail(err,
 				    "request: op status takes no arg, env, "
 				    "secret or cwd field");
 		break;
 	case JR2_OP_EXEC:
 	case JR2_OP_SPAWN:
 		if (req->argc == 0 || !req->argv[0][0])
-			return fail(err, size,
+			return fail(err,
 				    "request: op %s needs a first 'arg' field "
 				    "that names the program",
 				    jr2_op_name(req->op));
 		if (req->cwd && req->cwd[0] != '/')
-			return fail(err, size,
+			return fail(err,
 				    "request: cwd '%.200s' is relative; send "
 				    "an absolute path",
 				    req->cwd);
 		if (req->json)
 			return fail(
-			    err, size,
+			    err,
 			    "request: field 'json' belongs to op status only");
 		break;
 	}
 	if (req->op == JR2_OP_EXEC && req->envc)
-		return fail(err, size,
-			    "request: op exec takes no 'env' field; the "
-			    "harness composes the environment");
+		return fail(err, "request: op exec takes no 'env' field; the "
+				 "harness composes the environment");
 	if (req->op == JR2_OP_SPAWN &&
 	    (!req->id || req->bearer || req->n_secrets))
-		return fail(err, size,
-			    "request: op spawn needs an 'id' and takes no "
-			    "bearer or secret");
+		return fail(err, "request: op spawn needs an 'id' and takes no "
+				 "bearer or secret");
 	if (req->op != JR2_OP_SPAWN && req->id)
-		return fail(err, size,
+		return fail(err,
 			    "request: field 'id' belongs to op spawn only");
 	return 0;
 }
 
 int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
-		      struct jr2_request *req, char *err, size_t size)
+		      struct jr2_request *req, struct jr2_err *err)
 {
 	const size_t magic_len = strlen(JR2_REQ_MAGIC);
 	size_t pos = magic_len;
@@ -195,18 +199,22 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 
 	memset(req, 0, sizeof(*req));
 	if (len > max_bytes)
-		return fail(err, size,
+		return fail(err,
 			    "request: %zu bytes, more than the %zu allowed; "
 			    "send fewer or shorter fields",
 			    len, max_bytes);
 	if (len < magic_len || memcmp(buf, JR2_REQ_MAGIC, magic_len))
-		return fail(err, size,
+		return fail(err,
 			    "request: does not start with the line JR2H1; use "
 			    "jr2-harness exec or status");
 	req->storage = malloc(len + 1);
-	if (!req->storage)
-		return fail(err, size, "request: out of memory for %zu bytes",
-			    len);
+	req->storage_size = len + 1;
+	if (!req->storage) {
+		fail(err, "request: out of memory for %zu bytes", len);
+		err->code = ENOMEM;
+		err->bad_input = false;
+		return -1;
+	}
 	out = req->storage;
 	while (pos < len) {
 		const size_t at = pos;
@@ -233,14 +241,14 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 		if (value_len > len - pos || len - pos - value_len < 1) {
 			jr2_request_free(req);
 			return fail(
-			    err, size,
+			    err,
 			    "request: field '%s' at byte %zu announces %zu "
 			    "bytes but %zu are left; the request is truncated",
 			    key, at, value_len, len - pos);
 		}
 		if (memchr(buf + pos, '\0', value_len)) {
 			jr2_request_free(req);
-			return fail(err, size,
+			return fail(err,
 				    "request: field '%s' at byte %zu holds a "
 				    "NUL byte; values cannot",
 				    key, at);
@@ -249,7 +257,7 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 			goto bad_field;
 		memcpy(out, buf + pos, value_len);
 		out[value_len] = '\0';
-		if (store(req, key, out, at, err, size)) {
+		if (store(req, key, out, at, err)) {
 			jr2_request_free(req);
 			return -1;
 		}
@@ -258,12 +266,12 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 		continue;
 	bad_field:
 		jr2_request_free(req);
-		return fail(err, size,
+		return fail(err,
 			    "request: malformed field at byte %zu; write "
 			    "'<key> <length>:<value>\\n'",
 			    at);
 	}
-	if (validate(req, err, size)) {
+	if (validate(req, err)) {
 		jr2_request_free(req);
 		return -1;
 	}
@@ -272,6 +280,9 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 
 void jr2_request_free(struct jr2_request *req)
 {
+	/* Values may be a bearer or Stand-ins: nothing stays in the heap. */
+	if (req->storage)
+		explicit_bzero(req->storage, req->storage_size);
 	free(req->storage);
 	memset(req, 0, sizeof(*req));
 }
@@ -323,6 +334,8 @@ void jr2_msg_field(struct jr2_msg *msg, const char *key, const char *value)
 
 void jr2_msg_free(struct jr2_msg *msg)
 {
+	if (msg->buf)
+		explicit_bzero(msg->buf, msg->cap);
 	free(msg->buf);
 	memset(msg, 0, sizeof(*msg));
 }

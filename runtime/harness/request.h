@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy.h" /* struct jr2_err: errors as the library reports them */
+
 #define JR2_REQ_MAGIC	    "JR2H1\n"
 #define JR2_REQ_MAX_BYTES   (64 * 1024) /* a control request */
 #define JR2_SPAWN_MAX_BYTES (1024 * 1024) /* a spawn message, env included */
@@ -43,15 +45,17 @@ struct jr2_request {
 	const char *secrets[JR2_REQ_MAX_SECRETS];
 	size_t n_secrets;
 	char *storage; /* the values, NUL-terminated; owned */
+	size_t storage_size; /* wiped by jr2_request_free */
 };
 
 /*
  * Parses len bytes of buf.  On success fills *req (free with
- * jr2_request_free) and returns 0.  On failure returns -1 and writes one line
- * to err that names the field, the byte offset and the fix.
+ * jr2_request_free) and returns 0.  On failure returns -1 and fills *err
+ * (bad input, EPROTO) with one line that names the field, the byte offset
+ * and the fix.
  */
 int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
-		      struct jr2_request *req, char *err, size_t err_size);
+		      struct jr2_request *req, struct jr2_err *err);
 void jr2_request_free(struct jr2_request *req);
 const char *jr2_op_name(enum jr2_op op);
 

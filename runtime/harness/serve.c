@@ -7,6 +7,7 @@
  * starts them with CLONE_PARENT), so their exit status reaches the client
  * even after the spawner that started them is gone (P4).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,16 +19,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "abi.h"
 #include "channel.h"
+#include "config.h"
+#include "die.h"
 #include "env.h"
 #include "harness.h"
 #include "json.h"
@@ -37,14 +42,24 @@
 #include "spawner.h"
 #include "standins.h"
 
-#define MAX_CONNS	   256
-#define MAX_PROGRAMS	   4096
-#define MAX_UNCLAIMED	   1024
-#define REQUEST_TIMEOUT_MS 5000 /* to send a request after connecting */
-#define SPAWN_TIMEOUT_MS   10000 /* for the spawner to answer a request */
-#define QUICK_DEATH_MS	   1000 /* a spawner that lived less backs off */
-#define BACKOFF_FIRST_MS   10
-#define CUSTODIAN_LINE_MAX 4096
+#ifndef P_PIDFD
+#define P_PIDFD ((idtype_t)3)
+#endif
+
+/* Separate budgets: a flood of the Custodian cannot starve the control
+ * channel; one peer (SO_PEERCRED pid) holds few of the Custodian's. */
+#define MAX_CONTROL_CONNS   128
+#define MAX_CUSTODIAN_CONNS 128
+#define MAX_PER_PEER	    8
+/* Programs (the harness's descendants) may hold this many control ones. */
+#define MAX_CONTROL_PROGRAMS 16
+#define MAX_CONNS	     (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
+#define MAX_PROGRAMS	     4096
+#define REQUEST_TIMEOUT_MS   5000 /* to send a request after connecting */
+#define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
+#define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
+#define BACKOFF_FIRST_MS     10
+#define CUSTODIAN_LINE_MAX   4096
 
 enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
 
@@ -59,6 +74,8 @@ struct conn {
 	enum conn_kind kind;
 	enum conn_state state;
 	int fd;
+	pid_t peer; /* SO_PEERCRED at accept */
+	bool from_program; /* the peer descends from the harness */
 	unsigned long id;
 	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
@@ -69,15 +86,13 @@ struct conn {
 	size_t line_len;
 };
 
+/* A program is known by its pidfd (sent by the program's own process with
+ * its "started"): its exit is read from that, never matched by a bare pid. */
 struct program {
-	pid_t pid;
+	pid_t pid; /* for status and logs */
+	int pidfd;
 	unsigned int generation;
 	struct conn *conn; /* NULL once its client went away */
-};
-
-struct exit_record {
-	pid_t pid;
-	int status;
 };
 
 static struct {
@@ -85,6 +100,8 @@ static struct {
 	char abstract_name[108];
 	struct jr2_abi abi;
 	struct jr2_policy policy;
+	struct jr2_ruleset_plan plan; /* compiled once at start */
+	const char *config_path;
 	struct jr2_harness_config cfg;
 	struct jr2_env confined_env;
 	struct jr2_standins standins;
@@ -102,24 +119,8 @@ static struct {
 	struct conn conns[MAX_CONNS];
 	struct program programs[MAX_PROGRAMS];
 	size_t n_programs;
-	struct exit_record unclaimed[MAX_UNCLAIMED];
-	size_t n_unclaimed;
 	unsigned long next_id;
 } H;
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The harness's log: stderr, one line per event. */
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("jr2-harness: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static long long now_ms(void)
 {
@@ -129,16 +130,122 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-void protected_dir_of(const char *root, char *out, unsigned long size)
-{
-	size_t len = strlen(root);
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-	while (len > 0 && root[len - 1] == '/')
-		len--;
-	snprintf(out, size, "%.*s%s", (int)len, root, JR2_PROTECTED_UNDER_ROOT);
+/* Per kind of line (its format): this many a second, the rest counted. */
+#define LOG_WINDOW_MS  1000
+#define LOG_PER_WINDOW 5
+#define LOG_KINDS      32
+
+static struct {
+	const char *fmt;
+	long long start_ms;
+	unsigned long printed, dropped;
+} L[LOG_KINDS];
+
+/* Says how many lines of each kind were dropped in a window now over. */
+static void log_tick(long long now)
+{
+	for (int i = 0; i < LOG_KINDS; i++) {
+		if (!L[i].fmt || now - L[i].start_ms < LOG_WINDOW_MS)
+			continue;
+		if (L[i].dropped)
+			fprintf(stderr,
+				"jr2-harness: %lu more lines like \"%.40s...\" "
+				"within %d ms were not logged (a flood?)\n",
+				L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
+		L[i].fmt = NULL;
+	}
 }
 
-/* ---- setup ---------------------------------------------------------- */
+static bool log_dropping(void)
+{
+	for (int i = 0; i < LOG_KINDS; i++)
+		if (L[i].fmt && L[i].dropped)
+			return true;
+	return false;
+}
+
+/*
+ * The harness's log: stderr, one line per event.  Every control character
+ * (newlines of a client's argument included) is written as \xNN, so no value
+ * from a client can forge a line; a flood of one kind of line is counted.
+ */
+static void say(const char *fmt, ...)
+{
+	char raw[1536], line[2048];
+	size_t used = 0;
+	long long now = now_ms();
+	int slot = -1;
+	va_list ap;
+
+	log_tick(now);
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (L[i].fmt == fmt)
+			slot = i;
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (!L[i].fmt) {
+			slot = i;
+			L[i].fmt = fmt;
+			L[i].start_ms = now;
+			L[i].printed = L[i].dropped = 0;
+		}
+	if (slot >= 0 && L[slot].printed >= LOG_PER_WINDOW) {
+		L[slot].dropped++;
+		return;
+	}
+	if (slot >= 0)
+		L[slot].printed++;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	for (const unsigned char *c = (const unsigned char *)raw;
+	     *c && used + 5 < sizeof(line); c++) {
+		if (*c < 0x20 || *c == 0x7f || *c == '\\')
+			used += (size_t)snprintf(
+			    line + used, sizeof(line) - used, "\\x%02x", *c);
+		else
+			line[used++] = (char)*c;
+	}
+	line[used] = '\0';
+	fprintf(stderr, "jr2-harness: %s\n", line);
+}
+
+/* ---- setup: everything is checked before anything is written ---------- */
+
+/*
+ * What this start made in the file system, undone when it fails later
+ * (die_set_cleanup), so that a refused start leaves the file system as it
+ * found it.  Files are written under a ".new" name and renamed into place
+ * once nothing can fail any more.
+ */
+static struct {
+	char dirs[16][PATH_MAX];
+	size_t n_dirs;
+	char files[8][PATH_MAX + 32];
+	size_t n_files;
+} U;
+
+static void undo_start(void)
+{
+	for (size_t i = U.n_files; i-- > 0;)
+		unlink(U.files[i]);
+	for (size_t i = U.n_dirs; i-- > 0;)
+		rmdir(U.dirs[i]);
+}
+
+static void made(char (*list)[PATH_MAX + 32], size_t *n, size_t cap,
+		 const char *path)
+{
+	if (*n < cap)
+		snprintf(list[(*n)++], PATH_MAX + 32, "%s", path);
+}
+
+static void made_dir(const char *path)
+{
+	if (U.n_dirs < sizeof(U.dirs) / sizeof(U.dirs[0]))
+		snprintf(U.dirs[U.n_dirs++], sizeof(U.dirs[0]), "%s", path);
+}
 
 static char *read_small_file(const char *path, const char *what)
 {
@@ -147,7 +254,8 @@ static char *read_small_file(const char *path, const char *what)
 	FILE *file = fopen(path, "re");
 
 	if (!file)
-		die(JR2_EXIT_USAGE, what, path);
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
+			what, path, strerror(errno));
 	for (;;) {
 		if (len + 4096 + 1 > size) {
 			size = size ? size * 2 : 8192;
@@ -184,12 +292,13 @@ static void check_read_file(const char *input, const char *path)
 	uid_t uid = H.cfg.sandbox_uid;
 
 	if (!realpath(path, resolved))
-		die(JR2_EXIT_USAGE, input, path);
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+			input, path, strerror(errno));
 	if (jr2_path_in_sandbox_area(resolved))
 		die_msg(JR2_EXIT_USAGE,
 			"%s '%s' (%s) is in a folder the sandbox writes "
-			"(/work, /tmp, /dev/shm, /home/jr2); move it, e.g. "
-			"under /etc/jr2 or /run/jr2",
+			"(/work, /tmp, /dev/shm, /home/jr2); move it into a "
+			"read-only tree of the policy (e.g. under /opt/jr2)",
 			input, path, resolved);
 	snprintf(parent, sizeof(parent), "%s", resolved);
 	*strrchr(parent, '/') = '\0';
@@ -206,11 +315,92 @@ static void check_read_file(const char *input, const char *path)
 	}
 }
 
+/* True when `path` is `dir` or inside it (both absolute, resolved). */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	if (len == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, len) &&
+	       (path[len] == '\0' || path[len] == '/');
+}
+
+static bool within_any(const char *resolved, const struct jr2_paths *dirs)
+{
+	char real[PATH_MAX];
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		if (!realpath(dirs->v[i], real))
+			snprintf(real, sizeof(real), "%s", dirs->v[i]);
+		if (path_within(resolved, real))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * E4: the files the harness trusts (the config, the bearer file) lie in a
+ * protected dir or a read-only tree of the policy in force, where no confined
+ * program can change or (protected) read them; else the start is refused.
+ */
+static void check_trusted_file(const char *input, const char *path)
+{
+	char resolved[PATH_MAX];
+
+	if (!realpath(path, resolved))
+		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+			input, path, strerror(errno));
+	if (within_any(resolved, &H.policy.protect) ||
+	    within_any(resolved, &H.policy.read_only))
+		return;
+	die_msg(JR2_EXIT_USAGE,
+		"%s '%s' (%s) is outside every protected dir and read-only "
+		"tree of the policy, so a confined program could change it; "
+		"move it into one (e.g. under /opt/jr2 with the defaults) or "
+		"add 'read-only <its folder>' to the config",
+		input, path, resolved);
+}
+
+/* --root and the protected dir under it: no symlink on the way (R9). */
+static void check_no_symlink(const char *input, const char *path)
+{
+	char prefix[PATH_MAX];
+	struct stat st;
+
+	for (const char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(p - path), path);
+		if (lstat(prefix, &st)) {
+			if (errno == ENOENT)
+				return; /* made below, as a folder */
+			die_msg(JR2_EXIT_USAGE,
+				"%s '%s': '%s': %s; give a path of existing "
+				"folders, each name at most 255 bytes",
+				input, path, prefix, strerror(errno));
+		}
+		if (S_ISLNK(st.st_mode))
+			die_msg(JR2_EXIT_USAGE,
+				"%s '%s': '%s' is a symlink; give the real "
+				"path (see realpath)",
+				input, path, prefix);
+		if (!S_ISDIR(st.st_mode))
+			die_msg(JR2_EXIT_USAGE,
+				"%s '%s': '%s' is not a folder; give a folder",
+				input, path, prefix);
+		if (!*p)
+			return;
+	}
+}
+
 static void make_private_dir(const char *path)
 {
 	struct stat st;
 
-	if (mkdir(path, 0700) && errno != EEXIST)
+	if (mkdir(path, 0700) == 0)
+		made_dir(path);
+	else if (errno != EEXIST)
 		die(1, "cannot make the protected dir", path);
 	if (lstat(path, &st))
 		die(1, "cannot stat the protected dir", path);
@@ -224,13 +414,14 @@ static void make_private_dir(const char *path)
 			"protected dir '%s' is owned by uid %u, not by the "
 			"harness (uid %u); remove it or chown it",
 			path, (unsigned int)st.st_uid, (unsigned int)geteuid());
-	if (chmod(path, 0700))
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700))
 		die(1, "cannot chmod 0700 the protected dir", path);
 }
 
-static void make_protected_dir(const char *root)
+/* Checks made before anything is written: the path fits a socket. */
+static void check_protected_dir(const char *root)
 {
-	char path[PATH_MAX];
+	struct stat st;
 
 	if (strlen(H.protected_dir) + 32 >
 	    sizeof(((struct sockaddr_un *)0)->sun_path))
@@ -238,11 +429,26 @@ static void make_protected_dir(const char *root)
 			"--root '%s' is too long for a unix socket path under "
 			"it; use a shorter root",
 			root);
+	check_no_symlink("--root", H.protected_dir);
+	if (lstat(H.protected_dir, &st) == 0 && st.st_uid != geteuid())
+		die_msg(1,
+			"protected dir '%s' is owned by uid %u, not by the "
+			"harness (uid %u); remove it or chown it",
+			H.protected_dir, (unsigned int)st.st_uid,
+			(unsigned int)geteuid());
+}
+
+static void make_protected_dir(void)
+{
+	char path[PATH_MAX];
+
 	/* The ancestors are ordinary folders: `ls` of them works (R7). */
 	for (char *slash = strchr(H.protected_dir + 1, '/'); slash;
 	     slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		if (mkdir(H.protected_dir, 0755) && errno != EEXIST)
+		if (mkdir(H.protected_dir, 0755) == 0)
+			made_dir(H.protected_dir);
+		else if (errno != EEXIST)
 			die(1, "cannot make the folder", H.protected_dir);
 		*slash = '/';
 	}
@@ -252,20 +458,55 @@ static void make_protected_dir(const char *root)
 	make_private_dir(path);
 }
 
+static void load_config(const char *path)
+{
+	struct jr2_err err = {0};
+	char *text;
+
+	jr2_config_init(&H.cfg);
+	if (!path)
+		return;
+	/* jr2-confine's reader and text check: the same files refused. */
+	text = jr2_config_read("--config", path, &err);
+	if (!text || jr2_config_parse(&H.cfg, text, strlen(text), path, &err))
+		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1, "%s", err.msg);
+	free(text);
+}
+
+/*
+ * E2: the harness's own environment, from the start environment: what the
+ * re-execution gets, and what a re-executed harness must hold exactly.
+ */
+static void compose_own_environment(const struct jr2_env *start,
+				    struct jr2_env *own,
+				    struct jr2_strings *dropped)
+{
+	char home[PATH_MAX + 16];
+
+	snprintf(home, sizeof(home), "%s/%s", H.protected_dir,
+		 JR2_HARNESS_HOME);
+	if (jr2_env_compose_harness(start, &H.cfg, home, own, dropped))
+		die(1, "cannot compose the environment", "(memory)");
+}
+
+#define START_ENV_MEMFD "jr2-start-environment"
+#define START_ENV_SEALS \
+	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
 /*
  * E2: the harness re-executes itself with the environment it composed, so
  * that no name that loads code is in its process at all (/proc/<pid>/environ
  * included, which setenv cannot change).  The start environment, which the
- * confined programs inherit (E1), crosses the execve in a memfd.
+ * confined programs inherit (E1), crosses the execve in a sealed memfd.
  */
 static void reexec_with_own_environment(const struct serve_options *opts)
 {
 	extern char **environ;
 	struct jr2_env start = {0}, own = {0};
 	struct jr2_strings dropped = {0};
-	char home[PATH_MAX + 16], fd_arg[16];
+	char fd_arg[16];
 	char **args, **own_array;
-	int fd = memfd_create("jr2-start-environment", 0), argc = 0;
+	int fd = memfd_create(START_ENV_MEMFD, MFD_ALLOW_SEALING), argc = 0;
 
 	if (fd < 0)
 		die(1, "cannot make a memfd for", "the start environment");
@@ -273,11 +514,11 @@ static void reexec_with_own_environment(const struct serve_options *opts)
 		if (write(fd, *e, strlen(*e) + 1) < 0)
 			die(1, "cannot write the start environment to",
 			    "memfd");
-	snprintf(home, sizeof(home), "%s/%s", H.protected_dir,
-		 JR2_HARNESS_HOME);
-	if (jr2_env_from_environ(&start, environ) ||
-	    jr2_env_compose_harness(&start, &H.cfg, home, &own, &dropped))
+	if (fcntl(fd, F_ADD_SEALS, START_ENV_SEALS))
+		die(1, "cannot seal the memfd of", "the start environment");
+	if (jr2_env_from_environ(&start, environ))
 		die(1, "cannot compose the environment", "(memory)");
+	compose_own_environment(&start, &own, &dropped);
 	for (size_t i = 0; i < dropped.n; i++)
 		say("dropped '%s' from the harness's own environment: it loads "
 		    "code from a path (E2)",
@@ -333,14 +574,53 @@ static void read_start_environment(int fd, struct jr2_env *start)
 	free(text);
 }
 
-/* E1 and E4, once the harness runs with its own environment. */
-static void compose_environments(int start_env_fd)
+/*
+ * E2: --start-env-fd is the re-execution's own: a sealed memfd of that name,
+ * and this process's environment is exactly the one the harness composes
+ * from it (so no name that loads code can come in with the flag).  Then the
+ * start environment is read from it.
+ */
+static void take_start_environment(int fd, struct jr2_env *start)
 {
 	extern char **environ;
-	struct jr2_env start = {0};
+	struct jr2_env own = {0};
+	struct jr2_strings dropped = {0};
+	char link[64], target[256];
+	ssize_t len;
+	size_t n = 0;
+	int seals;
 
-	read_start_environment(start_env_fd, &start);
-	if (jr2_env_compose_confined(&start, &H.cfg, &H.confined_env))
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	target[len > 0 ? len : 0] = '\0';
+	seals = fcntl(fd, F_GET_SEALS);
+	if (strncmp(target, "/memfd:" START_ENV_MEMFD " ",
+		    strlen("/memfd:" START_ENV_MEMFD " ")) ||
+	    seals < 0 || (seals & START_ENV_SEALS) != START_ENV_SEALS)
+		goto refuse;
+	read_start_environment(fd, start);
+	compose_own_environment(start, &own, &dropped);
+	for (char **e = environ; *e; e++, n++)
+		if (n >= own.n || strcmp(*e, own.v[n]))
+			goto refuse;
+	if (n != own.n)
+		goto refuse;
+	jr2_env_free(&own);
+	jr2_strings_free(&dropped);
+	return;
+refuse:
+	die_msg(JR2_EXIT_USAGE,
+		"--start-env-fd is internal to jr2-harness (its re-execution "
+		"with its own environment, E2); start `jr2-harness serve` "
+		"without it");
+}
+
+/* E1, once the harness runs with its own environment. */
+static void compose_environments(struct jr2_env *start)
+{
+	extern char **environ;
+
+	if (jr2_env_compose_confined(start, &H.cfg, &H.confined_env))
 		die(1, "cannot compose the environment", "(memory)");
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
@@ -353,94 +633,146 @@ static void compose_environments(int start_env_fd)
 		if (jr2_env_names_read_file(name) && eq[1])
 			check_read_file(name, eq + 1);
 	}
-	jr2_env_free(&start);
-}
-
-static void load_config(const char *path)
-{
-	char err[1024];
-	char *text;
-
-	jr2_config_init(&H.cfg);
-	if (!path)
-		return;
-	text = read_small_file(path, "--config");
-	if (jr2_config_parse(&H.cfg, text, path, err, sizeof(err)))
-		die_msg(JR2_EXIT_USAGE, "%s", err);
-	free(text);
 }
 
 static void make_policy(const char *root)
 {
 	struct jr2_err err = {0};
 	bool at_slash = !strcmp(root, "/");
+	const struct jr2_policy *lines = &H.cfg.policy;
+	struct stat st;
 
 	jr2_policy_init(&H.policy);
-	if (at_slash && !H.cfg.protect.n && !H.cfg.read_only.n) {
+	if (at_slash && !lines->protect.n && !lines->read_only.n) {
 		jr2_policy_set_defaults(&H.policy);
 		return;
 	}
 	if (jr2_policy_add_protected(&H.policy, H.protected_dir, &err))
 		die_msg(JR2_EXIT_USAGE, "%s", err.msg);
-	for (size_t i = 0; i < H.cfg.protect.n; i++)
-		if (jr2_policy_add_protected(&H.policy, H.cfg.protect.v[i],
-					     &err))
-			die_msg(JR2_EXIT_USAGE, "%s", err.msg);
-	for (size_t i = 0; i < H.cfg.read_only.n; i++)
-		if (jr2_policy_add_read_only(&H.policy, H.cfg.read_only.v[i],
-					     &err))
-			die_msg(JR2_EXIT_USAGE, "%s", err.msg);
+	/* Each configured folder must be there: the spawner would fail. */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct jr2_paths *paths =
+		    pass ? &lines->read_only : &lines->protect;
+
+		for (size_t i = 0; i < paths->n; i++) {
+			const char *path = paths->v[i];
+
+			if (stat(path, &st) || (!pass && !S_ISDIR(st.st_mode)))
+				die_msg(JR2_EXIT_USAGE,
+					"config '%s': %s '%s' %s; make it or "
+					"remove the line",
+					H.config_path,
+					pass ? "read-only" : "protect", path,
+					errno == ENOENT || !pass
+					    ? "is not an existing folder"
+					    : strerror(errno));
+			if (pass ? jr2_policy_add_read_only(&H.policy, path,
+							    &err)
+				 : jr2_policy_add_protected(&H.policy, path,
+							    &err))
+				die_msg(JR2_EXIT_USAGE, "%s", err.msg);
+		}
+	}
 }
 
-static void make_secrets(const char *bearer_file)
+/* The policy compiled once, before anything starts (after the dirs). */
+static void compile_policy(void)
 {
-	char path[PATH_MAX + 32];
+	struct jr2_err err = {0};
+
+	if (jr2_policy_compile(&H.policy, H.abi.in_force, &H.plan, &err))
+		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1,
+			"the policy does not compile, so no program could run: "
+			"%s",
+			err.msg);
+}
+
+/*
+ * The folders in which programs can create or remove nothing (the plan's
+ * frozen folders, each with why), for the start lines and `status`.
+ */
+static void frozen_folders(char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < H.plan.frozen.n && used + 1 < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s (%s)",
+					 i ? "; " : "", H.plan.frozen.v[i],
+					 H.plan.frozen_why.v[i]);
+	if (!out[0])
+		snprintf(out, size, "none");
+}
+
+/* The bearer of the control channel, read once (nothing written yet). */
+static void read_bearer(const char *bearer_file)
+{
+	char *bearer;
+	size_t len;
+
+	if (!bearer_file)
+		return;
+	check_read_file("--bearer-file", bearer_file);
+	check_trusted_file("--bearer-file", bearer_file);
+	bearer = read_small_file(bearer_file, "--bearer-file");
+	len = strcspn(bearer, "\r\n");
+	if (len < 16)
+		die_msg(JR2_EXIT_USAGE,
+			"--bearer-file '%s' holds %zu characters on its first "
+			"line; write a secret of at least 16",
+			bearer_file, len);
+	jr2_sha256(bearer, len, H.bearer_digest);
+	explicit_bzero(bearer, strlen(bearer));
+	free(bearer);
+}
+
+/* Writes `text` to a new file path.new (0600), renamed later. */
+static void write_new_file(const char *path, const char *text)
+{
+	char tmp[PATH_MAX + 40];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		die(1, "cannot write the file", tmp);
+	made(U.files, &U.n_files, sizeof(U.files) / sizeof(U.files[0]), tmp);
+	if (dprintf(fd, "%s", text) < 0 || close(fd))
+		die(1, "cannot write the file", tmp);
+}
+
+static void make_secrets(bool make_bearer)
+{
+	char path[PATH_MAX + 32], token[JR2_STANDIN_SIZE + 2];
 	int ret = jr2_standins_make(&H.standins, &H.cfg.secrets);
 
 	if (ret) {
 		errno = -ret;
 		die(1, "cannot make the Stand-ins", "getrandom");
 	}
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
+	snprintf(path, sizeof(path), "%s/%s.new", H.protected_dir,
 		 JR2_STANDINS_FILE);
+	unlink(path);
 	ret = jr2_standins_write(&H.standins, path);
 	if (ret) {
 		errno = -ret;
 		die(1, "cannot write the Stand-ins file", path);
 	}
-	if (bearer_file) {
-		char *bearer;
-		size_t len;
-
-		check_read_file("--bearer-file", bearer_file);
-		bearer = read_small_file(bearer_file, "--bearer-file");
-		len = strcspn(bearer, "\r\n");
-		if (len == 0)
-			die_msg(JR2_EXIT_USAGE,
-				"--bearer-file '%s' is empty; write a secret "
-				"of at least 16 characters",
-				bearer_file);
-		jr2_sha256(bearer, len, H.bearer_digest);
-		explicit_bzero(bearer, len);
-		free(bearer);
+	made(U.files, &U.n_files, sizeof(U.files) / sizeof(U.files[0]), path);
+	if (!make_bearer)
 		return;
-	}
 	/* No bearer given: a fresh one, readable by the harness's user only. */
-	char token[JR2_STANDIN_SIZE];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir, JR2_BEARER_FILE);
 	ret = jr2_random_token(token);
 	if (ret) {
 		errno = -ret;
 		die(1, "cannot make the bearer", "getrandom");
 	}
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0600);
-	if (fd < 0 || dprintf(fd, "%s\n", token) < 0 || close(fd))
-		die(1, "cannot write the bearer file", path);
 	jr2_sha256(token, strlen(token), H.bearer_digest);
+	strcat(token, "\n");
+	snprintf(path, sizeof(path), "%s/%s", H.protected_dir, JR2_BEARER_FILE);
+	write_new_file(path, token);
 	explicit_bzero(token, sizeof(token));
 }
 
@@ -462,49 +794,173 @@ static void refuse_second_harness(void)
 	close(fd);
 }
 
-static int listen_unix(int type, const char *path, bool abstract, mode_t mode)
+/*
+ * The pid (and name) of a process that holds a socket bound to the abstract
+ * `name`: its inode from /proc/net/unix (of this network namespace), then
+ * the process whose /proc/<pid>/fd has it.  0 when not found.
+ */
+static pid_t abstract_holder(const char *name, char *comm, size_t size)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	socklen_t len;
+	char line[PATH_MAX + 256], want[PATH_MAX + 8], link[600], target[64];
+	unsigned long inode = 0;
+	FILE *file = fopen("/proc/net/unix", "re");
+	DIR *proc, *fds;
+	struct dirent *p, *f;
+	pid_t found = 0;
+
+	snprintf(want, sizeof(want), "@%s", name);
+	comm[0] = '\0';
+	while (file && fgets(line, sizeof(line), file)) {
+		unsigned long ino;
+		int path_at = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %n", &ino,
+			   &path_at) == 1 &&
+		    path_at > 0 && !strcmp(line + path_at, want)) {
+			inode = ino;
+			break;
+		}
+	}
+	if (file)
+		fclose(file);
+	if (!inode || !(proc = opendir("/proc")))
+		return 0;
+	snprintf(want, sizeof(want), "socket:[%lu]", inode);
+	while (!found && (p = readdir(proc))) {
+		char dir[300];
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/fd", p->d_name);
+		if (!(fds = opendir(dir)))
+			continue;
+		while ((f = readdir(fds))) {
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "%s/%s", dir, f->d_name);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			if (!strcmp(target, want)) {
+				found = atoi(p->d_name);
+				break;
+			}
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	if (found) {
+		char path[64];
+		FILE *c;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)found);
+		c = fopen(path, "re");
+		if (c && fgets(comm, (int)size, c))
+			comm[strcspn(comm, "\n")] = '\0';
+		if (c)
+			fclose(c);
+	}
+	return found;
+}
+
+static int unix_socket(int type, const char *what)
+{
 	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0)
-		die(1, "cannot make a unix socket for", path);
-	if (abstract) {
-		/* sun_path[0] stays NUL: the name lives in no file system. */
-		memcpy(addr.sun_path + 1, path, strlen(path));
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-				  strlen(path));
-	} else {
-		unlink(path);
-		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-		len = sizeof(addr);
+		die(1, "cannot make a unix socket for", what);
+	return fd;
+}
+
+/* The abstract Custodian socket: bound first (it writes no file). */
+static void bind_abstract(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	size_t len = strlen(H.abstract_name);
+	int fd = unix_socket(SOCK_STREAM, H.abstract_name);
+
+	/* sun_path[0] stays NUL: the name lives in no file system. */
+	memcpy(addr.sun_path + 1, H.abstract_name, len);
+	if (bind(fd, (struct sockaddr *)&addr,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			     len))) {
+		char comm[64];
+		pid_t holder;
+
+		if (errno != EADDRINUSE)
+			die(1, "cannot bind the abstract socket",
+			    H.abstract_name);
+		holder = abstract_holder(H.abstract_name, comm, sizeof(comm));
+		if (holder > 0)
+			die_msg(1,
+				"the abstract socket '@%s' is taken by pid %d "
+				"(%s), maybe a program left by an earlier "
+				"harness; stop it (kill %d) and start again",
+				H.abstract_name, (int)holder, comm,
+				(int)holder);
+		die_msg(1,
+			"the abstract socket '@%s' is taken by a process of "
+			"this network namespace that /proc does not show; stop "
+			"it (see ss -xlp) and start again",
+			H.abstract_name);
 	}
-	if (bind(fd, (struct sockaddr *)&addr, len))
-		die(1, "cannot bind the socket", path);
-	if (!abstract && chmod(path, mode))
-		die(1, "cannot chmod the socket", path);
 	if (listen(fd, 64))
-		die(1, "cannot listen on the socket", path);
+		die(1, "cannot listen on the socket", H.abstract_name);
+	H.abstract_fd = fd;
+}
+
+/* A pathname socket: bound as NAME.new, renamed into place later. */
+static int bind_path(int type, const char *name, mode_t mode)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int fd = unix_socket(type, name);
+
+	/* check_protected_dir: the path fits. */
+	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path),
+			     "%.80s/%s.new", H.protected_dir,
+			     name) >= sizeof(addr.sun_path))
+		die_msg(1, "socket path under '%s' too long", H.protected_dir);
+	unlink(addr.sun_path);
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
+		die(1, "cannot bind the socket", addr.sun_path);
+	made(U.files, &U.n_files, sizeof(U.files) / sizeof(U.files[0]),
+	     addr.sun_path);
+	if (chmod(addr.sun_path, mode))
+		die(1, "cannot chmod the socket", addr.sun_path);
+	if (listen(fd, 64))
+		die(1, "cannot listen on the socket", addr.sun_path);
 	return fd;
 }
 
 static void open_sockets(void)
 {
-	char path[PATH_MAX + 32];
-	sigset_t mask;
-
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
-		 JR2_CONTROL_SOCKET);
-	H.control_fd = listen_unix(SOCK_SEQPACKET, path, false, 0600);
+	H.control_fd = bind_path(SOCK_SEQPACKET, JR2_CONTROL_SOCKET, 0600);
 	/* R8: the Custodian's socket is for everyone; its answer needs the
 	 * control Stand-in. */
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
-		 JR2_CUSTODIAN_SOCKET);
-	H.custodian_fd = listen_unix(SOCK_STREAM, path, false, 0666);
-	snprintf(H.abstract_name, sizeof(H.abstract_name), "%s%s",
-		 JR2_ABSTRACT_PREFIX, H.protected_dir);
-	H.abstract_fd = listen_unix(SOCK_STREAM, H.abstract_name, true, 0);
+	H.custodian_fd = bind_path(SOCK_STREAM, JR2_CUSTODIAN_SOCKET, 0666);
+}
+
+/* Every NAME.new made by this start goes to NAME: nothing fails after. */
+static void commit_files(void)
+{
+	for (size_t i = 0; i < U.n_files; i++) {
+		char final[PATH_MAX + 32];
+		size_t len = strlen(U.files[i]) - strlen(".new");
+
+		snprintf(final, sizeof(final), "%.*s", (int)len, U.files[i]);
+		if (rename(U.files[i], final))
+			die(1, "cannot rename into place", U.files[i]);
+	}
+	U.n_files = 0;
+	U.n_dirs = 0;
+	die_set_cleanup(NULL);
+}
+
+static void watch_signals(void)
+{
+	sigset_t mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -520,6 +976,32 @@ static void open_sockets(void)
 }
 
 /* ---- the spawner ---------------------------------------------------- */
+
+/* RLIMIT_NOFILE at start: the spawner and its programs get it back. */
+static struct rlimit start_nofile;
+
+/* The last control request read (it held a bearer); see forget_secrets. */
+static char request_buf[JR2_REQ_MAX_BYTES + 1];
+
+/*
+ * Less to steal: the spawner (a fork of the harness) needs no Stand-in and
+ * no bearer; they are wiped from its copy of the memory before it runs
+ * anything.  The Stand-ins of one request reach it in that request's spawn
+ * message only, wiped after the start (spawner.c).
+ */
+static void forget_secrets(void)
+{
+	explicit_bzero(H.standins.control, sizeof(H.standins.control));
+	for (size_t i = 0; i < H.standins.n; i++)
+		explicit_bzero(H.standins.values[i],
+			       sizeof(H.standins.values[i]));
+	explicit_bzero(H.bearer_digest, sizeof(H.bearer_digest));
+	explicit_bzero(request_buf, sizeof(request_buf));
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (H.conns[i].spawn.buf)
+			explicit_bzero(H.conns[i].spawn.buf,
+				       H.conns[i].spawn.cap);
+}
 
 static void log_generation(void)
 {
@@ -541,12 +1023,15 @@ static void log_generation(void)
 				 jr2_features[f].protects,
 				 jr2_features[f].min_abi);
 	}
+	char frozen[1024];
+
+	frozen_folders(frozen, sizeof(frozen));
 	/* G6: every start says what this ABI cannot give. */
 	say("spawner generation %u (pid %d) confined at Landlock ABI %d; "
-	    "enforced: %s; unavailable on this ABI: %s",
+	    "enforced: %s; unavailable on this ABI: %s; frozen folders: %s",
 	    H.generation, (int)H.spawner_pid, H.abi.in_force,
 	    enforced[0] ? enforced : "none",
-	    unavailable[0] ? unavailable : "none");
+	    unavailable[0] ? unavailable : "none", frozen);
 }
 
 static void start_spawner(void)
@@ -575,6 +1060,8 @@ static void start_spawner(void)
 	}
 	if (pid == 0) {
 		close(pair[0]);
+		forget_secrets();
+		setrlimit(RLIMIT_NOFILE, &start_nofile);
 		jr2_spawner_main(pair[1], &H.policy, &H.abi);
 	}
 	close(pair[1]);
@@ -769,6 +1256,17 @@ static void status_reply(struct conn *c, bool json)
 		}
 		OUT(json ? "]" : "");
 	}
+	{
+		char frozen[1024];
+
+		frozen_folders(frozen, sizeof(frozen));
+		if (json) {
+			OUT(",");
+			OUT_STR("frozen_folders", frozen);
+		} else {
+			OUT("\nfrozen_folders: %s", frozen);
+		}
+	}
 	OUT(json ? ", \"programs\": [" : "\nprograms:");
 	for (size_t i = 0; i < H.n_programs; i++)
 		OUT(json ? "%s{\"pid\": %d, \"generation\": %u}" : "%s %d/%u",
@@ -819,16 +1317,33 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		jr2_msg_field(&c->spawn, "cwd", req->cwd);
 	for (size_t i = 0; i < req->argc; i++)
 		jr2_msg_field(&c->spawn, "arg", req->argv[i]);
-	for (size_t i = 0; i < H.confined_env.n; i++)
-		jr2_msg_field(&c->spawn, "env", H.confined_env.v[i]);
-	/* E1: the Stand-in of each listed secret, under its name. */
-	for (size_t i = 0; i < req->n_secrets; i++) {
-		const char *value =
-		    jr2_standin_of(&H.standins, req->secrets[i]);
-		char entry[256];
+	/* E1: the Stand-in of each listed secret, under its name, which
+	 * then appears once (set, not appended). */
+	{
+		struct jr2_env env = {0};
+		int ret = 0;
 
-		snprintf(entry, sizeof(entry), "%s=%s", req->secrets[i], value);
-		jr2_msg_field(&c->spawn, "env", entry);
+		for (size_t i = 0; i < H.confined_env.n && !ret; i++) {
+			const char *eq = strchr(H.confined_env.v[i], '=');
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(eq - H.confined_env.v[i]),
+				 H.confined_env.v[i]);
+			ret = jr2_env_set(&env, name, eq + 1);
+		}
+		for (size_t i = 0; i < req->n_secrets && !ret; i++)
+			ret = jr2_env_set(
+			    &env, req->secrets[i],
+			    jr2_standin_of(&H.standins, req->secrets[i]));
+		for (size_t i = 0; i < env.n; i++) {
+			jr2_msg_field(&c->spawn, "env", env.v[i]);
+			if (i >= H.confined_env.n)
+				explicit_bzero(env.v[i], strlen(env.v[i]));
+		}
+		if (ret)
+			c->spawn.failed = true;
+		jr2_env_free(&env);
 	}
 	if (c->spawn.failed || c->spawn.len > JR2_SPAWN_MAX_BYTES) {
 		jr2_close_fds(fds, n_fds);
@@ -847,42 +1362,36 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 
 static void on_control_readable(struct conn *c)
 {
-	static char buf[JR2_REQ_MAX_BYTES + 1];
 	int fds[JR2_REQ_MAX_FDS];
 	size_t n_fds = 0;
 	struct jr2_request req;
 	uint8_t digest[JR2_SHA256_LEN];
-	char err[512];
-	ssize_t len;
+	struct jr2_err err = {0};
+	int ret;
 
 	if (c->state != WAIT_REQUEST) {
-		/* Only a hang-up is expected now; anything else is ignored. */
+		/* Only a hang-up is expected now; anything else is dropped,
+		 * descriptors included (R10). */
 		char scratch[1];
 
-		len = recv(c->fd, scratch, sizeof(scratch), MSG_DONTWAIT);
-		if (len == 0 || (len < 0 && errno != EAGAIN))
+		ret = (int)jr2_recv_msg(c->fd, scratch, sizeof(scratch), fds,
+					JR2_REQ_MAX_FDS, &n_fds);
+		jr2_close_fds(fds, n_fds);
+		if (ret == 0 || (ret < 0 && ret != -EAGAIN))
 			conn_close(c);
 		return;
 	}
-	len = jr2_recv_msg(c->fd, buf, JR2_REQ_MAX_BYTES, fds, JR2_REQ_MAX_FDS,
-			   &n_fds);
-	if (len == -EAGAIN)
+	/* Every descriptor of a refused or empty message is closed there. */
+	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req, fds,
+			       &n_fds, &err);
+	if (ret == -EAGAIN)
 		return;
-	if (len == -ETOOMANYREFS) {
-		refuse(c,
-		       "more than %d descriptors passed; pass stdin, stdout, "
-		       "stderr and at most %d more",
-		       JR2_REQ_MAX_FDS, JR2_REQ_MAX_FDS - 3);
-		return;
-	}
-	if (len <= 0) {
+	if (ret == 1) {
 		conn_close(c);
 		return;
 	}
-	if (jr2_request_parse(buf, (size_t)len, JR2_REQ_MAX_BYTES, &req, err,
-			      sizeof(err))) {
-		jr2_close_fds(fds, n_fds);
-		refuse(c, "%s", err);
+	if (ret) {
+		refuse(c, "%s", err.msg);
 		return;
 	}
 	if (!req.bearer) {
@@ -893,6 +1402,8 @@ static void on_control_readable(struct conn *c)
 		goto out;
 	}
 	jr2_sha256(req.bearer, strlen(req.bearer), digest);
+	explicit_bzero((char *)req.bearer, strlen(req.bearer));
+	explicit_bzero(request_buf, sizeof(request_buf));
 	if (!jr2_digest_equal(digest, H.bearer_digest)) {
 		refuse(c,
 		       "wrong bearer; pass the file the harness was started "
@@ -945,26 +1456,120 @@ static void on_custodian_readable(struct conn *c)
 	conn_close(c);
 }
 
+/*
+ * A peer that descends from the harness is one of its programs (they are
+ * its children, CLONE_PARENT, and it is their subreaper, so even a program's
+ * orphans stay below it); a client the user runs is not.
+ */
+static bool peer_is_program(pid_t pid)
+{
+	const pid_t self = getpid();
+
+	for (int depth = 0; pid > 1 && depth < 128; depth++) {
+		char path[64], line[128];
+		FILE *status;
+		pid_t parent = 0;
+
+		if (pid == self)
+			return true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		status = fopen(path, "re");
+		if (!status)
+			return false;
+		while (fgets(line, sizeof(line), status))
+			if (sscanf(line, "PPid: %d", &parent) == 1)
+				break;
+		fclose(status);
+		if (parent == self)
+			return true;
+		pid = parent;
+	}
+	return false;
+}
+
+static size_t control_of_programs(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (H.conns[i].kind == CONN_CONTROL && H.conns[i].from_program)
+			n++;
+	return n;
+}
+
+static size_t conns_of(enum conn_kind kind, pid_t peer)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (H.conns[i].kind == kind &&
+		    (!peer || H.conns[i].peer == peer))
+			n++;
+	return n;
+}
+
+/*
+ * Takes every waiting connection (so a full backlog never stalls the
+ * socket); one over its budget is closed at once.
+ */
 static void on_accept(int listen_fd, enum conn_kind kind)
 {
-	int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	const size_t budget =
+	    kind == CONN_CONTROL ? MAX_CONTROL_CONNS : MAX_CUSTODIAN_CONNS;
+	const char *name = kind == CONN_CONTROL ? "control" : "Custodian";
 
-	if (fd < 0)
-		return;
-	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &H.conns[i];
+	for (int taken = 0; taken < 64; taken++) {
+		struct ucred cred = {0};
+		socklen_t len = sizeof(cred);
+		int fd = accept4(listen_fd, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct conn *c = NULL;
 
-		if (c->kind != CONN_FREE)
+		if (fd < 0)
+			return;
+		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
+		if (conns_of(kind, 0) >= budget) {
+			say("refused a %s connection: its %zu connections are "
+			    "open",
+			    name, budget);
+			close(fd);
 			continue;
+		}
+		bool program =
+		    kind == CONN_CONTROL && peer_is_program(cred.pid);
+
+		/* The control socket is 0600 in a 0700 dir, but programs may
+		 * be root: theirs cannot take the budget of the clients. */
+		if (program && control_of_programs() >= MAX_CONTROL_PROGRAMS) {
+			say("refused a control connection of pid %d: programs "
+			    "hold %d already",
+			    (int)cred.pid, MAX_CONTROL_PROGRAMS);
+			close(fd);
+			continue;
+		}
+		if (kind == CONN_CUSTODIAN && cred.pid > 0 &&
+		    conns_of(kind, cred.pid) >= MAX_PER_PEER) {
+			say("refused a Custodian connection of pid %d: it "
+			    "holds %d already",
+			    (int)cred.pid, MAX_PER_PEER);
+			close(fd);
+			continue;
+		}
+		for (int i = 0; i < MAX_CONNS && !c; i++)
+			if (H.conns[i].kind == CONN_FREE)
+				c = &H.conns[i];
+		if (!c) { /* cannot be: the budgets add up to MAX_CONNS */
+			close(fd);
+			continue;
+		}
 		memset(c, 0, sizeof(*c));
 		c->kind = kind;
 		c->fd = fd;
+		c->peer = cred.pid;
+		c->from_program = program;
 		c->state = WAIT_REQUEST;
 		c->deadline_ms = now_ms() + REQUEST_TIMEOUT_MS;
-		return;
 	}
-	say("refused a connection: %d connections are open already", MAX_CONNS);
-	close(fd);
 }
 
 /* ---- reaping ---------------------------------------------------------- */
@@ -974,8 +1579,15 @@ static void program_exited(size_t i, int status)
 	struct program p = H.programs[i];
 
 	H.programs[i] = H.programs[--H.n_programs];
+	close(p.pidfd);
 	if (p.conn)
 		exit_status_to_client(p.conn, status);
+}
+
+static void program_forget(size_t i)
+{
+	close(H.programs[i].pidfd);
+	H.programs[i] = H.programs[--H.n_programs];
 }
 
 static void on_spawner_message(void)
@@ -991,9 +1603,10 @@ static void on_spawner_message(void)
 		int pid, err, used = 0;
 		struct conn *c;
 
-		jr2_close_fds(fds, n_fds);
 		buf[(size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1] =
 		    '\0';
+		if (strncmp(buf, "started ", 8))
+			jr2_close_fds(fds, n_fds);
 		if (!strcmp(buf, "ready")) {
 			H.spawner_ready = true;
 			log_generation();
@@ -1012,30 +1625,41 @@ static void on_spawner_message(void)
 		} else if (sscanf(buf, "started %lu %d%n", &id, &pid, &used) ==
 			       2 &&
 			   pid > 0) {
+			/* The program's own pidfd came with its report. */
+			int pidfd = n_fds == 1 ? fds[0] : -1;
+
+			if (pidfd >= 0)
+				n_fds = 0;
+			jr2_close_fds(fds, n_fds);
 			c = conn_by_id(id, false);
-			if (H.n_programs == MAX_PROGRAMS) {
-				say("more than %d live programs; pid %d is not "
-				    "tracked",
-				    MAX_PROGRAMS, pid);
-				if (c)
+			if (pidfd < 0 || H.n_programs == MAX_PROGRAMS) {
+				say("program pid %d of request %lu cannot be "
+				    "tracked (%s); its client gets no exit "
+				    "status",
+				    pid, id,
+				    pidfd < 0 ? "no pidfd came with its start"
+					      : "too many live programs");
+				if (pidfd >= 0)
+					close(pidfd);
+				if (c) {
+					conn_reply(
+					    c,
+					    "error %d the harness cannot "
+					    "follow '%s' (pid %d); see "
+					    "its log\n",
+					    EMFILE, c->cmd, pid);
 					conn_close(c);
+				}
 				continue;
 			}
-			H.programs[H.n_programs++] = (struct program){
-			    .pid = pid, .generation = H.generation, .conn = c};
+			H.programs[H.n_programs++] =
+			    (struct program){.pid = pid,
+					     .pidfd = pidfd,
+					     .generation = H.generation,
+					     .conn = c};
 			if (c) {
 				c->state = RUNNING;
 				conn_reply(c, "started %d\n", pid);
-			}
-			/* It may have ended before this message was read. */
-			for (size_t u = 0; u < H.n_unclaimed; u++) {
-				if (H.unclaimed[u].pid != pid)
-					continue;
-				int status = H.unclaimed[u].status;
-
-				H.unclaimed[u] = H.unclaimed[--H.n_unclaimed];
-				program_exited(H.n_programs - 1, status);
-				break;
 			}
 		} else if (sscanf(buf, "error %lu %d %n", &id, &err, &used) ==
 			       2 &&
@@ -1045,8 +1669,7 @@ static void on_spawner_message(void)
 			if (c) {
 				for (size_t i = 0; i < H.n_programs; i++)
 					if (H.programs[i].conn == c)
-						H.programs[i] =
-						    H.programs[--H.n_programs];
+						program_forget(i--);
 				conn_reply(c, "error %d %s\n", err, buf + used);
 				conn_close(c);
 			}
@@ -1116,50 +1739,87 @@ static void spawner_died(int status)
 	H.restart_at_ms = now_ms() + delay;
 }
 
+/* A wait status from waitid's siginfo. */
+static int wait_status(const siginfo_t *info)
+{
+	if (info->si_code == CLD_EXITED)
+		return (info->si_status & 0xff) << 8;
+	return info->si_status & 0x7f; /* killed or dumped: the signal */
+}
+
+/*
+ * Every exit is matched by pidfd (P7): a program's status goes to its own
+ * client only.  The harness is a subreaper, so orphans of programs end here
+ * too: reaped and forgotten, never recorded under a pid that a later program
+ * could be given.  A program reports its start (with its pidfd) before it
+ * can exit, and reports are read first, so no program is taken for one.
+ */
 static void reap(void)
 {
+	siginfo_t info;
 	int status;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
-		bool known = false;
-
-		if (WIFSTOPPED(status)) {
-			/*
-			 * Its programs may stop their spawner (same domain).
-			 * Stopped, it would hold requests and the stdio of
-			 * its clients: a new one takes over at once.
-			 */
-			if (pid == H.spawner_pid) {
-				say("spawner generation %u (pid %d) stopped by "
-				    "signal %d; replacing it",
-				    H.generation, (int)pid, WSTOPSIG(status));
-				kill(pid, SIGKILL);
-			}
-			continue; /* a stopped program is its own business */
+	/* The spawner: stopped, or gone. */
+	while (H.spawner_pid > 0 &&
+	       (pid = waitpid(H.spawner_pid, &status, WNOHANG | WUNTRACED)) ==
+		   H.spawner_pid) {
+		if (!WIFSTOPPED(status)) {
+			spawner_died(status);
+			break;
 		}
+		/*
+		 * Its programs may stop their spawner (same domain).
+		 * Stopped, it would hold requests and the stdio of its
+		 * clients: a new one takes over at once.
+		 */
+		say("spawner generation %u (pid %d) stopped by signal %d; "
+		    "replacing it",
+		    H.generation, (int)pid, WSTOPSIG(status));
+		kill(pid, SIGKILL);
+	}
+	if (H.spawner_fd >= 0)
+		on_spawner_message(); /* reports first */
+	for (size_t i = 0; i < H.n_programs;) {
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PIDFD, (id_t)H.programs[i].pidfd, &info,
+			   WEXITED | WNOHANG) == 0 &&
+		    info.si_pid != 0) {
+			program_exited(i, wait_status(&info));
+			continue; /* the last one moved to i */
+		}
+		i++;
+	}
+	for (;;) {
+		bool tracked = false;
+
+		/* WNOWAIT: looked at, still a zombie, so its pid is its own. */
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) ||
+		    info.si_pid == 0)
+			break;
+		pid = info.si_pid;
 		if (pid == H.spawner_pid) {
+			waitpid(pid, &status, 0);
 			spawner_died(status);
 			continue;
 		}
-		for (size_t i = 0; i < H.n_programs; i++) {
-			if (H.programs[i].pid == pid) {
-				program_exited(i, status);
-				known = true;
+		for (int pass = 0; pass < 2 && !tracked; pass++) {
+			if (pass && H.spawner_fd >= 0)
+				on_spawner_message(); /* its report, late */
+			for (size_t i = 0; i < H.n_programs; i++) {
+				if (H.programs[i].pid != pid)
+					continue;
+				memset(&info, 0, sizeof(info));
+				waitid(P_PIDFD, (id_t)H.programs[i].pidfd,
+				       &info, WEXITED);
+				program_exited(i, wait_status(&info));
+				tracked = true;
 				break;
 			}
 		}
-		if (known)
-			continue;
-		/* A program whose "started" is still on its way, or an
-		 * orphan of a program (subreaper): remembered a while. */
-		if (H.n_unclaimed == MAX_UNCLAIMED) {
-			memmove(&H.unclaimed[0], &H.unclaimed[1],
-				(MAX_UNCLAIMED - 1) * sizeof(H.unclaimed[0]));
-			H.n_unclaimed--;
-		}
-		H.unclaimed[H.n_unclaimed++] =
-		    (struct exit_record){.pid = pid, .status = status};
+		if (!tracked)
+			waitpid(pid, &status, 0); /* an orphan: forgotten */
 	}
 }
 
@@ -1230,15 +1890,32 @@ static void expire_waiting(long long now)
 	}
 }
 
+/* Room for every connection and its descriptors; programs get the old. */
+
+static void raise_nofile(void)
+{
+	struct rlimit more;
+
+	if (getrlimit(RLIMIT_NOFILE, &start_nofile))
+		return;
+	more = start_nofile;
+	more.rlim_cur = more.rlim_max < 65536 ? more.rlim_max : 65536;
+	if (more.rlim_cur > start_nofile.rlim_cur)
+		setrlimit(RLIMIT_NOFILE, &more);
+}
+
 int serve(const struct serve_options *opts)
 {
 	enum { FIXED = 5 };
 	struct pollfd pfd[FIXED + MAX_CONNS];
 	struct conn *polled[MAX_CONNS];
+	struct jr2_env start = {0};
+	char frozen[1024];
 
 	memset(&H, 0, sizeof(H));
 	H.spawner_fd = -1;
 	H.max_backoff_ms = opts->max_backoff_ms;
+	H.config_path = opts->config;
 	jr2_abi_probe(&H.abi, opts->max_abi);
 	if (jr2_abi_verdict(&H.abi) != JR2_VERDICT_ACCEPT) {
 		char reason[512];
@@ -1247,16 +1924,35 @@ int serve(const struct serve_options *opts)
 			jr2_verdict_reason(&H.abi, reason, sizeof(reason)));
 	}
 	load_config(opts->config);
-	if (opts->config)
-		check_read_file("--config", opts->config);
-	protected_dir_of(opts->root, H.protected_dir, sizeof(H.protected_dir));
+	jr2_protected_dir_of(opts->root, H.protected_dir,
+			     sizeof(H.protected_dir));
+	/* E2 first: it writes nothing (a memfd). */
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
-	make_protected_dir(opts->root);
-	refuse_second_harness();
-	compose_environments(opts->start_env_fd);
+	take_start_environment(opts->start_env_fd, &start);
+
+	/* Validate: flags, config, files, policy, sockets; nothing written. */
+	if (opts->config)
+		check_read_file("--config", opts->config);
+	check_protected_dir(opts->root);
 	make_policy(opts->root);
-	make_secrets(opts->bearer_file);
+	if (opts->config)
+		check_trusted_file("--config", opts->config);
+	read_bearer(opts->bearer_file);
+	compose_environments(&start);
+	jr2_env_free(&start);
+	refuse_second_harness();
+	snprintf(H.abstract_name, sizeof(H.abstract_name), "%s%s",
+		 JR2_ABSTRACT_PREFIX, H.protected_dir);
+	bind_abstract();
+	raise_nofile();
+
+	/* Act: each step undone if a later one fails (undo_start). */
+	die_set_cleanup(undo_start);
+	make_protected_dir();
+	compile_policy();
+	open_sockets();
+	make_secrets(!opts->bearer_file);
 	/*
 	 * P1: not dumpable, so its /proc/<pid>/{environ,mem,maps} and ptrace
 	 * need CAP_SYS_PTRACE, which no confined program has (spawner.c).
@@ -1267,9 +1963,13 @@ int serve(const struct serve_options *opts)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die(1, "cannot become a child subreaper",
 		    "PR_SET_CHILD_SUBREAPER");
-	open_sockets();
-	say("serving; protected dir %s, pid %d, ABI %d", H.protected_dir,
-	    (int)getpid(), H.abi.in_force);
+	watch_signals();
+	commit_files();
+	frozen_folders(frozen, sizeof(frozen));
+	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
+	    H.protected_dir, (int)getpid(), H.abi.in_force, frozen);
+	for (size_t i = 0; i < H.plan.warnings.n; i++)
+		say("warning: %s", H.plan.warnings.v[i]);
 	start_spawner();
 
 	for (;;) {
@@ -1281,6 +1981,9 @@ int serve(const struct serve_options *opts)
 			start_spawner();
 		if (H.spawner_pid == 0 && H.restart_at_ms)
 			timeout = (int)(H.restart_at_ms - now);
+		log_tick(now);
+		if (log_dropping() && (timeout < 0 || timeout > LOG_WINDOW_MS))
+			timeout = LOG_WINDOW_MS;
 		pfd[0] = (struct pollfd){.fd = H.signal_fd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = H.control_fd, .events = POLLIN};
 		pfd[2] =

@@ -72,10 +72,11 @@ int jr2_drop_ptrace_capabilities(void)
 	return 0;
 }
 
-static void reply(int sock, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+static void reply_fd(int sock, int fd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void reply(int sock, const char *fmt, ...)
+/* One message to the harness, with descriptor fd (-1: none). */
+static void reply_fd(int sock, int fd, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -87,8 +88,10 @@ static void reply(int sock, const char *fmt, ...)
 	if (len >= (int)sizeof(buf))
 		len = sizeof(buf) - 1;
 	/* The harness is gone when this fails: the next recv sees the end. */
-	jr2_send_msg(sock, buf, (size_t)len, NULL, 0);
+	jr2_send_msg(sock, buf, (size_t)len, &fd, fd >= 0 ? 1 : 0);
 }
+
+#define reply(sock, ...) reply_fd(sock, -1, __VA_ARGS__)
 
 #define MAX_CANDIDATES 64
 
@@ -139,7 +142,7 @@ struct launch {
 static int launch_child(void *arg)
 {
 	struct launch *l = arg;
-	int moved[JR2_REQ_MAX_FDS], ctl, err;
+	int moved[JR2_REQ_MAX_FDS], ctl, err, pidfd;
 	sigset_t none;
 
 	/* Only syscalls here: the memory is the spawner's until execve. */
@@ -185,7 +188,17 @@ static int launch_child(void *arg)
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	reply(ctl, "started %s %d", l->req->id, (int)getpid());
+	/*
+	 * P7: the harness knows this program by its pidfd (close-on-exec),
+	 * sent with the report, so its exit is never matched by a bare pid.
+	 */
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0) {
+		l->failed_step = "pidfd_open";
+		goto fail;
+	}
+	reply_fd(ctl, pidfd, "started %s %d", l->req->id, (int)getpid());
+	close(pidfd);
 	/* As execvpe: ENOENT and ENOTDIR try the next, EACCES is kept. */
 	err = ENOENT;
 	for (size_t i = 0; i < l->n_candidates; i++) {
@@ -316,7 +329,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		int fds[JR2_REQ_MAX_FDS];
 		size_t n_fds = 0;
 		struct jr2_request req;
-		char msg[512];
+		struct jr2_err perr = {0};
 		ssize_t len;
 
 		len = jr2_recv_msg(sock, buf, JR2_SPAWN_MAX_BYTES, fds,
@@ -326,12 +339,13 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		if (len < 0)
 			continue;
 		if (jr2_request_parse(buf, (size_t)len, JR2_SPAWN_MAX_BYTES,
-				      &req, msg, sizeof(msg)) ||
+				      &req, &perr) ||
 		    req.op != JR2_OP_SPAWN) {
 			/* The harness wrote it: a bug, said and skipped. */
-			if (req.storage || !msg[0])
-				snprintf(msg, sizeof(msg), "op is not spawn");
-			reply(sock, "error - %d %s", EPROTO, msg);
+			if (req.storage || !perr.msg[0])
+				snprintf(perr.msg, sizeof(perr.msg),
+					 "op is not spawn");
+			reply(sock, "error - %d %s", EPROTO, perr.msg);
 			jr2_request_free(&req);
 			jr2_close_fds(fds, n_fds);
 			continue;
@@ -339,5 +353,8 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		spawn(sock, &req, fds, n_fds, policy);
 		jr2_close_fds(fds, n_fds);
 		jr2_request_free(&req);
+		/* Less to steal: the Stand-ins of this request go. */
+		explicit_bzero(buf, (size_t)len < sizeof(buf) ? (size_t)len
+							      : sizeof(buf));
 	}
 }

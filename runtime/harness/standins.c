@@ -67,28 +67,37 @@ const char *jr2_standin_of(const struct jr2_standins *s, const char *name)
 	return NULL;
 }
 
+/* One line by write(2): no stdio buffer keeps a copy in the heap. */
+static int write_line(int fd, const char *name, const char *value)
+{
+	char line[512];
+	int len = snprintf(line, sizeof(line), "%s=%s\n", name, value);
+	int ret = 0;
+
+	if (len < 0 || len >= (int)sizeof(line))
+		ret = -ENAMETOOLONG;
+	else if (write(fd, line, (size_t)len) != len)
+		ret = errno ? -errno : -EIO;
+	explicit_bzero(line, sizeof(line));
+	return ret;
+}
+
 int jr2_standins_write(const struct jr2_standins *s, const char *path)
 {
 	int fd = open(
 	    path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *file;
-	int ret = 0;
+	int ret;
 
 	if (fd < 0)
 		return -errno;
-	file = fdopen(fd, "w");
-	if (!file) {
+	ret = write_line(fd, JR2_STANDIN_NAME_CONTROL, s->control);
+	if (!ret)
+		ret = write_line(fd, JR2_STANDIN_NAME_FETCH, JR2_FETCH_STANDIN);
+	for (size_t i = 0; i < s->n && !ret; i++)
+		ret = write_line(fd, s->names[i], s->values[i]);
+	if (!ret && fsync(fd))
 		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	fprintf(file, "%s=%s\n%s=%s\n", JR2_STANDIN_NAME_CONTROL, s->control,
-		JR2_STANDIN_NAME_FETCH, JR2_FETCH_STANDIN);
-	for (size_t i = 0; i < s->n; i++)
-		fprintf(file, "%s=%s\n", s->names[i], s->values[i]);
-	if (fflush(file) || fsync(fd))
-		ret = -errno;
-	if (fclose(file) && !ret)
+	if (close(fd) && !ret)
 		ret = -errno;
 	return ret;
 }

@@ -4,12 +4,14 @@
  * request parser (good, malformed, truncated, oversized) and the composition
  * of the two environments (E1-E3).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kselftest_harness.h"
 
+#include "config.h"
 #include "env.h"
 #include "request.h"
 #include "sha256.h"
@@ -95,17 +97,17 @@ TEST(sha256_padding_edges)
 	ASSERT_FALSE(jr2_digest_equal(digest, other));
 }
 
-static int parse(const char *text, struct jr2_request *req, char *err)
+static int parse(const char *text, struct jr2_request *req, struct jr2_err *err)
 {
 	return jr2_request_parse(text, strlen(text), JR2_REQ_MAX_BYTES, req,
-				 err, 512);
+				 err);
 }
 
 TEST(request_exec_round_trip)
 {
 	struct jr2_request req;
 	struct jr2_msg msg;
-	char err[512] = "";
+	struct jr2_err err = {0};
 
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "exec");
@@ -117,9 +119,9 @@ TEST(request_exec_round_trip)
 	jr2_msg_field(&msg, "arg", "");
 	ASSERT_FALSE(msg.failed);
 	ASSERT_EQ(0, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
-				       &req, err, sizeof(err)))
+				       &req, &err))
 	{
-		TH_LOG("%s", err);
+		TH_LOG("%s", err.msg);
 	}
 	ASSERT_EQ(JR2_OP_EXEC, req.op);
 	ASSERT_STREQ("b", req.bearer);
@@ -166,17 +168,20 @@ TEST(request_refusals_name_the_problem)
 	    {"JR2H1\nop 6:status\njson 1:2\n", "the only value is 1"},
 	};
 	struct jr2_request req;
-	char err[512];
+	struct jr2_err err;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = '\0';
-		ASSERT_EQ(-1, parse(cases[i].text, &req, err))
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(-1, parse(cases[i].text, &req, &err))
 		{
 			TH_LOG("case %zu accepted: '%s'", i, cases[i].text);
 		}
-		ASSERT_NE(NULL, strstr(err, cases[i].message_part))
+		/* As the library reports: bad input, one line. */
+		ASSERT_TRUE(err.bad_input);
+		ASSERT_EQ(EPROTO, err.code);
+		ASSERT_NE(NULL, strstr(err.msg, cases[i].message_part))
 		{
-			TH_LOG("case %zu: '%s' lacks '%s'", i, err,
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err.msg,
 			       cases[i].message_part);
 		}
 		ASSERT_EQ(NULL, req.storage);
@@ -187,19 +192,20 @@ TEST(request_nul_and_oversize)
 {
 	static const char nul[] = "JR2H1\nop 4:exec\narg 3:a\0b\n";
 	struct jr2_request req;
-	char err[512], *big;
+	struct jr2_err err = {0};
+	char *big;
 	size_t len = JR2_REQ_MAX_BYTES + 1;
 
 	ASSERT_EQ(-1, jr2_request_parse(nul, sizeof(nul) - 1, JR2_REQ_MAX_BYTES,
-					&req, err, sizeof(err)));
-	ASSERT_NE(NULL, strstr(err, "holds a NUL byte"));
+					&req, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "holds a NUL byte"));
 	big = malloc(len);
 	ASSERT_NE(NULL, big);
 	memset(big, 'x', len);
-	ASSERT_EQ(-1, jr2_request_parse(big, len, JR2_REQ_MAX_BYTES, &req, err,
-					sizeof(err)));
+	ASSERT_EQ(-1,
+		  jr2_request_parse(big, len, JR2_REQ_MAX_BYTES, &req, &err));
 	ASSERT_NE(NULL,
-		  strstr(err, "65537 bytes, more than the 65536 allowed"));
+		  strstr(err.msg, "65537 bytes, more than the 65536 allowed"));
 	free(big);
 }
 
@@ -207,15 +213,15 @@ TEST(request_too_many_args)
 {
 	struct jr2_msg msg;
 	struct jr2_request req;
-	char err[512];
+	struct jr2_err err = {0};
 
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "exec");
 	for (int i = 0; i <= JR2_REQ_MAX_ARGS; i++)
 		jr2_msg_field(&msg, "arg", "x");
 	ASSERT_EQ(-1, jr2_request_parse(msg.buf, msg.len, JR2_REQ_MAX_BYTES,
-					&req, err, sizeof(err)));
-	ASSERT_NE(NULL, strstr(err, "more than 256 'arg' fields"));
+					&req, &err));
+	ASSERT_NE(NULL, strstr(err.msg, "more than 256 'arg' fields"));
 	jr2_msg_free(&msg);
 }
 
@@ -237,12 +243,13 @@ static char *joined(const struct jr2_env *env)
 static void load(struct __test_metadata *_metadata,
 		 struct jr2_harness_config *cfg, const char *text)
 {
-	char err[512];
+	struct jr2_err err = {0};
 
 	jr2_config_init(cfg);
-	ASSERT_EQ(0, jr2_config_parse(cfg, text, "test.conf", err, sizeof(err)))
+	ASSERT_EQ(0,
+		  jr2_config_parse(cfg, text, strlen(text), "test.conf", &err))
 	{
-		TH_LOG("%s", err);
+		TH_LOG("%s", err.msg);
 	}
 }
 
@@ -254,12 +261,14 @@ TEST(env_confined_E1)
 				   "JR2_CUSTODIAN_URL=http://c",
 				   "LD_PRELOAD=/a.so",
 				   "TMPDIR=/var/tmp",
+				   "GH_TOKEN=REAL",
 				   "B=old",
 				   NULL};
 	struct jr2_env start = {0}, out = {0};
 	struct jr2_harness_config cfg;
 	char *text;
 
+	/* GH_TOKEN is Held: its real value in the start env never passes. */
 	load(_metadata, &cfg,
 	     "# a comment\nenv B=new\nenv C=3\nsecret GH_TOKEN\n");
 	ASSERT_EQ(0, jr2_env_from_environ(&start, start_env));
@@ -334,7 +343,14 @@ TEST(config_refusals_E3)
 	     "line 3: secret name 'JR2_X' starts with JR2_"},
 	    {"env NOVALUE\n", "env 'NOVALUE' is not NAME=VALUE"},
 	    {"secret A\nsecret A\n", "secret 'A' is declared twice"},
-	    {"protect rel\n", "protect 'rel' is relative"},
+	    {"protect rel\n", "line 1: 'rel' is a relative path"},
+	    {"read-only\n", "line 1: 'read-only' needs a path"},
+	    {"secret GH_TOKEN\nenv GH_TOKEN=x\n",
+	     "line 2: env 'GH_TOKEN' is a Held secret"},
+	    {"env GH_TOKEN=x\nsecret GH_TOKEN\n",
+	     "line 2: secret 'GH_TOKEN' is also set by an env line"},
+	    {"env A=1\n\x01\n", "line 2: byte 0x01 at byte 8 is not text"},
+	    {"env A=\xff\n", "line 1: byte 0xff at byte 6 is not text"},
 	    {"sandbox-user bob\n", "sandbox-user 'bob' is not a numeric uid"},
 	    {"mount /x\n", "unknown directive 'mount'"},
 	    {"secret\n", "directive 'secret' has no argument"},
@@ -342,18 +358,73 @@ TEST(config_refusals_E3)
 	     "secret name 'control' is the name of a Stand-in"},
 	};
 	struct jr2_harness_config cfg;
-	char err[512];
+	struct jr2_err err;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		jr2_config_init(&cfg);
-		err[0] = '\0';
-		ASSERT_EQ(-1, jr2_config_parse(&cfg, cases[i].text, "test.conf",
-					       err, sizeof(err)));
-		ASSERT_NE(NULL, strstr(err, cases[i].message_part))
+		memset(&err, 0, sizeof(err));
+		ASSERT_EQ(-1, jr2_config_parse(&cfg, cases[i].text,
+					       strlen(cases[i].text),
+					       "test.conf", &err));
+		ASSERT_TRUE(err.bad_input);
+		ASSERT_NE(NULL, strstr(err.msg, cases[i].message_part))
 		{
-			TH_LOG("case %zu: '%s' lacks '%s'", i, err,
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err.msg,
 			       cases[i].message_part);
 		}
+		jr2_config_free(&cfg);
+	}
+}
+
+/* E4: one parser: a NUL byte, an over-long line, a non-text byte refuse the
+ * harness's config as they refuse jr2-confine's, with the same message. */
+TEST(config_text_same_as_confine_E4)
+{
+	static const struct {
+		const char *text;
+		size_t len;
+	} cases[] = {
+	    {"protect /a\n\0protect /b\n", 23},
+	    {"protect /a\n\x1bprotect /b\n", 23},
+	    {"read-only /\xc0\xaf\n", 14},
+	};
+	char long_line[JR2_CONFIG_LINE_MAX + 20];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
+		struct jr2_harness_config cfg;
+		struct jr2_policy policy;
+		struct jr2_err harness = {0}, confine = {0};
+		const char *text = i < 3 ? cases[i].text : long_line;
+		size_t len = i < 3 ? cases[i].len : 0;
+
+		if (i == 3) {
+			memset(long_line, 'a', sizeof(long_line) - 1);
+			memcpy(long_line, "protect /", 9);
+			long_line[sizeof(long_line) - 1] = '\0';
+			len = strlen(long_line);
+		}
+		jr2_config_init(&cfg);
+		jr2_policy_init(&policy);
+		ASSERT_EQ(-1, jr2_config_parse(&cfg, text, len, "c", &harness));
+		ASSERT_EQ(-1, jr2_config_check_text(text, len, "c", &confine));
+		ASSERT_STREQ(confine.msg, harness.msg);
+		/* Nothing after the bad byte was taken either. */
+		ASSERT_EQ(0, cfg.policy.protect.n);
+		jr2_config_free(&cfg);
+		jr2_policy_free(&policy);
+	}
+	/* Positive control: the same lines without the bad byte. */
+	{
+		struct jr2_harness_config cfg;
+		struct jr2_err err = {0};
+		const char *good =
+		    "protect /a\nprotect /b\nread-only /r\xc3\xa9\n";
+
+		jr2_config_init(&cfg);
+		ASSERT_EQ(
+		    0, jr2_config_parse(&cfg, good, strlen(good), "c", &err));
+		ASSERT_EQ(2, cfg.policy.protect.n);
+		ASSERT_EQ(1, cfg.policy.read_only.n);
 		jr2_config_free(&cfg);
 	}
 }

@@ -788,8 +788,8 @@ TEST_F(e2e, G4_rules_json_keeps_bytes_of_any_path)
 			      NULL));
 	EXPECT_EQ(NULL, strchr(self->o.out, '\xff'));
 	EXPECT_EQ(0, json_parses(self, "[n for n in d['notes'] if 'a\\xff' "
-				       "in n], [bytes.fromhex(h) for h in "
-				       "d['notes_hex']]"));
+				       "in n], [b for b in map(bytes.fromhex, "
+				       "d['notes_hex']) if b'a\\xff' in b]"));
 	EXPECT_NE(NULL, strstr(self->o.out, "[\"protected: '/tmp/aÿb' "));
 	EXPECT_NE(NULL, strstr(self->o.out, "[b\"protected: '/tmp/a\\xffb' "));
 	/* Control: a UTF-8 name is its own text, with no note. */
@@ -798,7 +798,8 @@ TEST_F(e2e, G4_rules_json_keeps_bytes_of_any_path)
 	EXPECT_EQ(0, jr2t_run(&self->o, "jr2-confine", "rules", "--json",
 			      "--protect", "/tmp/d\xc3\xa9", NULL));
 	EXPECT_EQ(NULL, strstr(self->o.out, "_hex"));
-	EXPECT_EQ(0, json_parses(self, "d['notes'][0].encode()"));
+	EXPECT_EQ(0, json_parses(self, "[n.encode() for n in d['notes'] "
+				       "if 'protected' in n][0]"));
 	EXPECT_NE(NULL,
 		  strstr(self->o.out, "b\"protected: '/tmp/d\\xc3\\xa9'"));
 }

@@ -181,6 +181,14 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     if result is None:
         result = {"kernel": name, "outcome": "error", "problems": [table_problem],
                   "counts": tap_counts_empty()}
+    host = qemu.host_failure(proc.returncode, console_text.split("\n# qemu: ")[0],
+                             chan.read_text(errors="replace") if chan.exists() else "",
+                             qemu_out, timed_out, args)
+    if host:
+        # Not a guest crash: QEMU itself died before the guest said anything.
+        result["outcome"] = "error"
+        result["problems"] = [host] + [p for p in result.get("problems", [])
+                                       if not p.startswith("no end marker")]
     if mode == "cmd":
         result["cmd_status"] = ch.cmd_status
         if ch.cmd_status != 0 and result["outcome"] == "pass":

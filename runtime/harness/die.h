@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The one error exit of jr2-harness (main.c, client.c and serve.c share it):
+ * one line on stderr naming the thing, the value and the fix, then exit.
+ * A long value is shortened in its middle, so that the fix after it is
+ * always printed whole.
+ */
+#ifndef JR2_HARNESS_DIE_H
+#define JR2_HARNESS_DIE_H
+
+#include <stddef.h>
+
+#define JR2_EXIT_USAGE	 2 /* bad input */
+#define JR2_EXIT_CWD	 124 /* exec: the --cwd folder cannot be entered */
+#define JR2_EXIT_REFUSED 125 /* exec: the harness refused or failed */
+
+/* Run by die() and die_msg() before they exit (serve: undo a start). */
+void die_set_cleanup(void (*cleanup)(void));
+
+/* Prints "jr2-harness: <what> '<value>': <strerror(errno)>" and exits. */
+void die(int status, const char *what, const char *value)
+    __attribute__((noreturn));
+/* Prints one line "jr2-harness: <message>" and exits with status. */
+void die_msg(int status, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/*
+ * `value` as is when it has at most `max` bytes, else its head and tail
+ * around "...", in out (size > max).  Returns out.
+ */
+const char *jr2_shorten(const char *value, size_t max, char *out, size_t size);
+
+#endif /* JR2_HARNESS_DIE_H */

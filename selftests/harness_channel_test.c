@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The harness holds against its own programs on its channels: every
+ * descriptor of a refused or empty control message is closed (R10); a flood
+ * of the Custodian socket leaves the control channel working, and its log
+ * lines are counted, not repeated (R11); no value from a client forges a log
+ * line (R11); a client gets the exit status of its own program only, even
+ * when orphans' pids are reused (P7); the spawner holds no Stand-in or
+ * bearer in its memory (E5).
+ *
+ * Promises: R10 R11 P7 E5
+ */
+#include <sys/resource.h>
+#include <time.h>
+
+#include "harness_helpers.h"
+
+#include "harness/channel.h"
+#include "harness/request.h"
+
+HX_FIXTURE(harness_channel)
+
+/* The descriptors the harness holds (the test is root: it may look). */
+static int harness_fds(pid_t pid)
+{
+	char path[64];
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n - 2;
+}
+
+/* Connects to the control socket and sends one raw message. */
+static int control_send(const void *msg, size_t len, const int *fds,
+			size_t n_fds)
+{
+	struct sockaddr_un addr;
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	fx_unix_addr(&addr, HX_CONTROL);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    jr2_send_msg(sock, msg, len, fds, n_fds)) {
+		if (sock >= 0)
+			close(sock);
+		return -1;
+	}
+	return sock;
+}
+
+/* Waits until the harness holds `want` descriptors; returns what it holds. */
+static int wait_fds(pid_t pid, int want)
+{
+	int n = harness_fds(pid);
+
+	for (int waited = 0; n != want && waited < 3000; waited += 10) {
+		usleep(10000);
+		n = harness_fds(pid);
+	}
+	return n;
+}
+
+/*
+ * Row 6: zero-length control messages with SCM_RIGHTS (no bearer needed)
+ * leaked 16 descriptors each, until exec failed.  Now each is closed, and so
+ * are those of a message that does not parse.
+ */
+TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
+{
+	struct hx *hx = &self->hx;
+	const char *const truth[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE];
+	int fds[16], before, after;
+
+	HX_START(hx, NULL);
+	for (int i = 0; i < 16; i++)
+		ASSERT_LE(0, fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC));
+	before = wait_fds(hx->pid, harness_fds(hx->pid));
+	ASSERT_LT(0, before);
+	for (int round = 0; round < 100; round++) {
+		int sock = control_send("", 0, fds, 16);
+		int garbage = control_send("not a request", 13, fds, 16);
+		char answer[512];
+
+		ASSERT_LE(0, sock);
+		ASSERT_LE(0, garbage);
+		/* The empty one: the connection ends; the other: refused. */
+		ASSERT_EQ(0, recv(sock, answer, sizeof(answer), 0));
+		ASSERT_LT(0, recv(garbage, answer, sizeof(answer), 0));
+		close(sock);
+		close(garbage);
+	}
+	after = wait_fds(hx->pid, before);
+	/* Not one more (one fewer: a status connection of the start ended). */
+	ASSERT_GE(before, after)
+	{
+		TH_LOG("the harness held %d descriptors before 200 messages "
+		       "of 16 descriptors each, %d after",
+		       before, after);
+	}
+	/* Positive control: exec still works. */
+	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)))
+	{
+		TH_LOG("exec: %s", out);
+	}
+	jr2_close_fds(fds, 16);
+}
+
+/*
+ * Floods `path` with 1,000 connections from a program (10 processes,
+ * bounded: they stop after 30 s); status and exec must keep working, and the
+ * refusals (`refusal` in the log) are counted, not written one line each.
+ */
+static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
+			    const char *path, const char *refusal)
+{
+	const char *const truth[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE], log[64 * 1024];
+	int fd, status, lines = 0;
+	pid_t flood;
+	ssize_t n;
+
+	flood = fork();
+	ASSERT_LE(0, flood);
+	if (flood == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
+		      hx->self, "--hx-helper", "flood", path, "1000", "10",
+		      "30", NULL);
+		_exit(127);
+	}
+	/* Time for all ten to open their share. */
+	usleep(2000 * 1000);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+		{
+			TH_LOG("status during the flood: %s", out);
+		}
+		ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)))
+		{
+			TH_LOG("exec during the flood: %s", out);
+		}
+	}
+	fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, log, sizeof(log) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	log[n] = '\0';
+	for (char *at = log; (at = strstr(at, refusal)); at++)
+		lines++;
+	ASSERT_LT(0, lines)
+	{
+		TH_LOG("no refusal logged: the flood did not reach the "
+		       "budget; log: %.2000s",
+		       log);
+	}
+	ASSERT_GE(30, lines)
+	{
+		TH_LOG("%d refusal lines: not rate-limited", lines);
+	}
+	/* And the count of those not logged comes within the window. */
+	for (int waited = 0; !strstr(log, "were not logged") && waited < 3000;
+	     waited += 50) {
+		usleep(50000);
+		hx_log(log, sizeof(log));
+	}
+	ASSERT_NE(NULL, strstr(log, "were not logged"));
+	kill(flood, SIGTERM);
+	waitpid(flood, &status, 0);
+}
+
+/*
+ * Row 7: connections held on the 0666 Custodian socket starved the control
+ * channel (one shared cap).  Separate budgets, and at most 8 a process.
+ */
+TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
+{
+	struct hx *hx = &self->hx;
+
+	HX_START(hx, NULL);
+	flood_and_serve(_metadata, hx, HX_CUSTODIAN, "refused a Custodian");
+}
+
+/*
+ * The same on the control socket itself: programs may be root, so they can
+ * connect to it; together they hold at most 16 of its connections.
+ */
+TEST_F(harness_channel, R11_control_flood_by_programs_leaves_status_and_exec)
+{
+	struct hx *hx = &self->hx;
+
+	HX_START(hx, NULL);
+	flood_and_serve(_metadata, hx, HX_CONTROL,
+			"refused a control connection");
+}
+
+/*
+ * Row 9: a client value with a newline forged a line of the harness's log.
+ * Every control character of it is written as \xNN.
+ */
+TEST_F(harness_channel, R11_client_values_cannot_forge_log_lines)
+{
+	struct hx *hx = &self->hx;
+	const char *forged = "jr2-harness: spawner generation 77 (pid 1) "
+			     "forged";
+	char value[256], log[HX_OUT_SIZE], answer[2048];
+	struct jr2_msg msg;
+	int sock;
+
+	HX_START(hx, NULL);
+	snprintf(value, sizeof(value), "x\n%s", forged);
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", value);
+	sock = control_send(msg.buf, msg.len, NULL, 0);
+	ASSERT_LE(0, sock);
+	ASSERT_LT(0, recv(sock, answer, sizeof(answer) - 1, 0));
+	close(sock);
+	jr2_msg_free(&msg);
+	/* The log holds the value, escaped, on the refusal's own line. */
+	for (int waited = 0; waited < 2000; waited += 10) {
+		hx_log(log, sizeof(log));
+		if (strstr(log, "unknown op"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_NE(NULL, strstr(log, "unknown op 'x\\x0ajr2-harness: spawner "
+				    "generation 77"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_EQ(NULL, strstr(log, "\njr2-harness: spawner generation 77"))
+	{
+		TH_LOG("a forged line: %s", log);
+	}
+}
+
+/* Runs argv; its first output line and exit status, and how long it took. */
+static int run_timed(char *const argv[], char *out, size_t size, long *ms)
+{
+	struct timespec t0, t1;
+	int status = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (fx_run(argv, out, size, &status))
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	      (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return status;
+}
+
+/*
+ * Row 5: a program leaves orphans that exit 42, then the next program is
+ * given one of their pids (ns_last_pid, in a pid namespace of the test's
+ * own); its client must get its own program's status (7, after 600 ms),
+ * not 42 at once.  The harness matches exits by pidfd and keeps no record of
+ * orphans.
+ */
+TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
+{
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE], orphans[HX_OUT_SIZE], last[32];
+	char *const make_orphans[] = {
+	    hx->harness,   "exec",    "--root", HX_ROOT, "--", hx->self,
+	    "--hx-helper", "orphans", "40",	"300",	 "42", NULL};
+	char *const mine[] = {
+	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
+	    "--hx-helper", "pid-sleep-exit", "600",    "7",	NULL};
+	pid_t init, setter, harness, lowest = 0, program;
+	long ms = 0;
+	int status;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	/* The reproducer picks the next pid with ns_last_pid, which only a
+	 * kernel with CONFIG_CHECKPOINT_RESTORE has. */
+	if (access("/proc/sys/kernel/ns_last_pid", F_OK))
+		SKIP(return,
+			   "/proc/sys/kernel/ns_last_pid: %s (a kernel without "
+			   "CONFIG_CHECKPOINT_RESTORE): the pid of a new "
+			   "program "
+			   "cannot be chosen, so pid reuse cannot be arranged",
+			   strerrorname_np(errno));
+	/* A pid namespace of its own: ns_last_pid there touches no one. */
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	init = fork();
+	ASSERT_LE(0, init);
+	if (init == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			if (wait(NULL) < 0)
+				pause();
+	}
+	HX_START(hx, NULL);
+	/* Its pids are the namespace's: hx_stop must not kill by them. */
+	harness = hx->pid;
+	hx->pid = 0;
+	ASSERT_EQ(0, run_timed(make_orphans, orphans, sizeof(orphans), &ms));
+	for (char *tok = strtok(orphans, " \n"); tok; tok = strtok(NULL, " \n"))
+		if (!lowest || atoi(tok) < lowest)
+			lowest = atoi(tok);
+	ASSERT_LT(0, lowest);
+	usleep(800 * 1000); /* the orphans exited 42, the harness reaped */
+	/* The next pids of the namespace are the orphans' own. */
+	snprintf(last, sizeof(last), "%d", (int)lowest - 1);
+	setter = fork();
+	ASSERT_LE(0, setter);
+	if (setter == 0) {
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+
+		_exit(fd >= 0 && write(fd, last, strlen(last)) > 0 ? 0 : 1);
+	}
+	ASSERT_EQ(setter, waitpid(setter, &status, 0));
+	ASSERT_EQ(0, status)
+	{
+		TH_LOG("cannot write ns_last_pid in the test's pid namespace");
+	}
+	ASSERT_EQ(7, run_timed(mine, out, sizeof(out), &ms))
+	{
+		TH_LOG("the client got another program's status: %s", out);
+	}
+	ASSERT_LE(550, ms);
+	/* The reproducer held: the program had an orphan's pid. */
+	program = atoi(out);
+	ASSERT_LE(lowest, program);
+	ASSERT_GT(lowest + 40, program)
+	{
+		TH_LOG("program pid %d is not one of the orphans' (%d-%d)",
+		       (int)program, (int)lowest, (int)lowest + 39);
+	}
+	kill(init, SIGKILL);
+	waitpid(harness, NULL, 0);
+	waitpid(init, NULL, 0);
+}
+
+/* True when `needle` is in pid's memory (its writable mappings). */
+static bool memory_holds(pid_t pid, const char *needle)
+{
+	char path[64], line[512];
+	size_t len = strlen(needle);
+	bool found = false;
+	FILE *maps;
+	int mem;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "re");
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	while (maps && mem >= 0 && !found && fgets(line, sizeof(line), maps)) {
+		unsigned long start, end;
+		char perms[8];
+		char *buf;
+
+		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 ||
+		    perms[0] != 'r' || perms[1] != 'w' ||
+		    end - start > (64 << 20))
+			continue;
+		buf = malloc(end - start);
+		if (buf && pread(mem, buf, end - start, (off_t)start) ==
+			       (ssize_t)(end - start))
+			found = memmem(buf, end - start, needle, len) != NULL;
+		free(buf);
+	}
+	if (maps)
+		fclose(maps);
+	if (mem >= 0)
+		close(mem);
+	return found;
+}
+
+/*
+ * Row 11: the spawner, a fork of the harness, kept the control Stand-in in
+ * its memory.  Now it holds no Stand-in and no bearer (the test, root,
+ * reads its memory; the harness itself still holds them: positive control).
+ */
+TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
+{
+	struct hx *hx = &self->hx;
+	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
+	const char *const truth[] = {"/bin/true", NULL};
+	char text[4096], control[128], token[128], bearer[128],
+	    out[HX_OUT_SIZE];
+	const char *const extra[] = {"--config", HX_ETC "/harness.conf", NULL};
+	char *at;
+	int fd;
+	ssize_t n;
+
+	fx_make_file(_metadata, HX_ETC "/harness.conf",
+		     "secret GH_TOKEN\n" HX_TRUST_ETC, 0644);
+	HX_START(hx, extra);
+	/* A request with a Stand-in went through the spawner. */
+	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, truth, out, sizeof(out)));
+	fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	ASSERT_NE(NULL, at = strstr(text, "control="));
+	snprintf(control, sizeof(control), "%.*s", (int)strcspn(at + 8, "\n"),
+		 at + 8);
+	ASSERT_NE(NULL, at = strstr(text, "GH_TOKEN="));
+	snprintf(token, sizeof(token), "%.*s", (int)strcspn(at + 9, "\n"),
+		 at + 9);
+	fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, bearer, sizeof(bearer) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	bearer[strcspn(bearer, "\n")] = bearer[n] = '\0';
+	ASSERT_TRUE(memory_holds(hx->pid, control));
+	ASSERT_FALSE(memory_holds(hx->spawner, control));
+	ASSERT_FALSE(memory_holds(hx->spawner, token));
+	ASSERT_FALSE(memory_holds(hx->spawner, bearer));
+}
+
+HX_MAIN

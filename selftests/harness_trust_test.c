@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the harness trusts is out of its programs' reach, and a start it
+ * refuses changes nothing: the bearer file and the config lie in a protected
+ * dir or a read-only tree of the policy (E4); a config with a NUL byte, an
+ * over-long line or a byte that is not text is refused, as jr2-confine
+ * refuses it (E4); every bad input of `serve` and `exec` gets its documented
+ * exit code, one line with the fix, and leaves the file system as it was
+ * (E6); a squatted abstract name is refused naming its holder (R8, E6); the
+ * internal --start-env-fd cannot bring a name that loads code in (E2).
+ *
+ * Promises: E2 E4 E6 R8
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(harness_trust)
+
+#define CONFIG HX_ETC "/harness.conf"
+#define BEARER HX_ETC "/bearer"
+
+/*
+ * Everything under /mnt but the log, as "path mode size content-digest"
+ * lines: what a refused start must leave as it was.
+ */
+static void snapshot_at(const char *dir, char *out, size_t size, size_t *used)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		unsigned long sum = 0;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, "harness.log"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (lstat(path, &st))
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			char buf[4096];
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			ssize_t n;
+
+			while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+				for (ssize_t i = 0; i < n; i++)
+					sum = sum * 131 + (unsigned char)buf[i];
+			if (fd >= 0)
+				close(fd);
+		}
+		if (*used < size)
+			*used += (size_t)snprintf(
+			    out + *used, size - *used, "%s %o %lld %lx\n", path,
+			    st.st_mode, (long long)st.st_size, sum);
+		if (S_ISDIR(st.st_mode))
+			snapshot_at(path, out, size, used);
+	}
+	closedir(d);
+}
+
+static void snapshot(char *out, size_t size)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	snapshot_at(HX_MNT, out, size, &used);
+}
+
+/* Runs `jr2-harness serve ARGS` to its refusal: status, log in out. */
+static int refused_start(struct __test_metadata *_metadata, struct hx *hx,
+			 const char *const args[], char *out, size_t size)
+{
+	char *argv[24] = {hx->harness, "serve", "--root", HX_ROOT};
+	int n = 4, status = -1;
+
+	for (int i = 0; args[i]; i++)
+		argv[n++] = (char *)args[i];
+	argv[n] = NULL;
+	EXPECT_EQ(0, fx_run(argv, out, size, &status));
+	if (status == 0)
+		TH_LOG("serve did not refuse: %s", out);
+	return status;
+}
+
+/* Row 2: a bearer file where a program could read or change it. */
+TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
+{
+	struct hx *hx = &self->hx;
+	const char *const args[] = {"--bearer-file", BEARER, NULL};
+	const char *const trusted[] = {"--bearer-file", BEARER, "--config",
+				       CONFIG, NULL};
+	char before[8192], after[8192], out[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, BEARER, "a-long-enough-bearer\n", 0600);
+	snapshot(before, sizeof(before));
+	ASSERT_EQ(2, refused_start(_metadata, hx, args, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "--bearer-file '" BEARER "'"))
+	{
+		TH_LOG("%s", out);
+	}
+	ASSERT_NE(NULL, strstr(out, "add 'read-only <its folder>'"));
+	ASSERT_EQ(NULL, strchr(out, '\n') + 1 < out + strlen(out)
+			    ? strchr(strchr(out, '\n') + 1, '\n')
+			    : NULL); /* one line */
+	snapshot(after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	/* Positive control: in a read-only tree of the policy, it starts, and
+	 * no program can change it. */
+	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC, 0644);
+	hx->bearer_file = BEARER;
+	HX_START(hx, trusted);
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "open-write", BEARER));
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "unlink", BEARER));
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
+}
+
+/* Row 3: a config a program could rewrite (drop a `protect` line). */
+TEST_F(harness_trust, E4_config_outside_trusted_trees_refused)
+{
+	struct hx *hx = &self->hx;
+	const char *const args[] = {"--config", CONFIG, NULL};
+	char before[8192], after[8192], out[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_dir(_metadata, HX_MNT "/keep", 0755);
+	fx_make_file(_metadata, CONFIG, "protect " HX_MNT "/keep\n", 0644);
+	snapshot(before, sizeof(before));
+	ASSERT_EQ(2, refused_start(_metadata, hx, args, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "--config '" CONFIG "'"))
+	{
+		TH_LOG("%s", out);
+	}
+	ASSERT_NE(NULL, strstr(out, "outside every protected dir and "
+				    "read-only tree"));
+	snapshot(after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	/* Positive control: its folder read-only, it starts; the programs can
+	 * neither rewrite nor remove it, and the protect line holds. */
+	ASSERT_EQ(0, unlink(CONFIG));
+	fx_make_file(_metadata, CONFIG,
+		     "protect " HX_MNT "/keep\n" HX_TRUST_ETC, 0644);
+	HX_START(hx, args);
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "open-write", CONFIG));
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "unlink", CONFIG));
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "mkdir", HX_MNT "/keep/x"));
+}
+
+/*
+ * Row 4: a NUL byte, an over-long line, a byte that is not text: the harness
+ * refuses the config (nothing after it was taken silently), with the message
+ * jr2-confine gives for the same file.
+ */
+TEST_F(harness_trust, E4_config_text_refused_as_jr2_confine_does)
+{
+	struct hx *hx = &self->hx;
+	const char *const args[] = {"--config", CONFIG, NULL};
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *why;
+	} cases[] = {
+	    {HX_TRUST_ETC "\0protect /mnt/keep\n", sizeof(HX_TRUST_ETC) + 18,
+	     "a NUL byte"},
+	    {HX_TRUST_ETC "\x1b[2Kprotect /mnt/keep\n",
+	     sizeof(HX_TRUST_ETC) + 21, "byte 0x1b"},
+	    {HX_TRUST_ETC "protect /mnt/k\xc3\n", sizeof(HX_TRUST_ETC) + 16,
+	     "byte 0xc3"},
+	};
+	char confine[PATH_MAX], out[HX_OUT_SIZE], mine[HX_OUT_SIZE];
+	char long_line[5000];
+	int status;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	FX_FIND_TOOL("jr2-confine", confine);
+	fx_make_dir(_metadata, HX_MNT "/keep", 0755);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) + 1; i++) {
+		char *const check[] = {confine, "rules", "--config", CONFIG,
+				       NULL};
+		const char *why = i < 3 ? cases[i].why : "longer than";
+		int fd;
+
+		unlink(CONFIG);
+		fd =
+		    open(CONFIG, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		ASSERT_LE(0, fd);
+		if (i < 3) {
+			ASSERT_EQ((ssize_t)cases[i].len,
+				  write(fd, cases[i].text, cases[i].len));
+		} else {
+			memset(long_line, 'a', sizeof(long_line));
+			memcpy(long_line, "protect /", 9);
+			long_line[sizeof(long_line) - 1] = '\n';
+			ASSERT_EQ((ssize_t)sizeof(long_line),
+				  write(fd, long_line, sizeof(long_line)));
+		}
+		close(fd);
+		ASSERT_EQ(
+		    2, refused_start(_metadata, hx, args, mine, sizeof(mine)));
+		ASSERT_NE(NULL, strstr(mine, why))
+		{
+			TH_LOG("case %zu: %s", i, mine);
+		}
+		ASSERT_EQ(0, access(HX_ROOT, F_OK) ? 0 : -1);
+		/* jr2-confine: the same refusal, the same words. */
+		ASSERT_EQ(0, fx_run(check, out, sizeof(out), &status));
+		ASSERT_EQ(2, status);
+		mine[strcspn(mine, "\n")] = '\0';
+		ASSERT_NE(NULL, strstr(out, strstr(mine, "config '")))
+		{
+			TH_LOG("harness: %s; jr2-confine: %s", mine, out);
+		}
+	}
+	/* Positive control: the same lines, clean, start. */
+	unlink(CONFIG);
+	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC "protect /mnt/keep\n",
+		     0644);
+	HX_START(hx, args);
+	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "mkdir", HX_MNT "/keep/x"));
+}
+
+/*
+ * Bad input: each refused start exits 2 with its fix and leaves the file
+ * system as it found it (here: after an earlier harness left its files).
+ */
+TEST_F(harness_trust, E6_refused_starts_change_nothing)
+{
+	struct hx *hx = &self->hx;
+	char before[8192], after[8192], out[HX_OUT_SIZE];
+	static const struct {
+		const char *args[5];
+		const char *fix;
+	} cases[] = {
+	    {{"--config", CONFIG, NULL}, "is not an existing folder"},
+	    {{"--root", HX_MNT "/link", NULL}, "is a symlink"},
+	    {{"--root", HX_MNT "/h/../h", NULL}, "without '.' or '..'"},
+	    {{"--root", HX_MNT "/./h", NULL}, "without '.' or '..'"},
+	    {{"--bearer-file", HX_ETC "/short", "--config", CONFIG + 0, NULL},
+	     "write a secret of at least 16"},
+	    {{"--bearer-file", HX_ETC "/none", NULL}, "No such file"},
+	    {{"--max-abi", "99", NULL}, "is not an ABI"},
+	};
+
+	/* First start, refused only when the policy compiles (after the
+	 * protected dir was made): the dirs it made are gone again. */
+	{
+		const char *const args[] = {"--config", CONFIG, NULL};
+
+		fx_make_file(_metadata, CONFIG,
+			     "protect " HX_ETC "\nread-only " HX_ETC "\n",
+			     0644);
+		snapshot(before, sizeof(before));
+		ASSERT_EQ(2,
+			  refused_start(_metadata, hx, args, out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, "the policy does not compile"))
+		{
+			TH_LOG("%s", out);
+		}
+		snapshot(after, sizeof(after));
+		ASSERT_STREQ(before, after);
+		ASSERT_NE(0, access(HX_ROOT, F_OK));
+	}
+	HX_START(hx, NULL);
+	hx_stop(hx); /* its files stay: control.bearer, stand-ins, home */
+	ASSERT_EQ(0, symlink(HX_ROOT, HX_MNT "/link"));
+	fx_make_file(_metadata, HX_ETC "/short", "short\n", 0600);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* Case 0: a protect line naming a folder that is not there;
+		 * case 4: a valid config, so that the bearer is what fails. */
+		unlink(CONFIG);
+		fx_make_file(_metadata, CONFIG,
+			     i == 0 ? HX_TRUST_ETC "protect /mnt/missing\n"
+				    : HX_TRUST_ETC,
+			     0644);
+		snapshot(before, sizeof(before));
+		ASSERT_EQ(2, refused_start(_metadata, hx, cases[i].args, out,
+					   sizeof(out)))
+		{
+			TH_LOG("case %zu: %s", i, out);
+		}
+		ASSERT_NE(NULL, strstr(out, cases[i].fix))
+		{
+			TH_LOG("case %zu: %s", i, out);
+		}
+		snapshot(after, sizeof(after));
+		ASSERT_STREQ(before, after)
+		{
+			TH_LOG("case %zu changed the file system", i);
+		}
+	}
+	/* Positive control: the good start from the same state works. */
+	HX_START(hx, NULL);
+}
+
+/*
+ * Row 8: a program that outlived the harness holds @jr2:<protected dir>.
+ * The next start is refused naming the holder's pid, before it rewrote
+ * control.bearer or the Stand-ins or left a socket.
+ */
+TEST_F(harness_trust, R8_E6_squatted_abstract_name_refused_naming_holder)
+{
+	struct hx *hx = &self->hx;
+	char before[8192], after[8192], out[HX_OUT_SIZE], want[64];
+	const char *const none[] = {NULL};
+	int ready[2];
+	pid_t squatter;
+	char c;
+
+	HX_START(hx, NULL);
+	hx_stop(hx);
+	ASSERT_EQ(0, pipe(ready));
+	squatter = fork();
+	ASSERT_LE(0, squatter);
+	if (squatter == 0) {
+		struct sockaddr_un addr = {.sun_family = AF_UNIX};
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memcpy(addr.sun_path + 1, HX_ABSTRACT, strlen(HX_ABSTRACT));
+		if (bind(fd, (struct sockaddr *)&addr,
+			 (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				     1 + strlen(HX_ABSTRACT))) ||
+		    listen(fd, 1))
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	snapshot(before, sizeof(before));
+	ASSERT_EQ(1, refused_start(_metadata, hx, none, out, sizeof(out)));
+	snprintf(want, sizeof(want), "is taken by pid %d", (int)squatter);
+	ASSERT_NE(NULL, strstr(out, want))
+	{
+		TH_LOG("%s", out);
+	}
+	snapshot(after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	/* Positive control: the holder gone, the harness starts. */
+	kill(squatter, SIGKILL);
+	waitpid(squatter, NULL, 0);
+	HX_START(hx, NULL);
+}
+
+/* Row 10: the internal --start-env-fd from a user's command line. */
+TEST_F(harness_trust, E2_start_env_fd_from_a_user_refused)
+{
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE];
+	char *const env[] = {"LD_AUDIT=/nonexistent/audit.so", NULL};
+	int fd = memfd_create("jr2-start-environment", MFD_ALLOW_SEALING);
+	char fd_arg[16];
+	int status;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ASSERT_LE(3, fd);
+	ASSERT_EQ(
+	    0, fcntl(fd, F_ADD_SEALS,
+		     F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE));
+	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
+	{
+		char *const argv[] = {hx->harness, "serve",	     "--root",
+				      HX_ROOT,	   "--start-env-fd", fd_arg,
+				      NULL};
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			int log =
+			    open(HX_LOG, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+			dup2(log, 2);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			execve(argv[0], argv, env);
+			_exit(127);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	}
+	hx_log(out, sizeof(out));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(2, WEXITSTATUS(status))
+	{
+		TH_LOG("log: %s", out);
+	}
+	ASSERT_NE(NULL, strstr(out, "--start-env-fd is internal"));
+	ASSERT_NE(0, access(HX_ROOT, F_OK));
+	/* Positive control: without the flag the same environment starts
+	 * (and LD_AUDIT is dropped, E2). */
+	close(fd);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, NULL, env));
+	hx_log(out, sizeof(out));
+	ASSERT_NE(NULL, strstr(out, "dropped 'LD_AUDIT'"));
+}
+
+/*
+ * Bad input of exec: usage errors are 2 (not 125), a --cwd that cannot be
+ * entered its own 124 (not 127, "command not found"); a long path keeps the
+ * fix of its message.
+ */
+TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
+{
+	struct hx *hx = &self->hx;
+	const char *const empty[] = {"", NULL};
+	const char *const truth[] = {"/bin/true", NULL};
+	const char *const secret_value[] = {"--secret", "A=B", NULL};
+	const char *const closed_fd[] = {"--pass-fd", "77", NULL};
+	const char *const missing_cwd[] = {"--cwd", HX_MNT "/missing", NULL};
+	char out[HX_OUT_SIZE], long_config[3000];
+	char *const long_serve[] = {hx->harness, "serve",     "--root", HX_ROOT,
+				    "--config",	 long_config, NULL};
+	int status;
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(2, hx_exec(hx, empty, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "name a program"));
+	ASSERT_EQ(2, hx_exec_opts(hx, secret_value, truth, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "give the name only"));
+	ASSERT_EQ(2, hx_exec_opts(hx, closed_fd, truth, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "--pass-fd 77 is not an open descriptor"));
+	ASSERT_EQ(124, hx_exec_opts(hx, missing_cwd, truth, out, sizeof(out)));
+	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)));
+	/* A long path: the message still ends with its fix. */
+	memset(long_config, 'c', sizeof(long_config) - 1);
+	long_config[0] = '/';
+	for (size_t i = 200; i < sizeof(long_config) - 1; i += 200)
+		long_config[i] = '/';
+	long_config[sizeof(long_config) - 1] = '\0';
+	ASSERT_EQ(0, fx_run(long_serve, out, sizeof(out), &status));
+	ASSERT_EQ(2, status);
+	ASSERT_NE(NULL, strstr(out, "name a readable file\n"))
+	{
+		TH_LOG("%s", out);
+	}
+}
+
+HX_MAIN

@@ -569,59 +569,102 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 			 "EROFS)");
 }
 
-/* ---- step 7: the kernel's keyrings ---- */
+/* ---- step 7: the kernel's keyrings, other processes' limits ---- */
 
-#define DENY_NR(nr)                                                    \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)(nr), 0, 1), \
-	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+/* One syscall table: its keyring calls and its prlimit64. */
+struct sys_table {
+	unsigned int arch, add_key, request_key, keyctl, prlimit64;
+	bool wide; /* 64-bit pointers: both halves of an argument count */
+};
+
+static const struct sys_table sys_tables[] = {
+#if defined(__x86_64__)
+    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, true},
+    {AUDIT_ARCH_I386, 286, 287, 288, 340, false},
+#elif defined(__aarch64__)
+    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, true},
+    {AUDIT_ARCH_ARM, 309, 310, 311, 369, false},
+#else
+#error "the syscall tables of this arch are not known: add them to sys_tables"
+#endif
+};
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i) (ARG_LO(i) + 4) /* little-endian */
+#define DENIED	  (SECCOMP_RET_ERRNO | EPERM)
+
+static size_t emit(struct sock_filter *f, size_t n, unsigned short code,
+		   unsigned int k, unsigned char jt, unsigned char jf)
+{
+	f[n] = (struct sock_filter){code, jt, jf, k};
+	return n + 1;
+}
 
 /*
- * The keyrings are the kernel's, not a path's: root's user keyring is
- * shared by every process of uid 0, the unconfined ones included (a key
- * another process keeps there reads back), and request_key(2) with callout
- * info makes the kernel run /sbin/request-key as root, outside every domain
- * and namespace, a file a root program may plant (issue 17, the class of
- * core_pattern).  Landlock guards neither: add_key, request_key and keyctl
- * give EPERM, in the native and the compat syscall tables.
+ * One table's part, with the arch in A on entry: 18 instructions.  Not this
+ * arch: on to the next part.  Else: the keyring calls give EPERM; prlimit64
+ * with a pid (not 0) and new limits gives EPERM; all else is allowed.
  */
-int jr2_step_deny_keyrings(void)
+static size_t emit_table(struct sock_filter *f, size_t n,
+			 const struct sys_table *t)
 {
-	struct sock_filter filter[] =
-	{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-		   offsetof(struct seccomp_data, arch)),
-#if defined(__x86_64__)
-	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, 8),
-	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	  DENY_NR(286), /* add_key */
-	  DENY_NR(287), /* request_key */
-	  DENY_NR(288), /* keyctl */
-	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	  /* x32 numbers are the native ones with bit 30 set */
-	  BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~0x40000000U),
-#elif defined(__aarch64__)
-	  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_ARM, 0, 8),
-	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	  DENY_NR(309), /* add_key */
-	  DENY_NR(310), /* request_key */
-	  DENY_NR(311), /* keyctl */
-	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#else
-	  BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#endif
-	  DENY_NR(__NR_add_key),
-	  DENY_NR(__NR_request_key),
-	  DENY_NR(__NR_keyctl),
-	  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {
-	    .len = (unsigned short)(sizeof(filter) / sizeof(filter[0])),
-	    .filter = filter,
-	};
+	const unsigned short ld = BPF_LD | BPF_W | BPF_ABS;
+	const unsigned short jeq = BPF_JMP | BPF_JEQ | BPF_K;
+	const unsigned short ret = BPF_RET | BPF_K;
 
+	n = emit(f, n, jeq, t->arch, 0, 17); /* 0 */
+	n = emit(f, n, ld, offsetof(struct seccomp_data, nr), 0, 0); /* 1 */
+	if (t->arch == AUDIT_ARCH_X86_64) /* x32: native numbers, bit 30 */
+		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0x40000000U, 0, 0);
+	else
+		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0U, 0, 0); /* 2 */
+	n = emit(f, n, jeq, t->add_key, 12, 0); /* 3 */
+	n = emit(f, n, jeq, t->request_key, 11, 0); /* 4 */
+	n = emit(f, n, jeq, t->keyctl, 10, 0); /* 5 */
+	n = emit(f, n, jeq, t->prlimit64, 1, 0); /* 6 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 7 */
+	n = emit(f, n, ld, ARG_LO(0), 0, 0); /* 8 */
+	n = emit(f, n, jeq, 0, 7, 0); /* pid 0: itself */ /* 9 */
+	n = emit(f, n, ld, ARG_LO(2), 0, 0); /* 10 */
+	n = emit(f, n, jeq, 0, 0, 4); /* new limits */ /* 11 */
+	n = emit(f, n, ld, t->wide ? ARG_HI(2) : ARG_LO(2), 0, 0); /* 12 */
+	n = emit(f, n, jeq, 0, 3, 2); /* NULL: only reads */ /* 13 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 14: unused */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 15: unused */
+	n = emit(f, n, ret, DENIED, 0, 0); /* 16 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 17 */
+	return n;
+}
+
+/*
+ * Two doors around Landlock that no path guards:
+ *  - the keyrings: root's user keyring is shared by every process of uid 0,
+ *    the unconfined ones included (a key another process keeps there reads
+ *    back), and request_key(2) with callout info makes the kernel run
+ *    /sbin/request-key as root, outside every domain and namespace, a file
+ *    a root program may plant (issue 17, the class of core_pattern):
+ *    add_key, request_key and keyctl give EPERM;
+ *  - other processes' limits: prlimit(2) on a process of the same user needs
+ *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
+ *    harness (issue 18 row 11): prlimit64 with another pid and new limits
+ *    gives EPERM (reading them, and a program's own, stay).
+ * In every syscall table of the arch (compat included); an unknown arch
+ * (none on a normal system) gets ENOSYS for every call.
+ */
+int jr2_step_deny_kernel_doors(void)
+{
+	struct sock_filter filter[1 + 18 * 2 + 1];
+	struct sock_fprog prog = {.filter = filter};
+	size_t n = 0;
+
+	n = emit(filter, n, BPF_LD | BPF_W | BPF_ABS,
+		 offsetof(struct seccomp_data, arch), 0, 0);
+	/* A part per table; an arch of none of them (none on a normal
+	   system) falls through to ENOSYS. */
+	for (size_t i = 0; i < sizeof(sys_tables) / sizeof(*sys_tables); i++)
+		n = emit_table(filter, n, &sys_tables[i]);
+	n = emit(filter, n, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	prog.len = (unsigned short)n;
 	/* Every thread, as the Landlock domain (no_new_privs is set). */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
@@ -667,10 +710,11 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 		jr2_plan_free(&fresh);
 	if (ret)
 		return -1;
-	ret = jr2_step_deny_keyrings();
+	ret = jr2_step_deny_kernel_doors();
 	if (ret)
 		return jr2_fail(err, -ret, false,
-				"seccomp (deny add_key, request_key, keyctl): "
+				"seccomp (deny add_key, request_key, keyctl, "
+				"prlimit of another process): "
 				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
 				"see jr2-confine(1), CONFINEMENT STEP",
 				strerror(-ret));

@@ -21,7 +21,8 @@
  *  6. the Landlock domain (no_new_privs, jr2_confine_plan());
  *  7. the kernel's keyrings closed: add_key, request_key and keyctl give
  *     EPERM (seccomp; root's keyring is shared with unconfined processes,
- *     and request_key makes the kernel run /sbin/request-key unconfined).
+ *     and request_key makes the kernel run /sbin/request-key unconfined);
+ *     so does prlimit with new limits for another process (the harness).
  * All or nothing: on failure *err says why and the caller must exit 125.
  */
 #ifndef JR2_CONFINE_STEP_H
@@ -87,7 +88,7 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 void jr2_step_metadata_forecast(char *buf, size_t size);
 
 /* Step 7 alone (after no_new_privs): 0 or -errno. */
-int jr2_step_deny_keyrings(void);
+int jr2_step_deny_kernel_doors(void);
 
 /* Step 5 alone: 0 or -errno. */
 int jr2_step_drop_capabilities(void);

@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -430,6 +435,37 @@ static int bind_read_only(const struct ident *t, struct jr2_err *err)
 	return 0;
 }
 
+#ifndef DEVPTS_SUPER_MAGIC
+#define DEVPTS_SUPER_MAGIC 0x1cd1
+#endif
+
+/*
+ * The terminals of other sessions (issue 17, the terminal door): the /dev
+ * allow-list opens /dev/pts, so a root program would open the user's own
+ * terminal by path and read what is typed there (and take over a terminal
+ * no session holds, then TIOCSTI into it).  In the programs' own mount
+ * namespace, /dev/pts is a new devpts instance: only the terminals made
+ * inside (through /dev/ptmx, which uses the instance beside it) can be
+ * opened by path; the terminal a program got as a descriptor still works.
+ */
+static int own_terminals(struct jr2_step *step, struct jr2_err *err)
+{
+	struct statfs fs;
+
+	step->own_pts = false;
+	if (statfs(JR2_DEV_DIR "/pts", &fs) || fs.f_type != DEVPTS_SUPER_MAGIC)
+		return 0; /* no devpts there: nothing to hide */
+	if (mount("devpts", JR2_DEV_DIR "/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+		  "newinstance,ptmxmode=0666,mode=0620,gid=5"))
+		return jr2_fail(err, errno, false,
+				"mount of a devpts instance of its own on "
+				"%s/pts: %s: programs could open other "
+				"sessions' terminals",
+				JR2_DEV_DIR, strerror(errno));
+	step->own_pts = true;
+	return 0;
+}
+
 static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 			 struct jr2_err *err)
 {
@@ -473,6 +509,8 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 				"namespace for the read-only mounts",
 				strerror(errno));
 	}
+	if (own_terminals(step, err))
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (bind_read_only(&t[i], err))
 			return -1;
@@ -481,9 +519,13 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 		 "metadata: holds: %zu protected dir%s and %zu read-only "
 		 "tree%s are read-only mounts in the programs' own mount "
 		 "namespace (chmod, chown, utimes, setxattr, chattr: EROFS; "
-		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)",
+		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)%s",
 		 n_prot, n_prot == 1 ? "" : "s", n - n_prot,
-		 n - n_prot == 1 ? "" : "s");
+		 n - n_prot == 1 ? "" : "s",
+		 step->own_pts ? "; " JR2_DEV_DIR "/pts is a devpts instance "
+				 "of their own (other sessions' terminals "
+				 "cannot be opened)"
+			       : "");
 	return 0;
 }
 
@@ -527,6 +569,109 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 			 "EROFS)");
 }
 
+/* ---- step 7: the kernel's keyrings, other processes' limits ---- */
+
+/* One syscall table: its keyring calls and its prlimit64. */
+struct sys_table {
+	unsigned int arch, add_key, request_key, keyctl, prlimit64;
+	bool wide; /* 64-bit pointers: both halves of an argument count */
+};
+
+static const struct sys_table sys_tables[] = {
+#if defined(__x86_64__)
+    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, true},
+    {AUDIT_ARCH_I386, 286, 287, 288, 340, false},
+#elif defined(__aarch64__)
+    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, true},
+    {AUDIT_ARCH_ARM, 309, 310, 311, 369, false},
+#else
+#error "the syscall tables of this arch are not known: add them to sys_tables"
+#endif
+};
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_HI(i) (ARG_LO(i) + 4) /* little-endian */
+#define DENIED	  (SECCOMP_RET_ERRNO | EPERM)
+
+static size_t emit(struct sock_filter *f, size_t n, unsigned short code,
+		   unsigned int k, unsigned char jt, unsigned char jf)
+{
+	f[n] = (struct sock_filter){code, jt, jf, k};
+	return n + 1;
+}
+
+/*
+ * One table's part, with the arch in A on entry: 18 instructions.  Not this
+ * arch: on to the next part.  Else: the keyring calls give EPERM; prlimit64
+ * with a pid (not 0) and new limits gives EPERM; all else is allowed.
+ */
+static size_t emit_table(struct sock_filter *f, size_t n,
+			 const struct sys_table *t)
+{
+	const unsigned short ld = BPF_LD | BPF_W | BPF_ABS;
+	const unsigned short jeq = BPF_JMP | BPF_JEQ | BPF_K;
+	const unsigned short ret = BPF_RET | BPF_K;
+
+	n = emit(f, n, jeq, t->arch, 0, 17); /* 0 */
+	n = emit(f, n, ld, offsetof(struct seccomp_data, nr), 0, 0); /* 1 */
+	if (t->arch == AUDIT_ARCH_X86_64) /* x32: native numbers, bit 30 */
+		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0x40000000U, 0, 0);
+	else
+		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0U, 0, 0); /* 2 */
+	n = emit(f, n, jeq, t->add_key, 12, 0); /* 3 */
+	n = emit(f, n, jeq, t->request_key, 11, 0); /* 4 */
+	n = emit(f, n, jeq, t->keyctl, 10, 0); /* 5 */
+	n = emit(f, n, jeq, t->prlimit64, 1, 0); /* 6 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 7 */
+	n = emit(f, n, ld, ARG_LO(0), 0, 0); /* 8 */
+	n = emit(f, n, jeq, 0, 7, 0); /* pid 0: itself */ /* 9 */
+	n = emit(f, n, ld, ARG_LO(2), 0, 0); /* 10 */
+	n = emit(f, n, jeq, 0, 0, 4); /* new limits */ /* 11 */
+	n = emit(f, n, ld, t->wide ? ARG_HI(2) : ARG_LO(2), 0, 0); /* 12 */
+	n = emit(f, n, jeq, 0, 3, 2); /* NULL: only reads */ /* 13 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 14: unused */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 15: unused */
+	n = emit(f, n, ret, DENIED, 0, 0); /* 16 */
+	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 17 */
+	return n;
+}
+
+/*
+ * Two doors around Landlock that no path guards:
+ *  - the keyrings: root's user keyring is shared by every process of uid 0,
+ *    the unconfined ones included (a key another process keeps there reads
+ *    back), and request_key(2) with callout info makes the kernel run
+ *    /sbin/request-key as root, outside every domain and namespace, a file
+ *    a root program may plant (issue 17, the class of core_pattern):
+ *    add_key, request_key and keyctl give EPERM;
+ *  - other processes' limits: prlimit(2) on a process of the same user needs
+ *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
+ *    harness (issue 18 row 11): prlimit64 with another pid and new limits
+ *    gives EPERM (reading them, and a program's own, stay).
+ * In every syscall table of the arch (compat included); an unknown arch
+ * (none on a normal system) gets ENOSYS for every call.
+ */
+int jr2_step_deny_kernel_doors(void)
+{
+	struct sock_filter filter[1 + 18 * 2 + 1];
+	struct sock_fprog prog = {.filter = filter};
+	size_t n = 0;
+
+	n = emit(filter, n, BPF_LD | BPF_W | BPF_ABS,
+		 offsetof(struct seccomp_data, arch), 0, 0);
+	/* A part per table; an arch of none of them (none on a normal
+	   system) falls through to ENOSYS. */
+	for (size_t i = 0; i < sizeof(sys_tables) / sizeof(*sys_tables); i++)
+		n = emit_table(filter, n, &sys_tables[i]);
+	n = emit(filter, n, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	prog.len = (unsigned short)n;
+	/* Every thread, as the Landlock domain (no_new_privs is set). */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
+		return -errno;
+	return 0;
+}
+
 /* ---- the step ---- */
 
 int jr2_confine_step_plan(const struct jr2_policy *policy,
@@ -534,6 +679,7 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 			  uint32_t extra_flags, struct jr2_step *step,
 			  struct jr2_err *err)
 {
+	struct jr2_ruleset_plan fresh;
 	int ret;
 
 	if (step_descriptors(policy, step, err) || step_session(step, err))
@@ -543,14 +689,36 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 				strerror(errno));
 	if (step_metadata(policy, step, err))
 		return -1;
+	if (step->ro_mounts) {
+		/* The mounts of step 4 (the new devpts root above all) are
+		   other inodes than the plan saw: compiled again, here. */
+		if (jr2_policy_compile(policy, plan->abi, &fresh, err))
+			return -1;
+		plan = &fresh;
+	}
 	ret = jr2_step_drop_capabilities();
+	if (ret && plan == &fresh)
+		jr2_plan_free(&fresh);
 	if (ret)
 		return jr2_fail(err, -ret, false,
 				"cannot drop the capabilities programs must "
 				"not keep: %s: see jr2-confine(1), "
 				"CAPABILITIES",
 				strerror(-ret));
-	return jr2_confine_plan(plan, extra_flags, err);
+	ret = jr2_confine_plan(plan, extra_flags, err);
+	if (plan == &fresh)
+		jr2_plan_free(&fresh);
+	if (ret)
+		return -1;
+	ret = jr2_step_deny_kernel_doors();
+	if (ret)
+		return jr2_fail(err, -ret, false,
+				"seccomp (deny add_key, request_key, keyctl, "
+				"prlimit of another process): "
+				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
+				"see jr2-confine(1), CONFINEMENT STEP",
+				strerror(-ret));
+	return 0;
 }
 
 int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,

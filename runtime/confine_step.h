@@ -14,9 +14,15 @@
  *     own (slave of the host's) in which every protected dir and read-only
  *     tree is bind-mounted read-only, recursively: chmod, chown, utimes,
  *     setxattr, chattr there fail with EROFS; else it says what holds;
+ *     in the same namespace /dev/pts is a devpts instance of the programs'
+ *     own (no other session's terminal opens by path);
  *  5. the capability allow-list, applied to every set (bounding, permitted,
  *     effective, inheritable, ambient);
- *  6. the Landlock domain (no_new_privs, jr2_confine_plan()).
+ *  6. the Landlock domain (no_new_privs, jr2_confine_plan());
+ *  7. the kernel's keyrings closed: add_key, request_key and keyctl give
+ *     EPERM (seccomp; root's keyring is shared with unconfined processes,
+ *     and request_key makes the kernel run /sbin/request-key unconfined);
+ *     so does prlimit with new limits for another process (the harness).
  * All or nothing: on failure *err says why and the caller must exit 125.
  */
 #ifndef JR2_CONFINE_STEP_H
@@ -44,6 +50,7 @@ struct jr2_step {
 	size_t n_keep_fds;
 	/* out */
 	bool ro_mounts; /* step 4 made the read-only mounts */
+	bool own_pts; /* step 4 gave programs a devpts instance of their own */
 	char metadata[400]; /* one line: what holds for metadata, and why */
 };
 
@@ -79,6 +86,9 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
  * in buf ("metadata: ..."), probed in a child (unshare, make-rslave).
  */
 void jr2_step_metadata_forecast(char *buf, size_t size);
+
+/* Step 7 alone (after no_new_privs): 0 or -errno. */
+int jr2_step_deny_kernel_doors(void);
 
 /* Step 5 alone: 0 or -errno. */
 int jr2_step_drop_capabilities(void);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Issue 17, the keyring door: the kernel's keyrings are not paths, and
+ * Landlock guards neither of their two ways out of the domain.
+ *  - Shared keys: root's user and session keyrings are shared with the
+ *    unconfined processes of the same uid; a key an unconfined process keeps
+ *    there (here: this test's session keyring, which the harness and
+ *    jr2-confine inherit) reads back in a confined program.
+ *  - A kernel helper: request_key(2) with callout info makes the kernel run
+ *    /sbin/request-key as root, in the init namespaces and outside every
+ *    domain; a confined root program plants that file (/usr/sbin is the
+ *    user's) and the helper reads the protected dir for it.
+ * The confinement step closes the keyring syscalls (add_key, request_key,
+ * keyctl: EPERM), in the compat table too (int 0x80 on x86_64).  Through
+ * `jr2-confine run` and `jr2-harness exec`; the control is the same call
+ * unconfined (a request_key with callout info for a key that exists: found,
+ * no helper is ever started by this test).
+ *
+ * Promises: R9
+ */
+#include <linux/keyctl.h>
+
+#include "step_helpers.h"
+
+#define KR_TYPE	  "user"
+#define KR_DESC	  "jr2-keyrings-test"
+#define KR_SECRET "keyring-secret"
+
+/* ---- the helper verbs (`--step-helper key-*`) ---- */
+
+static int kr_helper(const char *verb)
+{
+	long id;
+
+	if (!strcmp(verb, "key-read")) {
+		char buf[64] = "";
+		long n;
+
+		id = syscall(SYS_request_key, KR_TYPE, KR_DESC, NULL, 0);
+		if (id < 0)
+			return st_print_errno(errno);
+		n = syscall(SYS_keyctl, KEYCTL_READ, id, buf, sizeof(buf) - 1);
+		if (n < 0)
+			return st_print_errno(errno);
+		buf[n < (long)sizeof(buf) ? n : 0] = '\0';
+		printf("ok %s\n", buf);
+		return 0;
+	}
+	if (!strcmp(verb, "key-upcall")) {
+		/* Callout info: the kernel would start /sbin/request-key for a
+		   missing key; this one exists, so none is started. */
+		id = syscall(SYS_request_key, KR_TYPE, KR_DESC, "jr2-callout",
+			     KEY_SPEC_PROCESS_KEYRING);
+		return st_print_errno(id < 0 ? errno : 0);
+	}
+	if (!strcmp(verb, "key-add")) {
+		id = syscall(SYS_add_key, KR_TYPE, "jr2-keyrings-new", "x", 1,
+			     KEY_SPEC_PROCESS_KEYRING);
+		return st_print_errno(id < 0 ? errno : 0);
+	}
+#if defined(__x86_64__)
+	if (!strcmp(verb, "key-add-compat")) {
+		/* i386's add_key (286) by int 0x80: 32-bit pointers, fine in
+		   this static, non-PIE binary's data. */
+		static const char type[] = KR_TYPE, desc[] = "jr2-compat",
+				  data[] = "x";
+		long ret;
+
+		__asm__ volatile("int $0x80"
+				 : "=a"(ret)
+				 : "0"(286L), "b"(type), "c"(desc), "d"(data),
+				   "S"(1L), "D"((long)KEY_SPEC_PROCESS_KEYRING)
+				 : "memory", "r8", "r9", "r10", "r11", "cc");
+		return st_print_errno(ret < 0 ? (int)-ret : 0);
+	}
+#endif
+	fprintf(stderr, "keyrings_test: unknown verb '%s'\n", verb);
+	return 101;
+}
+
+ST_FIXTURE(escapes)
+
+/* A session keyring of this test's own, holding the unconfined key: the
+   harness and jr2-confine started after it inherit it. */
+static void kr_setup(struct __test_metadata *_metadata, struct st *st)
+{
+	long id;
+
+	ASSERT_LE(0, syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL))
+	{
+		TH_LOG("keyctl(JOIN_SESSION_KEYRING): %s: the kernel needs "
+		       "CONFIG_KEYS",
+		       strerror(errno));
+	}
+	id = syscall(SYS_add_key, KR_TYPE, KR_DESC, KR_SECRET,
+		     strlen(KR_SECRET), KEY_SPEC_SESSION_KEYRING);
+	ASSERT_LE(0, id);
+	ST_START(st);
+	ASSERT_STREQ("ok " KR_SECRET, ST_HELP(st, ST_UNCONFINED, "key-read"));
+}
+
+TEST_F(escapes, R9_keyrings_shared_key_stays_out)
+{
+	struct st *st = &self->st;
+
+	kr_setup(_metadata, st);
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-read"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+TEST_F(escapes, R9_keyrings_no_request_key_helper)
+{
+	struct st *st = &self->st;
+
+	kr_setup(_metadata, st);
+	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-upcall"));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-upcall"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+TEST_F(escapes, R9_keyrings_no_new_key)
+{
+	struct st *st = &self->st;
+	char control[ST_OUT_SIZE];
+
+	kr_setup(_metadata, st);
+	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-add"));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+#if defined(__x86_64__)
+	snprintf(control, sizeof(control), "%s",
+		 ST_HELP(st, ST_UNCONFINED, "key-add-compat"));
+	if (!strcmp(control, "ENOSYS"))
+		SKIP(return, "the compat table: int 0x80 gives ENOSYS "
+			     "unconfined (no CONFIG_IA32_EMULATION)");
+	ASSERT_STREQ("ok", control);
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add-compat"))
+		{
+			TH_LOG("%s: int 0x80", st_path_name[path]);
+		}
+	}
+#else
+	(void)control;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--step-helper") &&
+	    !strncmp(argv[2], "key-", 4))
+		return kr_helper(argv[2]);
+	if (argc > 1 && !strcmp(argv[1], "--step-helper"))
+		return st_helper(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
+		return hx_helper(argc - 2, argv + 2);
+	return test_harness_run(argc, argv);
+}

@@ -10,8 +10,9 @@ HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/serve.c runtime/harness/client.c
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
-HARNESS_HDRS := $(wildcard runtime/harness/*.h) runtime/abi.h runtime/policy.h \
-	runtime/config.h
+# Every header of the runtime too: the harness includes the step's and the
+# library's (a changed struct there must rebuild the harness).
+HARNESS_HDRS := $(wildcard runtime/harness/*.h) $(wildcard runtime/*.h)
 HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn

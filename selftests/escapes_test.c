@@ -129,21 +129,12 @@ static int es_confine_policy(struct __test_metadata *_metadata,
 	do {                                                                  \
 		struct jr2_policy _policy;                                    \
 		struct jr2_err _err = {0};                                    \
-		char _why[128];                                               \
 		int _rc;                                                      \
 		fx_policy(_metadata, &_policy);                               \
 		_rc =                                                         \
 		    es_confine_policy(_metadata, &self->fx, &_policy, &_err); \
 		jr2_policy_free(&_policy);                                    \
-		if (!fx_accepted(&self->fx.abi)) {                            \
-			fx_assert_refusal(_metadata, &self->fx.abi, _rc,      \
-					  &_err);                             \
-			ASSERT_EQ(0, test_read(FX_SECRET));                   \
-			SKIP(return, "%s",                                    \
-				   fx_refusal_reason(&self->fx.abi, _why,     \
-						     sizeof(_why)));          \
-		}                                                             \
-		ASSERT_EQ(0, _rc);                                            \
+		FX_CONFINED_OR_SKIP(&self->fx, _rc, &_err);                   \
 	} while (0)
 
 /*

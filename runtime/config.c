@@ -12,23 +12,10 @@
 #include "policy.h"
 #include "policy_internal.h"
 
-/*
- * A file name for a message: a long one keeps its head and tail around
- * "...", so that the fix after it always fits the message (jr2_err.msg).
- */
-#define NAME_MAX_SHOWN 160
-#define SHORT(name)    shorten(name, (char[NAME_MAX_SHOWN + 1]){0})
-
-static const char *shorten(const char *name, char out[NAME_MAX_SHOWN + 1])
-{
-	size_t len = strlen(name), head = (NAME_MAX_SHOWN - 3) / 2;
-
-	if (len <= NAME_MAX_SHOWN)
-		return name;
-	snprintf(out, NAME_MAX_SHOWN + 1, "%.*s...%s", (int)head, name,
-		 name + len - (NAME_MAX_SHOWN - 3 - head));
-	return out;
-}
+/* A file name for a message: shortened so that the fix after it fits. */
+#define SHORT(name)                                                    \
+	jr2_shorten(name, JR2_SHOWN_MAX, (char[JR2_SHOWN_MAX + 1]){0}, \
+		    JR2_SHOWN_MAX + 1)
 
 /* The length of the UTF-8 sequence at s (at most `left` bytes), 0: invalid. */
 static size_t utf8_len(const unsigned char *s, size_t left)

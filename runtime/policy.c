@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The policy as data: which dirs are protected, which trees read-only. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,22 @@ static const char *const default_read_only[] = {
 };
 
 static const char *const ca_vars[] = {JR2_CA_VARS};
+
+const char *jr2_shorten(const char *value, size_t max, char *out, size_t size)
+{
+	size_t len = strlen(value), head, tail;
+
+	if (max + 1 > size)
+		max = size - 1;
+	if (len <= max) {
+		snprintf(out, size, "%s", value);
+		return out;
+	}
+	head = (max - 3) / 2;
+	tail = max - 3 - head;
+	snprintf(out, size, "%.*s...%s", (int)head, value, value + len - tail);
+	return out;
+}
 
 int jr2_fail(struct jr2_err *err, int code, bool bad_input, const char *fmt,
 	     ...)
@@ -113,13 +130,22 @@ void jr2_policy_set_defaults(struct jr2_policy *policy)
  */
 static char *normalize(const char *input, const char *path, struct jr2_err *err)
 {
+	char shown[JR2_SHOWN_MAX + 1];
 	char *out, *o;
 
+	jr2_shorten(path, JR2_SHOWN_MAX, shown, sizeof(shown));
 	if (path[0] != '/') {
 		jr2_fail(err, EINVAL, true,
 			 "%s '%s' is a relative path: give an absolute path "
 			 "(starting with /)",
-			 input, path);
+			 input, shown);
+		return NULL;
+	}
+	if (strlen(path) >= PATH_MAX) {
+		jr2_fail(err, ENAMETOOLONG, true,
+			 "%s '%s' has %zu bytes, more than the %d of a path: "
+			 "give a shorter path",
+			 input, shown, strlen(path), PATH_MAX - 1);
 		return NULL;
 	}
 	out = o = jr2_xrealloc(NULL, strlen(path) + 1);
@@ -136,7 +162,16 @@ static char *normalize(const char *input, const char *path, struct jr2_err *err)
 			jr2_fail(err, EINVAL, true,
 				 "%s '%s' has a '%.*s' component: give the "
 				 "path without '.' or '..'",
-				 input, path, (int)len, p);
+				 input, shown, (int)len, p);
+			free(out);
+			return NULL;
+		}
+		if (len > NAME_MAX) {
+			jr2_fail(err, ENAMETOOLONG, true,
+				 "%s '%s' has a component of %zu bytes, more "
+				 "than the %d of a file name: give a shorter "
+				 "path",
+				 input, shown, len, NAME_MAX);
 			free(out);
 			return NULL;
 		}

@@ -25,6 +25,15 @@ struct jr2_err {
 	char msg[512];
 };
 
+/* How much of a path or value a message shows: the fix after it must fit. */
+#define JR2_SHOWN_MAX 160
+
+/*
+ * `value` as is when it has at most `max` bytes, else its head and tail
+ * around "...", in out (size > max).  Returns out.
+ */
+const char *jr2_shorten(const char *value, size_t max, char *out, size_t size);
+
 struct jr2_paths {
 	char **v;
 	size_t n;

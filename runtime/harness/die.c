@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "policy.h"
 
 /* A path of PATH_MAX bytes still leaves room for the fix after it. */
 #define VALUE_MAX 240
@@ -16,22 +17,6 @@ static void (*die_cleanup)(void);
 void die_set_cleanup(void (*cleanup)(void))
 {
 	die_cleanup = cleanup;
-}
-
-const char *jr2_shorten(const char *value, size_t max, char *out, size_t size)
-{
-	size_t len = strlen(value), head, tail;
-
-	if (max + 1 > size)
-		max = size - 1;
-	if (len <= max) {
-		snprintf(out, size, "%s", value);
-		return out;
-	}
-	head = (max - 3) / 2;
-	tail = max - 3 - head;
-	snprintf(out, size, "%.*s...%s", (int)head, value, value + len - tail);
-	return out;
 }
 
 static void run_cleanup(void)

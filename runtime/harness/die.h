@@ -24,10 +24,4 @@ void die(int status, const char *what, const char *value)
 void die_msg(int status, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
-/*
- * `value` as is when it has at most `max` bytes, else its head and tail
- * around "...", in out (size > max).  Returns out.
- */
-const char *jr2_shorten(const char *value, size_t max, char *out, size_t size);
-
 #endif /* JR2_HARNESS_DIE_H */

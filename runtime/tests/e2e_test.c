@@ -774,6 +774,34 @@ TEST_F(e2e, G4_abi_table_json)
 			      "3", NULL));
 }
 
+/* A path too long for the kernel is the user's mistake (exit 2), and the
+   message keeps its fix however long the path (issue 18's bad inputs). */
+TEST_F(e2e, G4_over_long_paths_are_bad_input)
+{
+	char component[300], path[4300];
+
+	memset(component, 'a', sizeof(component) - 1);
+	component[sizeof(component) - 1] = '\0';
+	snprintf(path, sizeof(path), "/tmp/%s", component);
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "rules", "--protect",
+			      path, NULL));
+	EXPECT_NE(NULL, strstr(self->o.err, "a component of 299 bytes, more "
+					    "than the 255 of a file name: give "
+					    "a shorter path"));
+	for (size_t n = strlen(path); n + 300 < sizeof(path); n = strlen(path))
+		snprintf(path + n, sizeof(path) - n, "/%s", component);
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "run", "--read-only",
+			      path, "--", "true", NULL));
+	EXPECT_NE(NULL, strstr(self->o.err, "of a path: give a shorter path"));
+	EXPECT_GT(400, strlen(self->o.err));
+	/* Control: a name of 255 bytes is a name (it is only missing). */
+	component[255] = '\0';
+	snprintf(path, sizeof(path), "/tmp/%s", component);
+	EXPECT_EQ(2, jr2t_run(&self->o, "jr2-confine", "rules", "--protect",
+			      path, NULL));
+	EXPECT_EQ(NULL, strstr(self->o.err, "give a shorter path"));
+}
+
 /* A path that is not UTF-8 stays JSON, and its bytes come back from the
    "_hex" notes (runtime/json.h); a UTF-8 one passes through as text. */
 TEST_F(e2e, G4_rules_json_keeps_bytes_of_any_path)

@@ -95,7 +95,6 @@ static void kr_setup(struct __test_metadata *_metadata, struct st *st)
 	id = syscall(SYS_add_key, KR_TYPE, KR_DESC, KR_SECRET,
 		     strlen(KR_SECRET), KEY_SPEC_SESSION_KEYRING);
 	ASSERT_LE(0, id);
-	ST_START(st);
 	ASSERT_STREQ("ok " KR_SECRET, ST_HELP(st, ST_UNCONFINED, "key-read"));
 }
 
@@ -104,6 +103,8 @@ TEST_F(escapes, R9_keyrings_shared_key_stays_out)
 	struct st *st = &self->st;
 
 	kr_setup(_metadata, st);
+	/* Here, not in kr_setup: a refused ABI skips the test itself. */
+	ST_START(st);
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-read"))
 		{
@@ -117,6 +118,8 @@ TEST_F(escapes, R9_keyrings_no_request_key_helper)
 	struct st *st = &self->st;
 
 	kr_setup(_metadata, st);
+	/* Here, not in kr_setup: a refused ABI skips the test itself. */
+	ST_START(st);
 	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-upcall"));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-upcall"))
@@ -132,6 +135,8 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 	char control[ST_OUT_SIZE];
 
 	kr_setup(_metadata, st);
+	/* Here, not in kr_setup: a refused ABI skips the test itself. */
+	ST_START(st);
 	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-add"));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add"))

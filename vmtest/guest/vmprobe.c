@@ -16,7 +16,7 @@
 #define __NR_landlock_create_ruleset 444
 #endif
 #define CREATE_RULESET_VERSION (1U << 0)
-#define CREATE_RULESET_ERRATA (1U << 1)
+#define CREATE_RULESET_ERRATA  (1U << 1)
 /* No kernel defines it: the control that proves the errata query exists. */
 #define CREATE_RULESET_UNDEFINED (1U << 31)
 

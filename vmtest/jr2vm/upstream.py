@@ -80,8 +80,8 @@ def _deb(apt, package, version):
     pattern = f"{package}_{version.replace(':', '%3a')}_*.deb"  # "all" or "amd64"
     if not list(debs.glob(pattern)):
         if not apt.has_version(package, version):
-            raise NoSource(f"{package} {version} is not in the Debian archive any more: the "
-                           "kernel's own tests of that version cannot be had")
+            raise NoSource(f"Debian's archive holds no {package} {version}: the kernel's own "
+                           "tests of that version cannot be had")
         jr2kernels.log(f"downloading {package} {version} (for the kernel's own Landlock selftests)")
         apt.download(jr2kernels.Deb(package, version, ""), debs)
     found = sorted(debs.glob(pattern))

@@ -429,7 +429,8 @@ static inline const char *fx_tool(const char *name, char *buf, size_t size)
  * the test): made before confinement it is outside the domain, made after it
  * is inside.  A confined test may not signal it, so the pipe ends it.
  */
-static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
+static inline pid_t fx_lifeline_child_fd(struct __test_metadata *_metadata,
+					 int *write_end)
 {
 	int lifeline[2];
 	pid_t pid;
@@ -445,7 +446,15 @@ static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
 		_exit(0);
 	}
 	close(lifeline[0]);
+	if (write_end)
+		*write_end = lifeline[1];
 	return pid;
+}
+
+/* The same, for a test that keeps no hand on the pipe. */
+static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
+{
+	return fx_lifeline_child_fd(_metadata, NULL);
 }
 
 /*

@@ -205,21 +205,11 @@ static int es_cap_dropped(int otherwise)
  */
 static pid_t es_lifeline_child(struct __test_metadata *_metadata)
 {
-	int lifeline[2];
-	pid_t pid;
-	char byte;
+	int write_end = -1;
+	pid_t pid = fx_lifeline_child_fd(_metadata, &write_end);
 
-	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		close(lifeline[1]);
-		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(lifeline[0]);
-	es_keep(lifeline[1]);
+	if (write_end >= 0)
+		es_keep(write_end);
 	return pid;
 }
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -569,21 +570,125 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 			 "EROFS)");
 }
 
-/* ---- step 7: the kernel's keyrings, other processes' limits ---- */
+/* ---- step 5: the kernel's helpers ---- */
 
-/* One syscall table: its keyring calls and its prlimit64. */
+/* The pid namespace the kernel starts in (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+
+/*
+ * The program core_pattern pipes to ("|/usr/lib/systemd/systemd-coredump
+ * %P ..."), in prog; false when core dumps go to a file name.
+ */
+static bool core_pattern_pipe(char *prog, size_t size)
+{
+	char pattern[256] = "";
+	int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, pattern, sizeof(pattern) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || pattern[0] != '|')
+		return false;
+	pattern[n] = '\0';
+	snprintf(prog, size, "%.*s", (int)strcspn(pattern + 1, " \n"),
+		 pattern + 1);
+	return true;
+}
+
+/*
+ * Whether this root is the one the kernel starts its helpers in (modprobe,
+ * the core_pattern pipe, request-key): they run in the initial namespaces
+ * with the root of kthreadd (pid 2 there), which init shares.  1: this
+ * root is it; 0: another root, or a pid namespace of its own (a
+ * container); -errno when /proc cannot tell.
+ */
+static int root_of_kernel_helpers(void)
+{
+	struct stat ns, helpers_root, root;
+
+	if (stat("/proc/self/ns/pid", &ns))
+		return -errno;
+	if ((unsigned int)ns.st_ino != PROC_PID_INIT_INO)
+		return 0;
+	if (stat("/proc/2/root/", &helpers_root) || stat("/", &root))
+		return -errno;
+	return helpers_root.st_dev == root.st_dev &&
+	       helpers_root.st_ino == root.st_ino;
+}
+
+static void helpers_line(char *buf, size_t size, bool pinned, const char *prog)
+{
+	int shared = root_of_kernel_helpers();
+
+	snprintf(
+	    buf, size, "kernel helpers: %s%s%s; %s%s%s",
+	    pinned ? "core_pattern pipes to " : "core_pattern is a file name",
+	    pinned ? prog : "",
+	    pinned ? ": the programs' core limit is pinned at 1, so no crash "
+		     "of theirs starts it (changing RLIMIT_CORE: EPERM)"
+		   : ": core dumps are the user's",
+	    shared > 0 ? "this root is the machine's own: modprobe and "
+			 "init's services run files that root programs may "
+			 "change, outside every domain (SECURITY.md, Known "
+			 "gaps: confine in a container)"
+	    : shared == 0
+		? "this root is not the machine's own: the kernel runs "
+		  "modprobe and its other helpers from the initial "
+		  "namespaces' files, not these"
+		: "whether this root is the machine's own is unknown (/proc/2/"
+		  "root: ",
+	    shared < 0 ? strerror(-shared) : "", shared < 0 ? ")" : "");
+}
+
+void jr2_step_helpers_forecast(char *buf, size_t size)
+{
+	char prog[200];
+
+	helpers_line(buf, size, core_pattern_pipe(prog, sizeof(prog)), prog);
+}
+
+/*
+ * A crash makes the kernel run the core_pattern pipe's program as root,
+ * outside every domain; where that file is one a root program may change,
+ * a crash is a way out.  The kernel starts no pipe for a process whose core
+ * limit is 1 (fs/coredump.c: its guard against recursion), a file dump
+ * needs more than 1 byte: with the limit pinned at 1 (and RLIMIT_CORE
+ * fixed by step 8) no program dumps core.  Decided from core_pattern at
+ * each confinement; a file name leaves the limit alone.
+ */
+static int step_kernel_helpers(struct jr2_step *step, struct jr2_err *err)
+{
+	const struct rlimit one = {1, 1};
+	char prog[200];
+
+	step->core_pinned = core_pattern_pipe(prog, sizeof(prog));
+	if (step->core_pinned && setrlimit(RLIMIT_CORE, &one))
+		return jr2_fail(err, errno, false,
+				"setrlimit(RLIMIT_CORE, 1): %s: core_pattern "
+				"pipes to %s, which a crash would start "
+				"outside the domain; raise the hard core "
+				"limit to 1 at least (ulimit -H -c 1)",
+				strerror(errno), prog);
+	helpers_line(step->helpers, sizeof(step->helpers), step->core_pinned,
+		     prog);
+	return 0;
+}
+
+/* ---- step 8: the kernel's keyrings, limits ---- */
+
+/* One syscall table: its keyring calls and its limit setters. */
 struct sys_table {
-	unsigned int arch, add_key, request_key, keyctl, prlimit64;
+	unsigned int arch, add_key, request_key, keyctl, setrlimit, prlimit64;
 	bool wide; /* 64-bit pointers: both halves of an argument count */
 };
 
 static const struct sys_table sys_tables[] = {
 #if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, true},
-    {AUDIT_ARCH_I386, 286, 287, 288, 340, false},
+    {AUDIT_ARCH_X86_64, 248, 249, 250, 160, 302, true},
+    {AUDIT_ARCH_I386, 286, 287, 288, 75, 340, false},
 #elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, true},
-    {AUDIT_ARCH_ARM, 309, 310, 311, 369, false},
+    {AUDIT_ARCH_AARCH64, 217, 218, 219, 164, 261, true},
+    {AUDIT_ARCH_ARM, 309, 310, 311, 75, 369, false},
 #else
 #error "the syscall tables of this arch are not known: add them to sys_tables"
 #endif
@@ -593,51 +698,87 @@ static const struct sys_table sys_tables[] = {
 #define ARG_HI(i) (ARG_LO(i) + 4) /* little-endian */
 #define DENIED	  (SECCOMP_RET_ERRNO | EPERM)
 
-static size_t emit(struct sock_filter *f, size_t n, unsigned short code,
-		   unsigned int k, unsigned char jt, unsigned char jf)
-{
-	f[n] = (struct sock_filter){code, jt, jf, k};
-	return n + 1;
-}
-
 /*
- * One table's part, with the arch in A on entry: 18 instructions.  Not this
- * arch: on to the next part.  Else: the keyring calls give EPERM; prlimit64
- * with a pid (not 0) and new limits gives EPERM; all else is allowed.
+ * A filter is written from its end to its start: every jump goes forward,
+ * so its target is already in place and its offset known when it is put.
  */
-static size_t emit_table(struct sock_filter *f, size_t n,
-			 const struct sys_table *t)
-{
-	const unsigned short ld = BPF_LD | BPF_W | BPF_ABS;
-	const unsigned short jeq = BPF_JMP | BPF_JEQ | BPF_K;
-	const unsigned short ret = BPF_RET | BPF_K;
+struct filter {
+	struct sock_filter f[64];
+	size_t start; /* the first instruction; 64 when empty */
+};
 
-	n = emit(f, n, jeq, t->arch, 0, 17); /* 0 */
-	n = emit(f, n, ld, offsetof(struct seccomp_data, nr), 0, 0); /* 1 */
-	if (t->arch == AUDIT_ARCH_X86_64) /* x32: native numbers, bit 30 */
-		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0x40000000U, 0, 0);
-	else
-		n = emit(f, n, BPF_ALU | BPF_AND | BPF_K, ~0U, 0, 0); /* 2 */
-	n = emit(f, n, jeq, t->add_key, 12, 0); /* 3 */
-	n = emit(f, n, jeq, t->request_key, 11, 0); /* 4 */
-	n = emit(f, n, jeq, t->keyctl, 10, 0); /* 5 */
-	n = emit(f, n, jeq, t->prlimit64, 1, 0); /* 6 */
-	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 7 */
-	n = emit(f, n, ld, ARG_LO(0), 0, 0); /* 8 */
-	n = emit(f, n, jeq, 0, 7, 0); /* pid 0: itself */ /* 9 */
-	n = emit(f, n, ld, ARG_LO(2), 0, 0); /* 10 */
-	n = emit(f, n, jeq, 0, 0, 4); /* new limits */ /* 11 */
-	n = emit(f, n, ld, t->wide ? ARG_HI(2) : ARG_LO(2), 0, 0); /* 12 */
-	n = emit(f, n, jeq, 0, 3, 2); /* NULL: only reads */ /* 13 */
-	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 14: unused */
-	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 15: unused */
-	n = emit(f, n, ret, DENIED, 0, 0); /* 16 */
-	n = emit(f, n, ret, SECCOMP_RET_ALLOW, 0, 0); /* 17 */
-	return n;
+/* jt, jf: the indexes a jump goes to (ignored for other instructions). */
+static size_t put(struct filter *p, unsigned short code, unsigned int k,
+		  size_t jt, size_t jf)
+{
+	size_t at = --p->start;
+	bool jump = BPF_CLASS(code) == BPF_JMP;
+
+	p->f[at] =
+	    (struct sock_filter){code, jump ? (unsigned char)(jt - at - 1) : 0,
+				 jump ? (unsigned char)(jf - at - 1) : 0, k};
+	return at;
+}
+
+static size_t ret(struct filter *p, unsigned int action)
+{
+	return put(p, BPF_RET | BPF_K, action, 0, 0);
+}
+
+/* A = the word at offset; if (A == k) goto jt else goto jf. */
+static size_t load_jeq(struct filter *p, unsigned int offset, unsigned int k,
+		       size_t jt, size_t jf)
+{
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf);
+	return put(p, BPF_LD | BPF_W | BPF_ABS, offset, 0, 0);
+}
+
+/* if (A == k) goto jt, else on to the instruction after it. */
+static size_t jeq(struct filter *p, unsigned int k, size_t jt)
+{
+	return put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, p->start);
 }
 
 /*
- * Two doors around Landlock that no path guards:
+ * One table's part, with the arch in A on entry.  Not this arch: on to the
+ * next part.  Else: the keyring calls give EPERM; prlimit64 with new limits
+ * for another pid (not 0) gives EPERM, and so do setrlimit and prlimit64
+ * of RLIMIT_CORE when it is pinned; all else is allowed.
+ */
+static void emit_table(struct filter *p, const struct sys_table *t,
+		       bool pin_core)
+{
+	const size_t next = p->start;
+	const size_t deny = ret(p, DENIED);
+	const size_t allow = ret(p, SECCOMP_RET_ALLOW);
+	/* prlimit64(pid, resource, new, old) */
+	const size_t own =
+	    pin_core ? load_jeq(p, ARG_LO(1), RLIMIT_CORE, deny, allow) : allow;
+	const size_t new_limits = load_jeq(p, ARG_LO(0), 0, own, deny);
+	const size_t hi =
+	    t->wide ? load_jeq(p, ARG_HI(2), 0, allow, new_limits) : allow;
+	const size_t prlimit = load_jeq(p, ARG_LO(2), 0, hi, new_limits);
+	/* setrlimit(resource, new) */
+	const size_t setrlimit =
+	    pin_core ? load_jeq(p, ARG_LO(0), RLIMIT_CORE, deny, allow) : allow;
+
+	ret(p, SECCOMP_RET_ALLOW);
+	if (pin_core)
+		jeq(p, t->setrlimit, setrlimit);
+	jeq(p, t->prlimit64, prlimit);
+	jeq(p, t->keyctl, deny);
+	jeq(p, t->request_key, deny);
+	jeq(p, t->add_key, deny);
+	/* x32: the native numbers with bit 30 set */
+	put(p, BPF_ALU | BPF_AND | BPF_K,
+	    t->arch == AUDIT_ARCH_X86_64 ? ~0x40000000U : ~0U, 0, 0);
+	put(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0,
+	    0);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, t->arch, p->start, next);
+}
+
+/*
+ * Doors around Landlock that no path guards:
  *  - the keyrings: root's user keyring is shared by every process of uid 0,
  *    the unconfined ones included (a key another process keeps there reads
  *    back), and request_key(2) with callout info makes the kernel run
@@ -647,24 +788,26 @@ static size_t emit_table(struct sock_filter *f, size_t n,
  *  - other processes' limits: prlimit(2) on a process of the same user needs
  *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
  *    harness (issue 18 row 11): prlimit64 with another pid and new limits
- *    gives EPERM (reading them, and a program's own, stay).
+ *    gives EPERM (reading them, and a program's own, stay);
+ *  - a pinned core limit (step 5): setrlimit and prlimit64 of RLIMIT_CORE
+ *    give EPERM.
  * In every syscall table of the arch (compat included); an unknown arch
  * (none on a normal system) gets ENOSYS for every call.
  */
-int jr2_step_deny_kernel_doors(void)
+int jr2_step_deny_kernel_doors(bool pin_core)
 {
-	struct sock_filter filter[1 + 18 * 2 + 1];
-	struct sock_fprog prog = {.filter = filter};
-	size_t n = 0;
+	struct filter p = {.start = 64};
+	struct sock_fprog prog;
+	size_t i = sizeof(sys_tables) / sizeof(*sys_tables);
 
-	n = emit(filter, n, BPF_LD | BPF_W | BPF_ABS,
-		 offsetof(struct seccomp_data, arch), 0, 0);
-	/* A part per table; an arch of none of them (none on a normal
-	   system) falls through to ENOSYS. */
-	for (size_t i = 0; i < sizeof(sys_tables) / sizeof(*sys_tables); i++)
-		n = emit_table(filter, n, &sys_tables[i]);
-	n = emit(filter, n, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
-	prog.len = (unsigned short)n;
+	/* An arch of no table (none on a normal system): ENOSYS. */
+	ret(&p, SECCOMP_RET_ERRNO | ENOSYS);
+	while (i--)
+		emit_table(&p, &sys_tables[i], pin_core);
+	put(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
+	    0, 0);
+	prog = (struct sock_fprog){.len = (unsigned short)(64 - p.start),
+				   .filter = p.f + p.start};
 	/* Every thread, as the Landlock domain (no_new_privs is set). */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
@@ -687,7 +830,7 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		return jr2_fail(err, errno, false, "prctl(PR_SET_DUMPABLE): %s",
 				strerror(errno));
-	if (step_metadata(policy, step, err))
+	if (step_metadata(policy, step, err) || step_kernel_helpers(step, err))
 		return -1;
 	if (step->ro_mounts) {
 		/* The mounts of step 4 (the new devpts root above all) are
@@ -710,11 +853,12 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 		jr2_plan_free(&fresh);
 	if (ret)
 		return -1;
-	ret = jr2_step_deny_kernel_doors();
+	ret = jr2_step_deny_kernel_doors(step->core_pinned);
 	if (ret)
 		return jr2_fail(err, -ret, false,
 				"seccomp (deny add_key, request_key, keyctl, "
-				"prlimit of another process): "
+				"prlimit of another process, RLIMIT_CORE when "
+				"pinned): "
 				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
 				"see jr2-confine(1), CONFINEMENT STEP",
 				strerror(-ret));

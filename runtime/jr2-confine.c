@@ -438,6 +438,9 @@ static int cmd_check(const struct options *o)
 		json_str(reason);
 		printf(", \"hint\": ");
 		json_str(hint(&abi));
+		jr2_step_helpers_forecast(reason, sizeof(reason));
+		printf(", \"kernel_helpers\": ");
+		json_str(reason);
 		check_frozen(&abi, true);
 		printf("}\n");
 	} else {
@@ -469,6 +472,8 @@ static int cmd_check(const struct options *o)
 			    jr2_abi_has(&abi, f) ? "enforced" : "unavailable",
 			    jr2_features[f].min_abi, jr2_features[f].protects);
 		jr2_step_metadata_forecast(reason, sizeof(reason));
+		printf("%s\n", reason);
+		jr2_step_helpers_forecast(reason, sizeof(reason));
 		printf("%s\n", reason);
 		jr2_verdict_reason(&abi, reason, sizeof(reason));
 		printf("verdict: %s: %s\n",
@@ -665,7 +670,8 @@ static int cmd_run(const struct options *o)
 	if (!o->quiet)
 		warn_unavailable(&abi);
 	if (o->verbose)
-		fprintf(stderr, PROG ": %s\n", step.metadata);
+		fprintf(stderr, PROG ": %s\n" PROG ": %s\n", step.metadata,
+			step.helpers);
 	execvp(o->cmd[0], o->cmd);
 	exec_errno = errno;
 	die(exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,

@@ -279,7 +279,8 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}
-	fprintf(stderr, "jr2-harness: %s\n", step.metadata);
+	fprintf(stderr, "jr2-harness: %s\njr2-harness: %s\n", step.metadata,
+		step.helpers);
 	reply(sock, "ready");
 	for (;;) {
 		int fds[JR2_REQ_MAX_FDS];

@@ -76,10 +76,15 @@ class Base:
     sha256: dict  # binary name -> SHA256 of the payload's programs
 
 
+# The guest's folders; /var/tmp: files the kernel's helpers see (the suite's
+# core_pattern helper), outside the suite's tmpfs mounts.
+BASE_DIRS = ("bin", "dev", "proc", "sys", "tmp", "var", "var/tmp", "run", "root", "jr2/payload")
+
+
 def build_base(payload, cache_dir=BUILD / "vmtest"):
     """Returns the Base of this payload, rebuilt only when an input changed."""
     files = base_files(payload)
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(repr(BASE_DIRS).encode())
     blobs, sums = {}, {}
     for guest, host in sorted(files.items()):
         blobs[guest] = host.read_bytes()
@@ -91,7 +96,7 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
     if path.exists():
         return Base(path.read_bytes(), sums)
     archive = cpio.Archive()
-    for d in ("bin", "dev", "proc", "sys", "tmp", "run", "root", "jr2/payload"):
+    for d in BASE_DIRS:
         archive.directory(d)
     # The kernel opens /dev/console for init's stdio before devtmpfs is mounted.
     archive.char_device("dev/console", 5, 1)

@@ -212,6 +212,81 @@ TEST_F(harness_channel, R11_control_flood_by_programs_leaves_status_and_exec)
 			"refused a control connection");
 }
 
+/* One line of fd into buf (at most size - 1 bytes), without its newline. */
+static void read_line(int fd, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	while (n + 1 < size && read(fd, buf + n, 1) == 1 && buf[n] != '\n')
+		n++;
+	buf[n] = '\0';
+}
+
+/*
+ * A program's connection whose peer is gone by the time the harness looks
+ * (the connecting process exited; a child of it keeps the descriptor) was
+ * counted as a client's: programs could hold the clients' whole budget.
+ * An unknown peer counts as a program.  The harness is stopped while the
+ * peers vanish, so none is looked up before it is gone.
+ */
+TEST_F(harness_channel, R11_vanished_peers_take_the_programs_budget)
+{
+	struct hx *hx = &self->hx;
+	char line[256], out[HX_OUT_SIZE], log[64 * 1024];
+	int in[2], from[2], status, held = 0;
+	pid_t client;
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, pipe2(in, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(from, O_CLOEXEC));
+	client = fork();
+	ASSERT_LE(0, client);
+	if (client == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(from[1], 1);
+		dup2(null, 2);
+		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
+		      hx->self, "--hx-helper", "vanish", HX_CONTROL, "60",
+		      NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(from[1]);
+	read_line(from[0], line, sizeof(line));
+	ASSERT_STREQ("ready", line);
+	ASSERT_EQ(0, kill(hx->pid, SIGSTOP));
+	ASSERT_EQ(1, write(in[1], "g", 1));
+	read_line(from[0], line, sizeof(line));
+	ASSERT_EQ(1, sscanf(line, "held %d", &held))
+	{
+		TH_LOG("the program said: %s", line);
+	}
+	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+	/* More than the programs' 16, fewer than the clients' 128. */
+	ASSERT_LT(16, held);
+	for (int waited = 0; waited < 10000; waited += 50) {
+		hx_log(log, sizeof(log));
+		if (strstr(log, "refused a control connection"))
+			break;
+		usleep(50000);
+	}
+	ASSERT_NE(NULL, strstr(log, "refused a control connection"))
+	{
+		TH_LOG("%d connections of vanished peers, none refused: they "
+		       "counted as clients; log: %.2000s",
+		       held, log);
+	}
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+	{
+		TH_LOG("status: %s", out);
+	}
+	close(in[1]); /* the descriptors' keepers end */
+	close(from[0]);
+	ASSERT_EQ(client, waitpid(client, &status, 0));
+}
+
 /*
  * Row 9: a client value with a newline forged a line of the harness's log.
  * Every control character of it is written as \xNN.

@@ -233,6 +233,54 @@ static int hx_helper_flood(const char *path, int n, int procs, int seconds)
 	return 0;
 }
 
+/*
+ * Prints "ready", waits for a byte on stdin, then makes up to n connections
+ * to the control socket `path`, each from a child that exits at once (the
+ * harness then finds no such peer) while a grandchild keeps the descriptor
+ * until stdin ends.  Non-blocking: a full backlog ends the round.  Prints
+ * "held N".
+ */
+static int hx_helper_vanish(const char *path, int n)
+{
+	struct sockaddr_un addr;
+	int held = 0;
+	char go;
+
+	fx_unix_addr(&addr, path);
+	printf("ready\n");
+	fflush(stdout);
+	if (read(0, &go, 1) != 1)
+		return hx_print_errno(EIO);
+	for (int i = 0; i < n; i++) {
+		int status;
+		pid_t child = fork();
+
+		if (child == 0) {
+			int fd =
+			    socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+			int null = open("/dev/null", O_WRONLY);
+
+			if (fd < 0 || null < 0 ||
+			    connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+				_exit(1);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (fork() == 0) {
+				while (read(0, &go, 1) > 0)
+					;
+				_exit(0);
+			}
+			_exit(0);
+		}
+		if (child < 0 || waitpid(child, &status, 0) < 0 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			break;
+		held++;
+	}
+	printf("held %d\n", held);
+	return 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -292,6 +340,8 @@ static int hx_helper(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[0], "flood"))
 		return hx_helper_flood(argv[1], atoi(argv[2]), atoi(argv[3]),
 				       atoi(argv[4]));
+	if (argc == 3 && !strcmp(argv[0], "vanish"))
+		return hx_helper_vanish(argv[1], atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))
 		return hx_helper_vm_read(atoi(argv[1]));
 	if (argc == 2 && !strcmp(argv[0], "nested-widen"))

@@ -1459,7 +1459,8 @@ static void on_custodian_readable(struct conn *c)
 /*
  * A peer that descends from the harness is one of its programs (they are
  * its children, CLONE_PARENT, and it is their subreaper, so even a program's
- * orphans stay below it); a client the user runs is not.
+ * orphans stay below it); a client the user runs is not.  A peer gone
+ * before it is looked up counts as a program.
  */
 static bool peer_is_program(pid_t pid)
 {
@@ -1474,8 +1475,10 @@ static bool peer_is_program(pid_t pid)
 			return true;
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 		status = fopen(path, "re");
+		/* Gone (its descriptor may live on in a child): unknown, so a
+		   program's, whose budget a vanished client cannot hurt. */
 		if (!status)
-			return false;
+			return true;
 		while (fgets(line, sizeof(line), status))
 			if (sscanf(line, "PPid: %d", &parent) == 1)
 				break;

@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -570,125 +569,123 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 			 "EROFS)");
 }
 
-/* ---- step 5: the kernel's helpers ---- */
+/* ---- step 5: the kernel's helpers (said, not changed) ---- */
 
 /* The pid namespace the kernel starts in (include/linux/proc_ns.h). */
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
 
 /*
- * The program core_pattern pipes to ("|/usr/lib/systemd/systemd-coredump
- * %P ..."), in prog; false when core dumps go to a file name.
+ * What a crash makes the kernel do, from core_pattern, in a few words:
+ * "pipes to PROG", "a socket, PATH", "a file name", or why it is unknown.
  */
-static bool core_pattern_pipe(char *prog, size_t size)
+static void core_pattern_words(char *buf, size_t size)
 {
 	char pattern[256] = "";
 	int fd = open("/proc/sys/kernel/core_pattern", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, pattern, sizeof(pattern) - 1);
+	int err = errno;
+	size_t word;
 
 	if (fd >= 0)
 		close(fd);
-	if (n <= 0 || pattern[0] != '|')
-		return false;
+	if (n < 0) {
+		snprintf(buf, size, "unreadable: %s", strerror(err));
+		return;
+	}
 	pattern[n] = '\0';
-	snprintf(prog, size, "%.*s", (int)strcspn(pattern + 1, " \n"),
-		 pattern + 1);
-	return true;
+	word = strcspn(pattern + 1, " \n");
+	if (pattern[0] == '|')
+		snprintf(buf, size, "pipes to %.*s", (int)word, pattern + 1);
+	else if (pattern[0] == '@') /* Linux 6.16+ */
+		snprintf(buf, size, "a socket, %.*s", (int)word, pattern + 1);
+	else
+		snprintf(buf, size, "a file name");
 }
 
 /*
  * Whether this root is the one the kernel starts its helpers in (modprobe,
- * the core_pattern pipe, request-key): they run in the initial namespaces
- * with the root of kthreadd (pid 2 there), which init shares.  1: this
- * root is it; 0: another root, or a pid namespace of its own (a
- * container); -errno when /proc cannot tell.
+ * the core_pattern program, request-key): they run in the initial
+ * namespaces with kthreadd's root (pid 2 there), which init shares.
+ * 1: it is; 0: it is not; -1: unknown, why in buf.
  */
-static int root_of_kernel_helpers(void)
+static int root_is_the_machines(char *why, size_t size)
 {
 	struct stat ns, helpers_root, root;
 
-	if (stat("/proc/self/ns/pid", &ns))
-		return -errno;
-	if ((unsigned int)ns.st_ino != PROC_PID_INIT_INO)
-		return 0;
-	if (stat("/proc/2/root/", &helpers_root) || stat("/", &root))
-		return -errno;
+	if (stat("/proc/self/ns/pid", &ns)) {
+		snprintf(why, size, "/proc/self/ns/pid: %s", strerror(errno));
+		return -1;
+	}
+	if ((unsigned int)ns.st_ino != PROC_PID_INIT_INO) {
+		snprintf(why, size,
+			 "a pid namespace of its own: kthreadd is "
+			 "out of view");
+		return -1;
+	}
+	if (stat("/proc/2/root/", &helpers_root) || stat("/", &root)) {
+		snprintf(why, size, "/proc/2/root: %s", strerror(errno));
+		return -1;
+	}
 	return helpers_root.st_dev == root.st_dev &&
 	       helpers_root.st_ino == root.st_ino;
 }
 
-static void helpers_line(char *buf, size_t size, bool pinned, const char *prog)
-{
-	int shared = root_of_kernel_helpers();
-
-	snprintf(
-	    buf, size, "kernel helpers: %s%s%s; %s%s%s",
-	    pinned ? "core_pattern pipes to " : "core_pattern is a file name",
-	    pinned ? prog : "",
-	    pinned ? ": the programs' core limit is pinned at 1, so no crash "
-		     "of theirs starts it (changing RLIMIT_CORE: EPERM)"
-		   : ": core dumps are the user's",
-	    shared > 0 ? "this root is the machine's own: modprobe and "
-			 "init's services run files that root programs may "
-			 "change, outside every domain (SECURITY.md, Known "
-			 "gaps: confine in a container)"
-	    : shared == 0
-		? "this root is not the machine's own: the kernel runs "
-		  "modprobe and its other helpers from the initial "
-		  "namespaces' files, not these"
-		: "whether this root is the machine's own is unknown (/proc/2/"
-		  "root: ",
-	    shared < 0 ? strerror(-shared) : "", shared < 0 ? ")" : "");
-}
-
-void jr2_step_helpers_forecast(char *buf, size_t size)
-{
-	char prog[200];
-
-	helpers_line(buf, size, core_pattern_pipe(prog, sizeof(prog)), prog);
-}
-
 /*
- * A crash makes the kernel run the core_pattern pipe's program as root,
- * outside every domain; where that file is one a root program may change,
- * a crash is a way out.  The kernel starts no pipe for a process whose core
- * limit is 1 (fs/coredump.c: its guard against recursion), a file dump
- * needs more than 1 byte: with the limit pinned at 1 (and RLIMIT_CORE
- * fixed by step 8) no program dumps core.  Decided from core_pattern at
- * each confinement; a file name leaves the limit alone.
+ * The kernel runs modprobe, the core_pattern program (at a crash of any
+ * dumpable process) and request-key as root, outside every domain, from
+ * kthreadd's root; init's services and cron run from it too, and every
+ * dynamically linked one reads /etc/ld.so.preload.  Where that root is the
+ * programs' own, a root program may change what they run: no Landlock rule
+ * can guard those names without freezing /etc and /usr (SECURITY.md, Known
+ * gaps).  In a container they are the host's files.  Said in one line.
  */
-static int step_kernel_helpers(struct jr2_step *step, struct jr2_err *err)
+void jr2_step_helpers_line(char *buf, size_t size)
 {
-	const struct rlimit one = {1, 1};
-	char prog[200];
+	char core[200], why[160];
+	int own = root_is_the_machines(why, sizeof(why));
 
-	step->core_pinned = core_pattern_pipe(prog, sizeof(prog));
-	if (step->core_pinned && setrlimit(RLIMIT_CORE, &one))
-		return jr2_fail(err, errno, false,
-				"setrlimit(RLIMIT_CORE, 1): %s: core_pattern "
-				"pipes to %s, which a crash would start "
-				"outside the domain; raise the hard core "
-				"limit to 1 at least (ulimit -H -c 1)",
-				strerror(errno), prog);
-	helpers_line(step->helpers, sizeof(step->helpers), step->core_pinned,
-		     prog);
-	return 0;
+	core_pattern_words(core, sizeof(core));
+	if (own > 0)
+		snprintf(buf, size,
+			 "kernel helpers: this root is the machine's own "
+			 "(kthreadd's): modprobe, init's services and any "
+			 "core_pattern program (core_pattern: %s) run files "
+			 "of it that root programs may change, outside every "
+			 "domain (SECURITY.md, Known gaps: confine in a "
+			 "container)",
+			 core);
+	else if (own == 0)
+		snprintf(buf, size,
+			 "kernel helpers: this root is not the machine's own "
+			 "(kthreadd's is another): modprobe and any "
+			 "core_pattern program (core_pattern: %s) run the "
+			 "machine's files, not these",
+			 core);
+	else
+		snprintf(buf, size,
+			 "kernel helpers: whether this root is the machine's "
+			 "own is unknown (%s); where it is, modprobe, init's "
+			 "services and any core_pattern program (core_pattern: "
+			 "%s) run files of it that root programs may change "
+			 "(SECURITY.md, Known gaps)",
+			 why, core);
 }
 
-/* ---- step 8: the kernel's keyrings, limits ---- */
+/* ---- step 8: the kernel's keyrings, other processes' limits ---- */
 
-/* One syscall table: its keyring calls and its limit setters. */
+/* One syscall table: its keyring calls and its prlimit64. */
 struct sys_table {
-	unsigned int arch, add_key, request_key, keyctl, setrlimit, prlimit64;
+	unsigned int arch, add_key, request_key, keyctl, prlimit64;
 	bool wide; /* 64-bit pointers: both halves of an argument count */
 };
 
 static const struct sys_table sys_tables[] = {
 #if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, 248, 249, 250, 160, 302, true},
-    {AUDIT_ARCH_I386, 286, 287, 288, 75, 340, false},
+    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, true},
+    {AUDIT_ARCH_I386, 286, 287, 288, 340, false},
 #elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, 217, 218, 219, 164, 261, true},
-    {AUDIT_ARCH_ARM, 309, 310, 311, 75, 369, false},
+    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, true},
+    {AUDIT_ARCH_ARM, 309, 310, 311, 369, false},
 #else
 #error "the syscall tables of this arch are not known: add them to sys_tables"
 #endif
@@ -701,10 +698,18 @@ static const struct sys_table sys_tables[] = {
 /*
  * A filter is written from its end to its start: every jump goes forward,
  * so its target is already in place and its offset known when it is put.
+ * FILTER_MAX holds the largest (static check below); a jump within it fits
+ * the 8 bits of an offset.
  */
+#define FILTER_MAX 64
+#define PART_MAX   16 /* the instructions of one table's part, at most */
+#define N_TABLES   (sizeof(sys_tables) / sizeof(*sys_tables))
+_Static_assert(2 + PART_MAX * N_TABLES <= FILTER_MAX,
+	       "the seccomp filter does not fit FILTER_MAX");
+
 struct filter {
-	struct sock_filter f[64];
-	size_t start; /* the first instruction; 64 when empty */
+	struct sock_filter f[FILTER_MAX];
+	size_t start; /* the first instruction; FILTER_MAX when empty */
 };
 
 /* jt, jf: the indexes a jump goes to (ignored for other instructions). */
@@ -734,37 +739,28 @@ static size_t load_jeq(struct filter *p, unsigned int offset, unsigned int k,
 }
 
 /* if (A == k) goto jt, else on to the instruction after it. */
-static size_t jeq(struct filter *p, unsigned int k, size_t jt)
+static void jeq(struct filter *p, unsigned int k, size_t jt)
 {
-	return put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, p->start);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, p->start);
 }
 
 /*
- * One table's part, with the arch in A on entry.  Not this arch: on to the
- * next part.  Else: the keyring calls give EPERM; prlimit64 with new limits
- * for another pid (not 0) gives EPERM, and so do setrlimit and prlimit64
- * of RLIMIT_CORE when it is pinned; all else is allowed.
+ * One table's part (16 instructions, 14 without the high halves), with the
+ * arch in A on entry.  Not this arch: on to the next part.  Else: the
+ * keyring calls give EPERM; prlimit64(pid, resource, new, old) with new
+ * limits for another pid (not 0) gives EPERM; all else is allowed.
  */
-static void emit_table(struct filter *p, const struct sys_table *t,
-		       bool pin_core)
+static void emit_table(struct filter *p, const struct sys_table *t)
 {
 	const size_t next = p->start;
 	const size_t deny = ret(p, DENIED);
 	const size_t allow = ret(p, SECCOMP_RET_ALLOW);
-	/* prlimit64(pid, resource, new, old) */
-	const size_t own =
-	    pin_core ? load_jeq(p, ARG_LO(1), RLIMIT_CORE, deny, allow) : allow;
-	const size_t new_limits = load_jeq(p, ARG_LO(0), 0, own, deny);
+	const size_t new_limits = load_jeq(p, ARG_LO(0), 0, allow, deny);
 	const size_t hi =
 	    t->wide ? load_jeq(p, ARG_HI(2), 0, allow, new_limits) : allow;
 	const size_t prlimit = load_jeq(p, ARG_LO(2), 0, hi, new_limits);
-	/* setrlimit(resource, new) */
-	const size_t setrlimit =
-	    pin_core ? load_jeq(p, ARG_LO(0), RLIMIT_CORE, deny, allow) : allow;
 
 	ret(p, SECCOMP_RET_ALLOW);
-	if (pin_core)
-		jeq(p, t->setrlimit, setrlimit);
 	jeq(p, t->prlimit64, prlimit);
 	jeq(p, t->keyctl, deny);
 	jeq(p, t->request_key, deny);
@@ -778,36 +774,34 @@ static void emit_table(struct filter *p, const struct sys_table *t,
 }
 
 /*
- * Doors around Landlock that no path guards:
+ * Two doors around Landlock that no path guards:
  *  - the keyrings: root's user keyring is shared by every process of uid 0,
  *    the unconfined ones included (a key another process keeps there reads
  *    back), and request_key(2) with callout info makes the kernel run
  *    /sbin/request-key as root, outside every domain and namespace, a file
- *    a root program may plant (issue 17, the class of core_pattern):
+ *    a root program may plant (issue 17, the kernel's helpers):
  *    add_key, request_key and keyctl give EPERM;
  *  - other processes' limits: prlimit(2) on a process of the same user needs
  *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
  *    harness (issue 18 row 11): prlimit64 with another pid and new limits
- *    gives EPERM (reading them, and a program's own, stay);
- *  - a pinned core limit (step 5): setrlimit and prlimit64 of RLIMIT_CORE
- *    give EPERM.
+ *    gives EPERM (reading them, and a program's own, stay).
  * In every syscall table of the arch (compat included); an unknown arch
  * (none on a normal system) gets ENOSYS for every call.
  */
-int jr2_step_deny_kernel_doors(bool pin_core)
+int jr2_step_deny_kernel_doors(void)
 {
-	struct filter p = {.start = 64};
+	struct filter p = {.start = FILTER_MAX};
 	struct sock_fprog prog;
-	size_t i = sizeof(sys_tables) / sizeof(*sys_tables);
+	size_t i = N_TABLES;
 
-	/* An arch of no table (none on a normal system): ENOSYS. */
 	ret(&p, SECCOMP_RET_ERRNO | ENOSYS);
 	while (i--)
-		emit_table(&p, &sys_tables[i], pin_core);
+		emit_table(&p, &sys_tables[i]);
 	put(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
 	    0, 0);
-	prog = (struct sock_fprog){.len = (unsigned short)(64 - p.start),
-				   .filter = p.f + p.start};
+	prog =
+	    (struct sock_fprog){.len = (unsigned short)(FILTER_MAX - p.start),
+				.filter = p.f + p.start};
 	/* Every thread, as the Landlock domain (no_new_privs is set). */
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
@@ -830,8 +824,9 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		return jr2_fail(err, errno, false, "prctl(PR_SET_DUMPABLE): %s",
 				strerror(errno));
-	if (step_metadata(policy, step, err) || step_kernel_helpers(step, err))
+	if (step_metadata(policy, step, err))
 		return -1;
+	jr2_step_helpers_line(step->helpers, sizeof(step->helpers));
 	if (step->ro_mounts) {
 		/* The mounts of step 4 (the new devpts root above all) are
 		   other inodes than the plan saw: compiled again, here. */
@@ -853,12 +848,11 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 		jr2_plan_free(&fresh);
 	if (ret)
 		return -1;
-	ret = jr2_step_deny_kernel_doors(step->core_pinned);
+	ret = jr2_step_deny_kernel_doors();
 	if (ret)
 		return jr2_fail(err, -ret, false,
 				"seccomp (deny add_key, request_key, keyctl, "
-				"prlimit of another process, RLIMIT_CORE when "
-				"pinned): "
+				"prlimit of another process): "
 				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
 				"see jr2-confine(1), CONFINEMENT STEP",
 				strerror(-ret));

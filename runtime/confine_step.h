@@ -16,19 +16,17 @@
  *     setxattr, chattr there fail with EROFS; else it says what holds;
  *     in the same namespace /dev/pts is a devpts instance of the programs'
  *     own (no other session's terminal opens by path);
- *  5. the kernel's helpers: where core_pattern pipes to a program (which
- *     the kernel runs as root outside every domain), the core limit is
- *     pinned at 1 so that no crash of a program starts it; one line says
- *     so, and whether this root is the one the kernel runs modprobe and its
- *     other helpers from (SECURITY.md, Known gaps);
+ *  5. the kernel's helpers, said in one line: whether this root is the one
+ *     the kernel runs modprobe and the core_pattern program from (and
+ *     init's services run from), whose files root programs may change
+ *     (SECURITY.md, Known gaps); nothing is changed;
  *  6. the capability allow-list, applied to every set (bounding, permitted,
  *     effective, inheritable, ambient);
  *  7. the Landlock domain (no_new_privs, jr2_confine_plan());
  *  8. the kernel's keyrings closed: add_key, request_key and keyctl give
  *     EPERM (seccomp; root's keyring is shared with unconfined processes,
  *     and request_key makes the kernel run /sbin/request-key unconfined);
- *     so does prlimit with new limits for another process (the harness),
- *     and setting RLIMIT_CORE where step 5 pinned it.
+ *     so does prlimit with new limits for another process (the harness).
  * All or nothing: on failure *err says why and the caller must exit 125.
  */
 #ifndef JR2_CONFINE_STEP_H
@@ -58,8 +56,7 @@ struct jr2_step {
 	bool ro_mounts; /* step 4 made the read-only mounts */
 	bool own_pts; /* step 4 gave programs a devpts instance of their own */
 	char metadata[400]; /* one line: what holds for metadata, and why */
-	bool core_pinned; /* step 5 pinned the core limit at 1 */
-	char helpers[400]; /* one line: the kernel's helpers (step 5) */
+	char helpers[512]; /* one line: the kernel's helpers (step 5) */
 };
 
 /*
@@ -95,14 +92,11 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
  */
 void jr2_step_metadata_forecast(char *buf, size_t size);
 
-/*
- * What step 5 would say on this machine, for `jr2-confine check`: one line
- * in buf ("kernel helpers: ..."); nothing is changed.
- */
-void jr2_step_helpers_forecast(char *buf, size_t size);
+/* Step 5's line ("kernel helpers: ..."), for `jr2-confine check` too. */
+void jr2_step_helpers_line(char *buf, size_t size);
 
 /* Step 8 alone (after no_new_privs): 0 or -errno. */
-int jr2_step_deny_kernel_doors(bool pin_core);
+int jr2_step_deny_kernel_doors(void);
 
 /* Step 6 alone: 0 or -errno. */
 int jr2_step_drop_capabilities(void);

@@ -391,7 +391,7 @@ static int cmd_check(const struct options *o)
 	struct jr2_abi abi;
 	struct utsname uts;
 	enum jr2_verdict verdict;
-	char reason[400];
+	char reason[600];
 
 	probe(o, &abi);
 	verdict = jr2_abi_verdict(&abi);
@@ -438,7 +438,7 @@ static int cmd_check(const struct options *o)
 		json_str(reason);
 		printf(", \"hint\": ");
 		json_str(hint(&abi));
-		jr2_step_helpers_forecast(reason, sizeof(reason));
+		jr2_step_helpers_line(reason, sizeof(reason));
 		printf(", \"kernel_helpers\": ");
 		json_str(reason);
 		check_frozen(&abi, true);
@@ -473,7 +473,7 @@ static int cmd_check(const struct options *o)
 			    jr2_features[f].min_abi, jr2_features[f].protects);
 		jr2_step_metadata_forecast(reason, sizeof(reason));
 		printf("%s\n", reason);
-		jr2_step_helpers_forecast(reason, sizeof(reason));
+		jr2_step_helpers_line(reason, sizeof(reason));
 		printf("%s\n", reason);
 		jr2_verdict_reason(&abi, reason, sizeof(reason));
 		printf("verdict: %s: %s\n",

@@ -121,12 +121,48 @@ static void kh_new_root(struct __test_metadata *_metadata, const char *confine,
 	close(dst);
 }
 
+/* In a child that `enter` moves (0: done), argv's line has want and also. */
+static void kh_line_in_child(struct __test_metadata *_metadata,
+			     int (*enter)(void), char *const argv[],
+			     const char *want, const char *also)
+{
+	char line[1024];
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (enter())
+			_exit(2);
+		kh_line(_metadata, argv, line, sizeof(line));
+		if (strstr(line, want) && strstr(line, also))
+			_exit(0);
+		printf("# %s\n", line);
+		_exit(1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int kh_enter_chroot(void)
+{
+	return chroot(HX_MNT "/root") || chdir("/");
+}
+
+/* A proc of this pid namespace, in a mount namespace of its own (the
+   test's /proc stays for its teardown). */
+static int kh_enter_proc(void)
+{
+	return unshare(CLONE_NEWNS) ||
+	       mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	       mount("proc", "/proc", "proc", 0, NULL);
+}
+
 TEST_F(helpers, G6_the_line_says_whose_root_this_is)
 {
 	char *const check[] = {self->st.confine, "check", NULL};
+	char *const inside[] = {"/jr2-confine", "check", NULL};
 	char line[1024];
-	int status;
-	pid_t pid;
 
 	kh_line(_metadata, check, line, sizeof(line));
 	ASSERT_NE(NULL, strstr(line, kh_expected()))
@@ -135,50 +171,16 @@ TEST_F(helpers, G6_the_line_says_whose_root_this_is)
 	}
 	/* In a chroot of another root: not the machine's own. */
 	kh_new_root(_metadata, self->st.confine, HX_MNT "/root");
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		char *const inside[] = {"/jr2-confine", "check", NULL};
-
-		if (chroot(HX_MNT "/root") || chdir("/"))
-			_exit(2);
-		kh_line(_metadata, inside, line, sizeof(line));
-		if (strstr(line, KH_OTHER))
-			_exit(0);
-		printf("# in a chroot: %s\n", line);
-		_exit(1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	kh_line_in_child(_metadata, kh_enter_chroot, inside, KH_OTHER, "");
 }
 
 TEST_F(helpers, G6_the_line_says_unknown_in_a_pid_namespace_of_its_own)
 {
-	char line[1024];
-	int status;
-	pid_t pid;
+	char *const check[] = {self->st.confine, "check", NULL};
 
-	ASSERT_EQ(0, unshare(CLONE_NEWPID));
-	pid = fork(); /* pid 1 of the new namespace */
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		char *const check[] = {self->st.confine, "check", NULL};
-
-		/* A proc of the new namespace, in a mount namespace of its
-		   own (the test's /proc stays for its teardown). */
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    mount("proc", "/proc", "proc", 0, NULL))
-			_exit(2);
-		kh_line(_metadata, check, line, sizeof(line));
-		if (strstr(line, KH_UNKNOWN) &&
-		    strstr(line, "a pid namespace of its own"))
-			_exit(0);
-		printf("# in a pid namespace: %s\n", line);
-		_exit(1);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, unshare(CLONE_NEWPID)); /* the child: its pid 1 */
+	kh_line_in_child(_metadata, kh_enter_proc, check, KH_UNKNOWN,
+			 "a pid namespace of its own");
 }
 
 TEST_F(helpers, G6_the_line_names_what_core_pattern_does)

@@ -263,7 +263,19 @@ static void sx_close_member(struct sx_member *m)
 	close(m->from[1]);
 }
 
-/* Reads T's reports until the fence, then a little longer. */
+/*
+ * Reads T's reports up to the fence, then whatever is already written.  No
+ * waiting "a little longer" is needed: every route has returned before the
+ * fence is sent (its signals, SIGIO/SIGURG included, are queued by the
+ * route's own syscall; the tty's before the reader it waited for is woken),
+ * and the fence is the last signal T takes of what was pending then: the
+ * kernel hands out a thread's private signals before the process-wide ones
+ * and, within each set, the lowest number first; the fence is process-wide
+ * and SIGRTMAX, the highest.  T blocks every signal while a handler runs,
+ * so its reports are in the order of delivery.  (A fence sent by tgkill to
+ * the caller itself is private and comes first, but then every pending
+ * signal has run before tgkill returned: the rest is already written.)
+ */
 static void sx_collect(int report_r, struct sx_result *res)
 {
 	struct pollfd pfd = {.fd = report_r, .events = POLLIN};
@@ -283,7 +295,7 @@ static void sx_collect(int report_r, struct sx_result *res)
 		res->got |= 1ULL << rep.signo;
 		if (rep.signo == SIGRTMAX) {
 			res->fenced = true;
-			timeout = 50;
+			timeout = 0;
 		}
 	}
 }

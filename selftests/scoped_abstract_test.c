@@ -342,7 +342,7 @@ static void abs_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 
 	FX_REQUIRE_LANDLOCK(fx);
 
-	sx_run(_metadata, &fx->abi, &variant->rel, route, &res);
+	sx_run(_metadata, &fx->abi, &variant->rel, route, true, &res);
 	ASSERT_EQ(denied ? EPERM : 0, res.op_err)
 	{
 		TH_LOG("ABI in force %d: %s", fx->abi.in_force,

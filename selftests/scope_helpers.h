@@ -3,10 +3,9 @@
  * Landlock scopes between two processes, by the raw syscalls: a sender S and
  * a target T, each in a chain of Landlock domains that shares `common` layers
  * and adds its own, all in a fresh PID namespace (so that kill(-1) reaches
- * nothing but this test's processes) and, where the routes name sockets, a
- * fresh network namespace (so that abstract names are this test's own; the
- * signal routes name none, and a network namespace is the dearest part of
- * a scenario: ~20 ms a test under TCG).
+ * nothing but this test's processes, and they all die with it).  The routes
+ * that name abstract sockets run in their binary's own network namespace
+ * (scoped_abstract_test.c); the signal routes name none.
  *
  *   test child (unconfined, asserts)
  *   └── ns-init (pid 1 of the new PID namespace; `common` layers)
@@ -371,23 +370,20 @@ out:
 	_exit(0);
 }
 
-/*
- * Runs `route` between S and T in relation `rel`; the outcome in *res.
- * `netns`: in a network namespace of the scenario's own too.
- */
+/* Runs `route` between S and T in relation `rel`; the outcome in *res. */
 static void sx_run(struct __test_metadata *_metadata, const struct jr2_abi *abi,
 		   const struct sx_rel *rel, const struct sx_route *route,
-		   bool netns, struct sx_result *res)
+		   struct sx_result *res)
 {
 	int result[2], status;
 	pid_t init;
 
 	memset(res, 0, sizeof(*res));
 	ASSERT_EQ(0, pipe2(result, O_CLOEXEC));
-	ASSERT_EQ(0, unshare(CLONE_NEWPID | (netns ? CLONE_NEWNET : 0)))
+	ASSERT_EQ(0, unshare(CLONE_NEWPID))
 	{
-		TH_LOG("unshare(CLONE_NEWPID%s): %s: run the suite as root",
-		       netns ? "|CLONE_NEWNET" : "", strerror(errno));
+		TH_LOG("unshare(CLONE_NEWPID): %s: run the suite as root",
+		       strerror(errno));
 	}
 	init = fork();
 	ASSERT_LE(0, init);

@@ -403,8 +403,7 @@ static void sig_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 
 	FX_REQUIRE_LANDLOCK(fx);
 
-	/* No route names a socket: no network namespace needed. */
-	sx_run(_metadata, &fx->abi, &variant->rel, route, false, &res);
+	sx_run(_metadata, &fx->abi, &variant->rel, route, &res);
 	if (res.op_err == EOPNOTSUPP && signo == SIGURG)
 		SKIP(return, "no SIGURG route: unix MSG_OOB gives EOPNOTSUPP "
 			     "(the kernel lacks CONFIG_AF_UNIX_OOB)");

@@ -476,6 +476,22 @@ TEST_F(escapes, R9_dotdot_openat_dirfd)
 
 /* ---- /proc links ---- */
 
+/* A pipe whose ends are above fd 7 (the holder's dup2 target). */
+static int pipe_above_7(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 8);
+
+		if (moved < 0)
+			return -1;
+		close(fds[i]);
+		fds[i] = moved;
+	}
+	return 0;
+}
+
 /*
  * An unconfined process (made before confinement) with its cwd in the
  * protected dir and the secret open as fd 7.  It ends with the test.  It
@@ -489,8 +505,8 @@ static pid_t holder(struct __test_metadata *_metadata)
 	pid_t pid;
 	char byte;
 
-	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(ready, O_CLOEXEC));
+	ASSERT_EQ(0, pipe_above_7(lifeline));
+	ASSERT_EQ(0, pipe_above_7(ready));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {

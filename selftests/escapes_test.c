@@ -476,47 +476,68 @@ TEST_F(escapes, R9_dotdot_openat_dirfd)
 
 /* ---- /proc links ---- */
 
+/* A pipe whose ends are above fd 7 (the holder's dup2 target). */
+static int pipe_above_7(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		int moved = fcntl(fds[i], F_DUPFD_CLOEXEC, 8);
+
+		if (moved < 0)
+			return -1;
+		close(fds[i]);
+		fds[i] = moved;
+	}
+	return 0;
+}
+
 /*
  * An unconfined process (made before confinement) with its cwd in the
- * protected dir and the secret open as fd 7.  It ends with the test.
+ * protected dir and the secret open as fd 7.  It ends with the test.  It
+ * says when it is there (a byte on `ready`: no polling of its cwd).
  */
 static pid_t holder(struct __test_metadata *_metadata)
 {
-	int lifeline[2];
+	char cwd[PATH_MAX], link[64];
+	int lifeline[2], ready[2];
+	ssize_t len;
 	pid_t pid;
 	char byte;
 
-	ASSERT_EQ(0, pipe2(lifeline, O_CLOEXEC));
+	ASSERT_EQ(0, pipe_above_7(lifeline));
+	ASSERT_EQ(0, pipe_above_7(ready));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		int fd = open(FX_SECRET, O_RDONLY);
 
 		close(lifeline[1]);
-		if (fd < 0 || dup2(fd, 7) != 7 || chdir(FX_PROTECTED))
+		close(ready[0]);
+		if (fd < 0 || dup2(fd, 7) != 7 || chdir(FX_PROTECTED) ||
+		    write(ready[1], "r", 1) != 1)
 			_exit(1);
+		close(ready[1]);
 		while (read(lifeline[0], &byte, 1) < 0 && errno == EINTR)
 			;
 		_exit(0);
 	}
 	close(lifeline[0]);
+	close(ready[1]);
 	es_keep(lifeline[1]);
-	/* Ready once its cwd is the protected dir. */
-	for (int i = 0; i < 1000; i++) {
-		char cwd[PATH_MAX], link[64];
-		ssize_t len;
-
-		snprintf(link, sizeof(link), "/proc/%d/cwd", pid);
-		len = readlink(link, cwd, sizeof(cwd) - 1);
-		if (len > 0 && (cwd[len] = '\0', !strcmp(cwd, FX_PROTECTED)))
-			return pid;
-		usleep(1000);
-	}
-	ASSERT_TRUE(false)
+	len = read(ready[0], &byte, 1);
+	close(ready[0]);
+	ASSERT_EQ(1, len)
 	{
 		TH_LOG("the holder process never reached '%s'", FX_PROTECTED);
 	}
-	return -1;
+	/* The kernel agrees: its cwd is the protected dir. */
+	snprintf(link, sizeof(link), "/proc/%d/cwd", pid);
+	len = readlink(link, cwd, sizeof(cwd) - 1);
+	ASSERT_LT(0, len);
+	cwd[len] = '\0';
+	ASSERT_STREQ(FX_PROTECTED, cwd);
+	return pid;
 }
 
 static int test_read_proc(pid_t pid, const char *rest)

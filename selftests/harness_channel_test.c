@@ -112,37 +112,63 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 	jr2_close_fds(fds, 16);
 }
 
+/* Reads from fd until `lines` newlines came (bounded: 30 s); 0 or -1. */
+static int read_lines(int fd, int lines)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	char buf[256];
+
+	while (lines > 0 && poll(&pfd, 1, 30000) == 1) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n <= 0)
+			return -1;
+		for (ssize_t i = 0; i < n; i++)
+			lines -= buf[i] == '\n';
+	}
+	return lines > 0 ? -1 : 0;
+}
+
 /*
  * Floods `path` with 1,000 connections from a program (10 processes,
  * bounded: they stop after 30 s); status and exec must keep working, and the
  * refusals (`refusal` in the log) are counted, not written one line each.
+ * The flood is in full force once each of its ten processes said its share
+ * is open (a line each on the pipe): no fixed wait for it.
  */
 static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
 			    const char *path, const char *refusal)
 {
 	const char *const truth[] = {"/bin/true", NULL};
 	char out[HX_OUT_SIZE], log[64 * 1024];
-	int fd, status, lines = 0, most;
+	int fd, status, lines = 0, most, opened[2];
 	struct timespec start, end;
 	pid_t flood;
 	ssize_t n;
 
 	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &start));
+	ASSERT_EQ(0, pipe2(opened, O_CLOEXEC));
 	flood = fork();
 	ASSERT_LE(0, flood);
 	if (flood == 0) {
 		int null = open("/dev/null", O_RDWR);
 
 		dup2(null, 0);
-		dup2(null, 1);
+		dup2(opened[1], 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
 		      hx->self, "--hx-helper", "flood", path, "1000", "10",
 		      "30", NULL);
 		_exit(127);
 	}
-	/* Time for all ten to open their share. */
-	usleep(2000 * 1000);
+	close(opened[1]);
+	/* All ten have opened their share. */
+	ASSERT_EQ(0, read_lines(opened[0], 10))
+	{
+		TH_LOG("the flood's ten processes did not all say their "
+		       "connections are open within 30 s");
+	}
+	close(opened[0]);
 	for (int i = 0; i < 5; i++) {
 		ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
 		{
@@ -343,6 +369,49 @@ static int run_timed(char *const argv[], char *out, size_t size, long *ms)
 }
 
 /*
+ * Whether a process of init's pid namespace has one of `pids` (as that
+ * namespace numbers them): the last NSpid field of each process whose pid
+ * namespace is init's.  -1 when /proc cannot tell.
+ */
+static int ns_pids_in_use(pid_t init, const pid_t *pids, int n)
+{
+	char path[300], ns[64], their[64], line[256];
+	struct dirent *entry;
+	int found = 0;
+	DIR *proc;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+	if (readlink(path, ns, sizeof(ns)) <= 0 || !(proc = opendir("/proc")))
+		return -1;
+	while (!found && (entry = readdir(proc))) {
+		ssize_t len;
+		FILE *status;
+
+		if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", entry->d_name);
+		memset(their, 0, sizeof(their));
+		len = readlink(path, their, sizeof(their));
+		if (len <= 0 || strncmp(ns, their, (size_t)len))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", entry->d_name);
+		status = fopen(path, "re");
+		while (status && !found && fgets(line, sizeof(line), status)) {
+			char *last = strrchr(line, '\t');
+
+			if (strncmp(line, "NSpid:", 6) || !last)
+				continue;
+			for (int i = 0; i < n && !found; i++)
+				found = atoi(last + 1) == pids[i];
+		}
+		if (status)
+			fclose(status);
+	}
+	closedir(proc);
+	return found;
+}
+
+/*
  * Row 5: a program leaves orphans that exit 42, then the next program is
  * given one of their pids (ns_last_pid, in a pid namespace of the test's
  * own); its client must get its own program's status (7, after 600 ms),
@@ -359,9 +428,9 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	char *const mine[] = {
 	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
 	    "--hx-helper", "pid-sleep-exit", "600",    "7",	NULL};
-	pid_t init, setter, harness, lowest = 0, program;
+	pid_t init, setter, harness, lowest = 0, program, orphan[40];
 	long ms = 0;
-	int status;
+	int status, n_orphans = 0, in_use = 1;
 
 	HX_REQUIRE_ACCEPTED(hx);
 	/* The reproducer picks the next pid with ns_last_pid, which only a
@@ -388,11 +457,26 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	harness = hx->pid;
 	hx->pid = 0;
 	ASSERT_EQ(0, run_timed(make_orphans, orphans, sizeof(orphans), &ms));
-	for (char *tok = strtok(orphans, " \n"); tok; tok = strtok(NULL, " \n"))
+	for (char *tok = strtok(orphans, " \n"); tok && n_orphans < 40;
+	     tok = strtok(NULL, " \n")) {
+		orphan[n_orphans++] = atoi(tok);
 		if (!lowest || atoi(tok) < lowest)
 			lowest = atoi(tok);
+	}
 	ASSERT_LT(0, lowest);
-	usleep(800 * 1000); /* the orphans exited 42, the harness reaped */
+	/* The orphans exited 42 and were reaped: none of their pids is in
+	 * use in the namespace any more (bounded: 10 s). */
+	for (int waited = 0; waited < 10000 && in_use > 0; waited += 10) {
+		in_use = ns_pids_in_use(init, orphan, n_orphans);
+		if (in_use > 0)
+			usleep(10000);
+	}
+	ASSERT_EQ(0, in_use)
+	{
+		TH_LOG("the orphans' pids are still in use after 10 s "
+		       "(or /proc cannot tell: %d)",
+		       in_use);
+	}
 	/* The next pids of the namespace are the orphans' own. */
 	snprintf(last, sizeof(last), "%d", (int)lowest - 1);
 	setter = fork();

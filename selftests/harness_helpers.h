@@ -195,7 +195,8 @@ static int hx_helper_orphans(int n, int ms, int code)
 /*
  * Holds n connections to the unix stream socket `path`, from `procs`
  * processes (n / procs each), for `seconds` (bounded: it stops itself), then
- * exits.  Prints the connections opened by the first process, at once.
+ * exits.  Each process prints the connections it opened once its share is
+ * open (a line each: `procs` lines tell the flood is in full force).
  */
 static int hx_helper_flood(const char *path, int n, int procs, int seconds)
 {
@@ -222,11 +223,9 @@ static int hx_helper_flood(const char *path, int n, int procs, int seconds)
 					       sizeof(addr)) == 0)
 				opened++;
 		}
-		if (p == 0) {
-			printf("%d\n", opened);
-			fflush(stdout);
-			close(1);
-		}
+		printf("%d\n", opened);
+		fflush(stdout);
+		close(1);
 		sleep((unsigned int)seconds);
 		_exit(0);
 	}

@@ -31,21 +31,36 @@ static void open_pty(struct __test_metadata *_metadata, int *master, int *slave)
 	ASSERT_LE(0, *slave);
 }
 
-/* True when the master shows `c` within 300 ms (the slave's echo). */
-static bool master_shows(int master, char c)
+/*
+ * True when the master shows `c` (the slave's echo) before a fence: a byte
+ * the test writes to the master now, which the slave's line discipline
+ * echoes back behind whatever it echoed before.  A TIOCSTI byte is echoed
+ * within the ioctl (the echo is written to the master's buffer before
+ * TIOCSTI returns), and the master's buffer keeps its order: once the
+ * fence is read, every earlier echo was, so no wait "in case" is needed.
+ * 1 shown, 0 not, -1 when the fence never came back (a broken terminal).
+ */
+#define FENCE '~'
+static int master_shows(int master, char c)
 {
 	struct pollfd pfd = {.fd = master, .events = POLLIN};
-	char buf[256];
+	char buf[256], *fence = NULL;
 	bool seen = false;
 
-	while (poll(&pfd, 1, 300) == 1) {
+	if (write(master, (char[]){FENCE}, 1) != 1)
+		return -1;
+	/* The bound is for a broken terminal only: the fence comes back. */
+	while (!fence && poll(&pfd, 1, 10000) == 1) {
 		ssize_t n = read(master, buf, sizeof(buf));
 
 		if (n <= 0)
 			break;
-		seen = seen || memchr(buf, c, (size_t)n);
+		fence = memchr(buf, FENCE, (size_t)n);
+		seen =
+		    seen ||
+		    memchr(buf, c, fence ? (size_t)(fence - buf) : (size_t)n);
 	}
-	return seen;
+	return fence ? seen : -1;
 }
 
 /* The errno TIOCSTI gives a caller without CAP_SYS_ADMIN on its own tty. */
@@ -91,13 +106,13 @@ TEST_F(escapes, R1_terminal_tiocsti_run)
 	st->in_fd = slave;
 	/* Control: unconfined, in the terminal's session, it types. */
 	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', true));
-	ASSERT_TRUE(master_shows(master, 'U'));
+	ASSERT_EQ(1, master_shows(master, 'U'));
 	/* Control: confined but in the caller's session (the opt-out). */
 	ASSERT_STREQ(tiocsti_own_tty(), tiocsti(st, ST_RUN, keep, 'K', true));
 	ASSERT_EQ(!strcmp(tiocsti_own_tty(), "ok"), master_shows(master, 'K'));
 	/* run: its own session; the terminal is not its to type into. */
 	ASSERT_STREQ(tiocsti_other_tty(), tiocsti(st, ST_RUN, NULL, 'X', true));
-	ASSERT_FALSE(master_shows(master, 'X'));
+	ASSERT_EQ(0, master_shows(master, 'X'));
 	close(slave);
 	close(master);
 }
@@ -135,12 +150,12 @@ TEST_F(escapes, R1_terminal_tiocsti_exec)
 	hx_wait_ready(_metadata, &st->hx, 1);
 	st->in_fd = slave;
 	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', false));
-	ASSERT_TRUE(master_shows(master, 'U'));
+	ASSERT_EQ(1, master_shows(master, 'U'));
 	/* The client's terminal reaches the program as stdin, not as its
 	   controlling terminal: the spawner has a session of its own. */
 	ASSERT_STREQ(tiocsti_other_tty(),
 		     tiocsti(st, ST_EXEC, NULL, 'X', false));
-	ASSERT_FALSE(master_shows(master, 'X'));
+	ASSERT_EQ(0, master_shows(master, 'X'));
 	close(slave);
 	close(master);
 }

@@ -158,12 +158,18 @@ static void log_tick(long long now)
 	}
 }
 
-static bool log_dropping(void)
+/* Milliseconds until the first window with dropped lines is over; -1: none. */
+static int log_wait_ms(long long now)
 {
-	for (int i = 0; i < LOG_KINDS; i++)
-		if (L[i].fmt && L[i].dropped)
-			return true;
-	return false;
+	long long first = -1;
+
+	for (int i = 0; i < LOG_KINDS; i++) {
+		long long left = L[i].start_ms + LOG_WINDOW_MS - now;
+
+		if (L[i].fmt && L[i].dropped && (first < 0 || left < first))
+			first = left > 0 ? left : 0;
+	}
+	return (int)first;
 }
 
 /*
@@ -1977,7 +1983,7 @@ int serve(const struct serve_options *opts)
 
 	for (;;) {
 		long long now = now_ms();
-		int timeout = -1, n = FIXED, ready;
+		int timeout = -1, n = FIXED, ready, log_wait;
 
 		if (H.spawner_pid == 0 && H.restart_at_ms &&
 		    now >= H.restart_at_ms)
@@ -1985,8 +1991,11 @@ int serve(const struct serve_options *opts)
 		if (H.spawner_pid == 0 && H.restart_at_ms)
 			timeout = (int)(H.restart_at_ms - now);
 		log_tick(now);
-		if (log_dropping() && (timeout < 0 || timeout > LOG_WINDOW_MS))
-			timeout = LOG_WINDOW_MS;
+		log_wait = log_wait_ms(now);
+		/* The count of a flood's dropped lines, when its window ends.
+		 */
+		if (log_wait >= 0 && (timeout < 0 || timeout > log_wait))
+			timeout = log_wait;
 		pfd[0] = (struct pollfd){.fd = H.signal_fd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = H.control_fd, .events = POLLIN};
 		pfd[2] =

@@ -555,17 +555,6 @@ TEST_F(abi, G4_null_attr_zero_size_is_checked_first)
 /* A ruleset passed by SCM_RIGHTS serves the process that receives it. */
 TEST_F(abi, G4_ruleset_fd_transfer)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	char byte = 'r';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg;
 	int sv[2], fd, status;
 	pid_t child;
 
@@ -574,27 +563,17 @@ TEST_F(abi, G4_ruleset_fd_transfer)
 	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0) {
-		int got;
+		int got = fx_recv_fd(sv[1]);
 
-		if (recvmsg(sv[1], &msg, 0) != 1)
+		if (got < 0)
 			_exit(1);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-			_exit(2);
-		memcpy(&got, CMSG_DATA(cmsg), sizeof(int));
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 		    jr2_sys_restrict_self(got, 0))
 			_exit(3);
 		_exit(test_read(FX_FILE) == EACCES ? 0 : 4);
 	}
 	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
-	memset(control.buf, 0, sizeof(control.buf));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	ASSERT_EQ(1, sendmsg(sv[0], &msg, 0));
+	ASSERT_EQ(0, fx_send_fd(sv[0], fd));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	/* The sender is not restricted by the child's use of it. */

@@ -1333,46 +1333,6 @@ TEST_F(escapes, R9_fd_inherited_dir_fchdir)
 	close(dirfd);
 }
 
-/* The unconfined end sends `fd` over `sock` (SCM_RIGHTS). */
-static int send_fd(int sock, int fd)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	char byte = 'f';
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control,
-			     .msg_controllen = sizeof(control)};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char control[CMSG_SPACE(sizeof(int))] = {0};
-	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control,
-			     .msg_controllen = sizeof(control)};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 /*
  * An unconfined child that, after the test confined itself, opens `path`
  * with `flags` and passes the descriptor: the fd the test receives.
@@ -1400,7 +1360,7 @@ static int passed_fd(struct __test_metadata *_metadata, int sock[2],
 		if (read(sock[1], &go, 1) != 1)
 			_exit(1);
 		fd = open(path, flags | O_CLOEXEC);
-		_exit(fd < 0 || send_fd(sock[1], fd) ? 1 : 0);
+		_exit(fd < 0 || fx_send_fd(sock[1], fd) ? 1 : 0);
 	}
 	close(sock[1]);
 	return pid;
@@ -1416,7 +1376,7 @@ TEST_F(escapes, R9_fd_passed_dir_openat)
 	es_keep(sock[0]);
 	ES_CONFINE();
 	ASSERT_EQ(1, write(sock[0], "g", 1));
-	dirfd = recv_fd(sock[0]);
+	dirfd = fx_recv_fd(sock[0]);
 	ASSERT_LE(0, dirfd);
 	ASSERT_EQ(es_reaped(pid), waitpid(pid, &status, 0));
 	ASSERT_EQ(EACCES, test_openat(dirfd, "secret", O_RDONLY));
@@ -1436,7 +1396,7 @@ TEST_F(escapes, R6_R9_fd_passed_file_reopen_write)
 	es_keep(sock[0]);
 	ES_CONFINE();
 	ASSERT_EQ(1, write(sock[0], "g", 1));
-	fd = recv_fd(sock[0]);
+	fd = fx_recv_fd(sock[0]);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(es_reaped(pid), waitpid(pid, &status, 0));
 	/* A read-only fd passed on purpose: it cannot become more. */

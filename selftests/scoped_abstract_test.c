@@ -297,17 +297,7 @@ static int client_socketpair(struct sx_ctx *ctx)
 /* T connects to its own listener and passes the connected end to S. */
 static int target_pass_connected(struct sx_ctx *ctx)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = "f", .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
 	struct sockaddr_un addr;
-	struct cmsghdr *cmsg;
 	int err = make_socket(ctx, SOCK_STREAM, ABS_NAME), fd;
 
 	if (err)
@@ -316,40 +306,18 @@ static int target_pass_connected(struct sx_ctx *ctx)
 	addr_of(ctx, &addr);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, ctx->name_len))
 		return errno;
-	memset(control.buf, 0, sizeof(control.buf));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	if (sendmsg(ctx->pass[0], &msg, 0) != 1)
-		return errno;
+	err = fx_send_fd(ctx->pass[0], fd);
 	close(fd);
-	return 0;
+	return err;
 }
 
 /* The passed socket works (1000 + errno when not); then S's own connect. */
 static int client_use_passed(struct sx_ctx *ctx)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg;
-	int fd;
+	int fd = fx_recv_fd(ctx->pass[1]);
 
-	if (recvmsg(ctx->pass[1], &msg, 0) != 1)
+	if (fd < 0)
 		return 1000 + errno;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return 1000 + EPROTO;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
 	if (write(fd, "passed", 6) != 6)
 		return 1000 + errno;
 	close(fd);

@@ -380,52 +380,6 @@ TEST_F(where, R6_ftruncate_fd_opened_before_domain)
 	close(fd);
 }
 
-static int send_fd(int sock, int fd)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = "f", .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-
-	memset(control.buf, 0, sizeof(control.buf));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : errno;
-}
-
-static int recv_fd(int sock)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	char byte;
-	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cmsg), sizeof(int));
-	return fd;
-}
-
 /*
  * An unconfined process opens the file once the domain exists and passes
  * the descriptor in: its opener had every right, so ftruncate works.
@@ -444,12 +398,12 @@ TEST_F(where, R6_ftruncate_fd_passed_in_by_scm_rights)
 		if (read(sv[1], &byte, 1) != 1)
 			_exit(1);
 		fd = open(variant->path, O_RDWR | O_CLOEXEC);
-		_exit(fd < 0 || send_fd(sv[1], fd) ? 2 : 0);
+		_exit(fd < 0 || fx_send_fd(sv[1], fd) ? 2 : 0);
 	}
 	close(sv[1]);
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(1, write(sv[0], "g", 1));
-	fd = recv_fd(sv[0]);
+	fd = fx_recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, test_ftruncate(fd, 4));
 	ASSERT_EQ(4, size_of(variant->path));
@@ -682,10 +636,10 @@ TEST_F(opener, R6_ftruncate_in_unconfined_process_of_fd_opened_in_domain)
 		fd = open(FX_FILE, O_RDWR | O_CLOEXEC);
 		if (fd < 0 || test_ftruncate(fd, 0) != expected)
 			_exit(2);
-		_exit(send_fd(sv[1], fd) ? 3 : 0);
+		_exit(fx_send_fd(sv[1], fd) ? 3 : 0);
 	}
 	close(sv[1]);
-	fd = recv_fd(sv[0]);
+	fd = fx_recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 	/* This process has no domain, yet the fd carries its opener's. */
 	ASSERT_EQ(expected, test_ftruncate(fd, 0));

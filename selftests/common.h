@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -510,11 +511,13 @@ static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
 
 /*
  * Runs argv[0] with argv in a child, its stdout and stderr into out (NUL
- * terminated, cut at size): 0 with the exit status in *status (-1 when
- * killed), or the errno of fork/pipe.
+ * terminated, cut at size), its stdin in_fd (-1: this process's); with
+ * `session`, first in a new session whose controlling terminal is in_fd.
+ * 0 with the exit status in *status (-1 when killed), or the errno of
+ * fork/pipe.
  */
-static inline int fx_run(char *const argv[], char *out, size_t size,
-			 int *status)
+static inline int fx_run_in(char *const argv[], int in_fd, bool session,
+			    char *out, size_t size, int *status)
 {
 	int pipefd[2], wstatus;
 	size_t used = 0;
@@ -527,6 +530,10 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 	if (pid < 0)
 		return errno;
 	if (pid == 0) {
+		if (session && (setsid() < 0 || ioctl(in_fd, TIOCSCTTY, 0)))
+			_exit(120);
+		if (in_fd >= 0 && dup2(in_fd, STDIN_FILENO) < 0)
+			_exit(121);
 		dup2(pipefd[1], STDOUT_FILENO);
 		dup2(pipefd[1], STDERR_FILENO);
 		execv(argv[0], argv);
@@ -542,6 +549,13 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 		return errno;
 	*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
 	return 0;
+}
+
+/* The same with this process's stdin. */
+static inline int fx_run(char *const argv[], char *out, size_t size,
+			 int *status)
+{
+	return fx_run_in(argv, -1, false, out, size, status);
 }
 
 /* Finds a runtime program or fails the test, naming the fix. */

@@ -219,40 +219,15 @@ struct st {
 /*
  * Runs argv with stdin in_fd (-1: as is), stdout and stderr into out;
  * `session`: first a new session whose controlling terminal is in_fd.
- * Returns the exit status (-1: a signal).
+ * Returns the exit status (-1: a signal, or no child: fx_run_in).
  */
 static inline int st_run(char *const argv[], int in_fd, bool session, char *out,
 			 size_t size)
 {
-	int pipefd[2], wstatus;
-	size_t used = 0;
-	ssize_t n;
-	pid_t pid;
+	int status;
 
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (session && (setsid() < 0 || ioctl(in_fd, TIOCSCTTY, 0)))
-			_exit(120);
-		if (in_fd >= 0 && dup2(in_fd, 0) < 0)
-			_exit(121);
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while (used + 1 < size &&
-	       (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
-		used += (size_t)n;
-	out[used] = '\0';
-	close(pipefd[0]);
-	if (waitpid(pid, &wstatus, 0) < 0)
-		return -1;
-	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+	return fx_run_in(argv, in_fd, session, out, size, &status) ? -1
+								   : status;
 }
 
 /* argv[0..]: NULL-terminated, appended after the fixed words. */

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "env.h"
+#include "request.h"
 
 #define DEFAULT_HOME	    "/home/jr2"
 #define DEFAULT_TMPDIR	    "/tmp"
@@ -274,18 +275,6 @@ static int fail(struct jr2_err *err, const char *fmt, ...)
 	return -1;
 }
 
-static bool valid_env_name(const char *name, size_t len)
-{
-	if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
-		      (name[i] >= 'a' && name[i] <= 'z') ||
-		      (name[i] >= '0' && name[i] <= '9')))
-			return false;
-	return true;
-}
-
 /* One directive; `where` is "FILE line N" for messages. */
 static int parse_directive(struct jr2_harness_config *cfg, char *word,
 			   char *arg, const char *where, struct jr2_err *err)
@@ -297,7 +286,7 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 	if (!strcmp(word, "env")) {
 		size_t len = name_len(arg);
 
-		if (!arg[len] || !valid_env_name(arg, len))
+		if (!arg[len] || !jr2_env_name(arg, len))
 			return fail(err,
 				    "%s: env '%s' is not NAME=VALUE with NAME "
 				    "of [A-Za-z0-9_]; fix the line",
@@ -322,7 +311,7 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		return set_entry(&cfg->env, arg) ? -ENOMEM : 0;
 	}
 	if (!strcmp(word, "secret")) {
-		if (!valid_env_name(arg, strlen(arg)))
+		if (!jr2_env_name(arg, strlen(arg)))
 			return fail(
 			    err,
 			    "%s: secret name '%s' is not an environment name "

@@ -10,6 +10,7 @@
 #include "abi.h"
 #include "harness.h"
 #include "policy.h"
+#include "request.h"
 
 #define DEFAULT_MAX_BACKOFF_MS 2000
 
@@ -127,18 +128,6 @@ static int run_serve(int argc, char **argv)
 	serve(&opts);
 }
 
-/* An environment name: [A-Za-z_][A-Za-z0-9_]*. */
-static bool env_name(const char *name)
-{
-	if (!*name || (*name >= '0' && *name <= '9'))
-		return false;
-	for (const char *c = name; *c; c++)
-		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
-			return false;
-	return true;
-}
-
 static int run_client(int argc, char **argv, bool exec)
 {
 	struct client_options opts = {.root = "/"};
@@ -158,7 +147,8 @@ static int run_client(int argc, char **argv, bool exec)
 					"list fewer");
 			opts.secrets[opts.n_secrets] =
 			    flag_value(argc, argv, &i);
-			if (!env_name(opts.secrets[opts.n_secrets]))
+			if (!jr2_env_name(opts.secrets[opts.n_secrets],
+					  strlen(opts.secrets[opts.n_secrets])))
 				die_msg(JR2_EXIT_USAGE,
 					"--secret '%s' is not a secret's name "
 					"([A-Za-z_][A-Za-z0-9_]*); give the "

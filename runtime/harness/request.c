@@ -41,13 +41,14 @@ const char *jr2_op_name(enum jr2_op op)
 	return "none";
 }
 
-static bool valid_secret_name(const char *name)
+bool jr2_env_name(const char *name, size_t len)
 {
-	if (!*name || (*name >= '0' && *name <= '9'))
+	if (len == 0 || (name[0] >= '0' && name[0] <= '9'))
 		return false;
-	for (const char *c = name; *c; c++)
-		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')))
+	for (size_t i = 0; i < len; i++)
+		if (!(name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9')))
 			return false;
 	return true;
 }
@@ -127,7 +128,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		return 0;
 	}
 	if (!strcmp(key, "secret")) {
-		if (!valid_secret_name(value))
+		if (!jr2_env_name(value, strlen(value)))
 			return fail(err,
 				    "request: secret name '%.64s' at byte %zu "
 				    "is not [A-Za-z_][A-Za-z0-9_]*",

@@ -59,6 +59,9 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 void jr2_request_free(struct jr2_request *req);
 const char *jr2_op_name(enum jr2_op op);
 
+/* An environment (and secret) name: [A-Za-z_][A-Za-z0-9_]*, len bytes. */
+bool jr2_env_name(const char *name, size_t len);
+
 /* A growing message; on allocation failure `failed` is set and kept. */
 struct jr2_msg {
 	char *buf;

@@ -45,17 +45,6 @@ static bool kh_read(const char *path, char *buf, size_t size)
 	return true;
 }
 
-static int kh_write(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
-	int err = n < 0 ? errno : 0;
-
-	if (fd >= 0)
-		close(fd);
-	return err;
-}
-
 FIXTURE_SETUP(helpers)
 {
 	st_setup(_metadata, &self->st);
@@ -66,7 +55,7 @@ FIXTURE_TEARDOWN(helpers)
 {
 	hx_stop(&self->st.hx);
 	if (self->saved)
-		kh_write(KH_PATTERN, self->pattern);
+		test_write(KH_PATTERN, self->pattern, 0);
 }
 
 /* The "kernel helpers:" line of argv's output (check, run --verbose). */
@@ -192,7 +181,7 @@ TEST_F(helpers, G6_the_line_names_what_core_pattern_does)
 	int err;
 
 	ASSERT_TRUE(self->saved);
-	err = kh_write(KH_PATTERN, "|/var/tmp/jr2-no-such-helper %p");
+	err = test_write(KH_PATTERN, "|/var/tmp/jr2-no-such-helper %p", 0);
 	if (err == EROFS || err == EACCES || err == EPERM)
 		SKIP(return, "%s cannot be written here (%s)", KH_PATTERN,
 			   strerror(err));
@@ -216,7 +205,7 @@ TEST_F(helpers, G6_the_line_names_what_core_pattern_does)
 	{
 		TH_LOG("harness log: %.2000s", log);
 	}
-	ASSERT_EQ(0, kh_write(KH_PATTERN, "core"));
+	ASSERT_EQ(0, test_write(KH_PATTERN, "core", 0));
 	kh_line(_metadata, check, line, sizeof(line));
 	ASSERT_NE(NULL, strstr(line, "core_pattern: a file name)"))
 	{

@@ -65,6 +65,17 @@ def _unreported_time(kernel, crash, binary_s, durations):
     return max(0.0, total - sum(timed))
 
 
+def _totals(suite, statuses, kernel, suite_id):
+    """The suite's counts of its cases' statuses, its time and its id."""
+    suite.set("tests", str(len(statuses)))
+    for attr, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skip")):
+        suite.set(attr, str(statuses.count(status)))
+    if kernel.durations.get("suite_s") is not None:
+        suite.set("time", f"{kernel.durations['suite_s']:.3f}")
+    suite.set("id", suite_id)
+    return suite
+
+
 def kernel_suite(kernel, run_id):
     suite = ET.Element("testsuite", name=kernel.name)
     _properties(suite, kernel)
@@ -84,13 +95,7 @@ def kernel_suite(kernel, run_id):
     statuses.append(_case(suite, f"{kernel.name}.vm", "health",
                           "error" if health else "pass", health[0] if health else "",
                           kernel.durations.get("total_s"), output="\n".join(health)))
-    suite.set("tests", str(len(statuses)))
-    for attr, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skip")):
-        suite.set(attr, str(statuses.count(status)))
-    if kernel.durations.get("suite_s") is not None:
-        suite.set("time", f"{kernel.durations['suite_s']:.3f}")
-    suite.set("id", f"{run_id}/{kernel.name}")
-    return suite
+    return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}")
 
 
 def upstream_suite(kernel, run_id):
@@ -100,13 +105,7 @@ def upstream_suite(kernel, run_id):
     statuses = [_case(suite, f"{kernel.name}.landlock.{r.binary.removesuffix('_test')}",
                       r.test, r.status, r.reason, r.duration, r.message, r.output)
                 for r in kernel.results]
-    suite.set("tests", str(len(statuses)))
-    for attr, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skip")):
-        suite.set(attr, str(statuses.count(status)))
-    if kernel.durations.get("suite_s") is not None:
-        suite.set("time", f"{kernel.durations['suite_s']:.3f}")
-    suite.set("id", f"{run_id}/{kernel.name}/upstream")
-    return suite
+    return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}/upstream")
 
 
 def build(run):

@@ -314,6 +314,63 @@ TEST_F(harness_channel, R11_vanished_peers_take_the_programs_budget)
 }
 
 /*
+ * A peer more than 128 generations below the harness was past the walk up
+ * its parents, and counted as a client: 30 connections from the bottom of
+ * a chain of 200 programs are the programs' (16 at most), and status works.
+ */
+TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
+{
+	struct hx *hx = &self->hx;
+	char line[256], out[HX_OUT_SIZE], log[64 * 1024];
+	int in[2], from[2], status, held = 0;
+	pid_t client;
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, pipe2(in, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(from, O_CLOEXEC));
+	client = fork();
+	ASSERT_LE(0, client);
+	if (client == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(from[1], 1);
+		dup2(null, 2);
+		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
+		      hx->self, "--hx-helper", "deep", HX_CONTROL, "200", "30",
+		      NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(from[1]);
+	read_line(from[0], line, sizeof(line));
+	ASSERT_EQ(1, sscanf(line, "held %d", &held))
+	{
+		TH_LOG("the program said: %s", line);
+	}
+	ASSERT_LT(16, held);
+	for (int waited = 0; waited < 10000; waited += 50) {
+		hx_log(log, sizeof(log));
+		if (strstr(log, "refused a control connection"))
+			break;
+		usleep(50000);
+	}
+	ASSERT_NE(NULL, strstr(log, "refused a control connection"))
+	{
+		TH_LOG("%d connections from 200 generations down, none "
+		       "refused: they counted as clients; log: %.2000s",
+		       held, log);
+	}
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+	{
+		TH_LOG("status: %s", out);
+	}
+	close(in[1]);
+	close(from[0]);
+	ASSERT_EQ(client, waitpid(client, &status, 0));
+}
+
+/*
  * Row 9: a client value with a newline forged a line of the harness's log.
  * Every control character of it is written as \xNN.
  */

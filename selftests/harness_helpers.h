@@ -280,6 +280,43 @@ static int hx_helper_vanish(const char *path, int n)
 	return 0;
 }
 
+/*
+ * A chain of `depth` processes, each waiting for its child; the deepest
+ * makes up to n connections to the control socket `path`, prints "held N"
+ * and keeps them until stdin ends (a peer deeper than the harness's walk).
+ */
+static int hx_helper_deep(const char *path, int depth, int n)
+{
+	struct sockaddr_un addr;
+	int held = 0, status;
+	char byte;
+
+	for (; depth > 1; depth--) {
+		pid_t child = fork();
+
+		if (child < 0)
+			return hx_print_errno(errno);
+		if (child > 0) {
+			waitpid(child, &status, 0);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		}
+	}
+	fx_unix_addr(&addr, path);
+	for (int i = 0; i < n; i++) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+		if (fd < 0 ||
+		    connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+			break;
+		held++;
+	}
+	printf("held %d\n", held);
+	fflush(stdout);
+	while (read(0, &byte, 1) > 0)
+		;
+	return 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -339,6 +376,8 @@ static int hx_helper(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[0], "flood"))
 		return hx_helper_flood(argv[1], atoi(argv[2]), atoi(argv[3]),
 				       atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[0], "deep"))
+		return hx_helper_deep(argv[1], atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[0], "vanish"))
 		return hx_helper_vanish(argv[1], atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))

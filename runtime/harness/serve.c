@@ -1463,37 +1463,46 @@ static void on_custodian_readable(struct conn *c)
 }
 
 /*
- * A peer that descends from the harness is one of its programs (they are
- * its children, CLONE_PARENT, and it is their subreaper, so even a program's
- * orphans stay below it); a client the user runs is not.  A peer gone
- * before it is looked up counts as a program.
+ * A peer is a client only when its chain of parents leaves the harness's
+ * reach without passing through it: it reaches pid 1, or a parent outside
+ * this pid namespace (PPid 0: `docker exec`).  Programs are the harness's
+ * children (CLONE_PARENT) and it is their subreaper, so even a program's
+ * orphans stay below it.  Anything not known is a program's: a peer or a
+ * parent gone before it is read (its descriptor may live on in a child), a
+ * chain deeper than the walk.  That costs a client nothing it needs; the
+ * other way, programs could hold the clients' whole budget.  pid 0 (a peer
+ * of another pid namespace, which no program can be) is a client.
  */
 static bool peer_is_program(pid_t pid)
 {
 	const pid_t self = getpid();
 
-	for (int depth = 0; pid > 1 && depth < 128; depth++) {
+	if (pid <= 0)
+		return false;
+	for (int depth = 0; depth < 128; depth++) {
 		char path[64], line[128];
 		FILE *status;
-		pid_t parent = 0;
+		pid_t parent = -1;
 
 		if (pid == self)
 			return true;
+		if (pid == 1)
+			return false;
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 		status = fopen(path, "re");
-		/* Gone (its descriptor may live on in a child): unknown, so a
-		   program's, whose budget a vanished client cannot hurt. */
 		if (!status)
 			return true;
 		while (fgets(line, sizeof(line), status))
 			if (sscanf(line, "PPid: %d", &parent) == 1)
 				break;
 		fclose(status);
-		if (parent == self)
+		if (parent < 0)
 			return true;
+		if (parent == 0)
+			return false;
 		pid = parent;
 	}
-	return false;
+	return true;
 }
 
 static size_t control_of_programs(void)

@@ -248,6 +248,80 @@ static void read_line(int fd, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+/* A program run by `exec`, its stdin and stdout pipes to this test. */
+struct held_program {
+	pid_t client;
+	int in, from; /* its stdin (write end), its stdout (read end) */
+};
+
+static void start_program(struct __test_metadata *_metadata, struct hx *hx,
+			  const char *const helper_args[],
+			  struct held_program *p)
+{
+	const char *argv[16] = {hx->harness, "exec",   "--root",     HX_ROOT,
+				"--",	     hx->self, "--hx-helper"};
+	int in[2], from[2], n = 7;
+
+	for (int i = 0; helper_args[i] && n < 15; i++)
+		argv[n++] = helper_args[i];
+	argv[n] = NULL;
+	ASSERT_EQ(0, pipe2(in, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(from, O_CLOEXEC));
+	p->client = fork();
+	ASSERT_LE(0, p->client);
+	if (p->client == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(from[1], 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(from[1]);
+	p->in = in[1];
+	p->from = from[0];
+}
+
+/*
+ * The program said "held N": more than the programs' 16 and fewer than the
+ * clients' 128; the harness refuses some as the programs', status works,
+ * then the program's descriptors' keepers end (stdin closed).
+ */
+static void expect_programs_budget(struct __test_metadata *_metadata,
+				   struct hx *hx, struct held_program *p,
+				   const char *held_line, const char *peers)
+{
+	char out[HX_OUT_SIZE], log[64 * 1024];
+	int held = 0, status;
+
+	ASSERT_EQ(1, sscanf(held_line, "held %d", &held))
+	{
+		TH_LOG("the program said: %s", held_line);
+	}
+	ASSERT_LT(16, held);
+	for (int waited = 0; waited < 10000; waited += 50) {
+		hx_log(log, sizeof(log));
+		if (strstr(log, "refused a control connection"))
+			break;
+		usleep(50000);
+	}
+	ASSERT_NE(NULL, strstr(log, "refused a control connection"))
+	{
+		TH_LOG("%d connections of %s, none refused: they counted as "
+		       "clients; log: %.2000s",
+		       held, peers, log);
+	}
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+	{
+		TH_LOG("status: %s", out);
+	}
+	close(p->in);
+	close(p->from);
+	ASSERT_EQ(p->client, waitpid(p->client, &status, 0));
+}
+
 /*
  * A program's connection whose peer is gone by the time the harness looks
  * (the connecting process exited; a child of it keeps the descriptor) was
@@ -257,60 +331,20 @@ static void read_line(int fd, char *buf, size_t size)
  */
 TEST_F(harness_channel, R11_vanished_peers_take_the_programs_budget)
 {
-	struct hx *hx = &self->hx;
-	char line[256], out[HX_OUT_SIZE], log[64 * 1024];
-	int in[2], from[2], status, held = 0;
-	pid_t client;
+	const char *const vanish[] = {"vanish", HX_CONTROL, "60", NULL};
+	struct held_program p;
+	char line[256];
 
-	HX_START(hx, NULL);
-	ASSERT_EQ(0, pipe2(in, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(from, O_CLOEXEC));
-	client = fork();
-	ASSERT_LE(0, client);
-	if (client == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(in[0], 0);
-		dup2(from[1], 1);
-		dup2(null, 2);
-		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "vanish", HX_CONTROL, "60",
-		      NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(from[1]);
-	read_line(from[0], line, sizeof(line));
+	HX_START(&self->hx, NULL);
+	start_program(_metadata, &self->hx, vanish, &p);
+	read_line(p.from, line, sizeof(line));
 	ASSERT_STREQ("ready", line);
-	ASSERT_EQ(0, kill(hx->pid, SIGSTOP));
-	ASSERT_EQ(1, write(in[1], "g", 1));
-	read_line(from[0], line, sizeof(line));
-	ASSERT_EQ(1, sscanf(line, "held %d", &held))
-	{
-		TH_LOG("the program said: %s", line);
-	}
-	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
-	/* More than the programs' 16, fewer than the clients' 128. */
-	ASSERT_LT(16, held);
-	for (int waited = 0; waited < 10000; waited += 50) {
-		hx_log(log, sizeof(log));
-		if (strstr(log, "refused a control connection"))
-			break;
-		usleep(50000);
-	}
-	ASSERT_NE(NULL, strstr(log, "refused a control connection"))
-	{
-		TH_LOG("%d connections of vanished peers, none refused: they "
-		       "counted as clients; log: %.2000s",
-		       held, log);
-	}
-	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
-	{
-		TH_LOG("status: %s", out);
-	}
-	close(in[1]); /* the descriptors' keepers end */
-	close(from[0]);
-	ASSERT_EQ(client, waitpid(client, &status, 0));
+	ASSERT_EQ(0, kill(self->hx.pid, SIGSTOP));
+	ASSERT_EQ(1, write(p.in, "g", 1));
+	read_line(p.from, line, sizeof(line));
+	ASSERT_EQ(0, kill(self->hx.pid, SIGCONT));
+	expect_programs_budget(_metadata, &self->hx, &p, line,
+			       "vanished peers");
 }
 
 /*
@@ -320,54 +354,15 @@ TEST_F(harness_channel, R11_vanished_peers_take_the_programs_budget)
  */
 TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
 {
-	struct hx *hx = &self->hx;
-	char line[256], out[HX_OUT_SIZE], log[64 * 1024];
-	int in[2], from[2], status, held = 0;
-	pid_t client;
+	const char *const deep[] = {"deep", HX_CONTROL, "200", "30", NULL};
+	struct held_program p;
+	char line[256];
 
-	HX_START(hx, NULL);
-	ASSERT_EQ(0, pipe2(in, O_CLOEXEC));
-	ASSERT_EQ(0, pipe2(from, O_CLOEXEC));
-	client = fork();
-	ASSERT_LE(0, client);
-	if (client == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(in[0], 0);
-		dup2(from[1], 1);
-		dup2(null, 2);
-		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "deep", HX_CONTROL, "200", "30",
-		      NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(from[1]);
-	read_line(from[0], line, sizeof(line));
-	ASSERT_EQ(1, sscanf(line, "held %d", &held))
-	{
-		TH_LOG("the program said: %s", line);
-	}
-	ASSERT_LT(16, held);
-	for (int waited = 0; waited < 10000; waited += 50) {
-		hx_log(log, sizeof(log));
-		if (strstr(log, "refused a control connection"))
-			break;
-		usleep(50000);
-	}
-	ASSERT_NE(NULL, strstr(log, "refused a control connection"))
-	{
-		TH_LOG("%d connections from 200 generations down, none "
-		       "refused: they counted as clients; log: %.2000s",
-		       held, log);
-	}
-	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
-	{
-		TH_LOG("status: %s", out);
-	}
-	close(in[1]);
-	close(from[0]);
-	ASSERT_EQ(client, waitpid(client, &status, 0));
+	HX_START(&self->hx, NULL);
+	start_program(_metadata, &self->hx, deep, &p);
+	read_line(p.from, line, sizeof(line));
+	expect_programs_budget(_metadata, &self->hx, &p, line,
+			       "peers 200 generations down");
 }
 
 /*

@@ -121,7 +121,7 @@ TEST_F(escapes, R3_capabilities_no_block_device)
 	char *const rules[] = {st->confine, "rules",	  "--json",
 			       "--protect", HX_PROTECTED, "--read-only",
 			       ST_RO,	    NULL};
-	char out[HX_OUT_SIZE];
+	static char out[FX_RULES_SIZE];
 	const char *expected;
 
 	ST_START(st);

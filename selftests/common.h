@@ -509,18 +509,25 @@ static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
 	return fx_lifeline_child_fd(_metadata, NULL);
 }
 
+/* Room for `jr2-confine rules`: a rule for each entry beside a restricted
+   path, so its size follows the machine's root, not the test. */
+#define FX_RULES_SIZE (256 * 1024)
+
 /*
  * Runs argv[0] with argv in a child, its stdout and stderr into out (NUL
- * terminated, cut at size), its stdin in_fd (-1: this process's); with
- * `session`, first in a new session whose controlling terminal is in_fd.
- * 0 with the exit status in *status (-1 when killed), or the errno of
- * fork/pipe.
+ * terminated), its stdin in_fd (-1: this process's); with `session`, first
+ * in a new session whose controlling terminal is in_fd.  0 with the exit
+ * status in *status (-1 when killed), the errno of fork/pipe, or E2BIG
+ * when the output did not fit: it is read to its end all the same, so the
+ * child never dies of a closed pipe, and no test reads a cut answer.
  */
 static inline int fx_run_in(char *const argv[], int in_fd, bool session,
 			    char *out, size_t size, int *status)
 {
 	int pipefd[2], wstatus;
 	size_t used = 0;
+	bool cut = false;
+	char rest[4096];
 	ssize_t n;
 	pid_t pid;
 
@@ -544,11 +551,13 @@ static inline int fx_run_in(char *const argv[], int in_fd, bool session,
 	       (n = read(pipefd[0], out + used, size - 1 - used)) > 0)
 		used += (size_t)n;
 	out[used] = '\0';
+	while ((n = read(pipefd[0], rest, sizeof(rest))) > 0)
+		cut = true;
 	close(pipefd[0]);
 	if (waitpid(pid, &wstatus, 0) < 0)
 		return errno;
 	*status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-	return 0;
+	return cut ? E2BIG : 0;
 }
 
 /* The same with this process's stdin. */

@@ -140,7 +140,8 @@ static void private_run(struct __test_metadata *_metadata)
 TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 {
 	static const char *const defaults[] = {NULL};
-	char tool[PATH_MAX], out[16384], probe[PATH_MAX];
+	static char out[FX_RULES_SIZE];
+	char tool[PATH_MAX], probe[PATH_MAX];
 	char *argv[] = {(char *)FX_FIND_TOOL("jr2-confine", tool), "rules",
 			NULL, NULL};
 	int status = -1, n = 0;

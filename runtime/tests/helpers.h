@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -167,27 +168,40 @@ static inline int jr2t_private_tmp_bins(void)
 }
 
 struct jr2t_out {
-	int status; /* exit status, or 128 + signal */
-	char out[16384];
-	char err[4096];
+	int status; /* exit status, 128 + signal, or -1: output cut */
+	/* `rules` writes a rule for each entry beside a restricted path: its
+	   size follows the machine's root, not the test. */
+	char out[256 * 1024];
+	char err[16384];
 };
 
-static inline void jr2t_drain(int fd, char *buf, size_t size)
+/* Appends what fd has to buf (NUL kept); past size - 1, counts it cut.
+   Returns false at the end of fd. */
+static inline bool jr2t_drain(int fd, char *buf, size_t size, size_t *len,
+			      bool *cut)
 {
-	size_t len = 0;
+	char rest[4096];
 	ssize_t n;
 
-	while ((n = read(fd, buf + len, size - 1 - len)) > 0) {
-		len += (size_t)n;
-		if (len >= size - 1)
-			break;
-	}
-	buf[len] = '\0';
+	if (*len + 1 < size)
+		n = read(fd, buf + *len, size - 1 - *len);
+	else
+		n = read(fd, rest, sizeof(rest));
+	if (n <= 0)
+		return false;
+	if (*len + 1 < size)
+		*len += (size_t)n;
+	else
+		*cut = true;
+	buf[*len] = '\0';
+	return true;
 }
 
 /*
  * Runs argv (argv[0] "jr2-confine" or "jr2-try" means the built program)
- * with `env` (NULL: ours), captures stdout and stderr.  Returns the status.
+ * with `env` (NULL: ours), captures stdout and stderr, both read to their
+ * end (no child dies of a closed pipe).  Returns the status, or -1 when an
+ * output did not fit: no test reads a cut answer.
  */
 static inline int jr2t_runv_setup(struct jr2t_out *o, char *const env[],
 				  char *const argv[], void (*setup)(int arg),
@@ -195,6 +209,9 @@ static inline int jr2t_runv_setup(struct jr2t_out *o, char *const env[],
 {
 	int out[2], err[2];
 	char path[PATH_MAX + 64];
+	size_t out_len = 0, err_len = 0;
+	bool cut = false;
+	struct pollfd fds[2];
 	pid_t pid;
 	int wstatus;
 
@@ -220,15 +237,30 @@ static inline int jr2t_runv_setup(struct jr2t_out *o, char *const env[],
 	}
 	close(out[1]);
 	close(err[1]);
-	/* Outputs are small: read stderr after stdout without deadlock. */
-	jr2t_drain(out[0], o->out, sizeof(o->out));
-	jr2t_drain(err[0], o->err, sizeof(o->err));
+	o->out[0] = o->err[0] = '\0';
+	fds[0] = (struct pollfd){.fd = out[0], .events = POLLIN};
+	fds[1] = (struct pollfd){.fd = err[0], .events = POLLIN};
+	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[0].revents &&
+		    !jr2t_drain(out[0], o->out, sizeof(o->out), &out_len, &cut))
+			fds[0].fd = -1;
+		if (fds[1].revents &&
+		    !jr2t_drain(err[0], o->err, sizeof(o->err), &err_len, &cut))
+			fds[1].fd = -1;
+	}
 	close(out[0]);
 	close(err[0]);
 	if (waitpid(pid, &wstatus, 0) < 0)
 		return -1;
 	o->status =
 	    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+	if (cut)
+		o->status = -1;
 	return o->status;
 }
 

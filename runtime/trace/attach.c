@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,34 +158,67 @@ static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
 	k->kprobes_errno = access(KPROBE_PMU, R_OK) == 0 ? 0 : errno;
 }
 
+/* A line of /proc/kallsyms naming a hook_* symbol: each point's match. */
+static void match_ksym(struct jr2_tracer *t, const char *line)
+{
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		char *sym = t->points[i].ksym;
+
+		if (!sym[0])
+			jr2_ksym_match(line, jr2_points[i].hook, sym,
+				       sizeof(t->points[i].ksym));
+	}
+}
+
 /*
  * One pass over /proc/kallsyms finds every hook's symbol.  Read only when a
- * point needs more than fexit on its hook: it takes 0.5 s under TCG.
+ * point needs more than kprobe.multi or fexit on its hook.  Big reads and a
+ * search for " hook_" in each: the file is some 200,000 lines, and a read
+ * per 1 KiB line buffer, each line looked at, took over 0.5 s under TCG.
  */
 static void find_ksyms(struct jr2_tracer *t)
 {
-	FILE *f;
-	char line[512];
+	static char buf[1 << 18];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
 
 	if (t->ksyms_read)
 		return;
 	t->ksyms_read = true;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
 	t->kernel.kallsyms = true;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " hook_"))
-			continue;
-		for (int i = 0; i < JR2_POINT_COUNT; i++) {
-			char *sym = t->points[i].ksym;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *p = buf, *end, *hit;
 
-			if (!sym[0])
-				jr2_ksym_match(line, jr2_points[i].hook, sym,
-					       sizeof(t->points[i].ksym));
+		len += n;
+		buf[len] = '\0';
+		end = memrchr(buf, '\n', len);
+		if (!end) {
+			len = 0; /* a line longer than the buffer: not ours */
+			continue;
 		}
+		*end = '\0';
+		while ((hit = strstr(p, " hook_"))) {
+			char *start = memrchr(p, '\n', hit - p);
+			char *stop = strchr(hit, '\n');
+
+			start = start ? start + 1 : p;
+			if (stop)
+				*stop = '\0';
+			match_ksym(t, start);
+			if (!stop)
+				break;
+			p = stop + 1;
+		}
+		/* The partial last line goes first in the next read. */
+		len = buf + len - (end + 1);
+		memmove(buf, end + 1, len);
 	}
-	fclose(f);
+	close(fd);
+	verbose_step("kallsyms read");
 }
 
 static void note(char *buf, const char *fmt, ...)
@@ -430,6 +464,7 @@ static int load(struct jr2_tracer *t, __u32 root_tgid, const struct btf *btf,
 				 strerror(-ret));
 			return ret;
 		}
+		verbose_step("BPF object opened");
 		t->skel->rodata->root_tgid = root_tgid;
 		set_autoload(t->skel, t, root_tgid);
 		libbpf_log.failed_prog[0] = '\0';
@@ -493,13 +528,15 @@ static int attach_multi_pair(struct jr2_tracer *t, const char **syms,
 }
 
 /*
- * One kretprobe.multi link for every MULTI point whose hook BTF has (the
- * return half first: an entry alone is useless), then one kprobe.multi link
- * for their entries and landlock_log_denial; each cookie names its point.
- * A hook BTF lacks (its security_* entry point has it) gets a pair of its
- * own: the kernel resolves its name, and a failure there is its alone.
- * Returns 0; 1 when such a point must fall back (a new load); or -errno
- * when the shared link failed.
+ * A hook BTF lacks (its security_* entry point has it) gets a kprobe.multi
+ * pair of its own, tried first: the kernel resolves its name, and a failure
+ * there is its alone.  Then one kretprobe.multi link for every MULTI point
+ * whose hook BTF has (the return half first: an entry alone is useless),
+ * then one kprobe.multi link for their entries and landlock_log_denial;
+ * each cookie names its point.  A point whose next way needs no program
+ * (none is left: the hook is not in this kernel) costs no new load.
+ * Returns 0; 1 when a point must fall back to programs not loaded (a new
+ * load); or -errno when the shared link failed.
  */
 static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 {
@@ -509,6 +546,29 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	int ret = 0, err;
 
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+		const char *sym = jr2_points[i].hook;
+		__u64 cookie = i;
+
+		if (s->how != JR2_HOW_MULTI || s->hook_btf)
+			continue;
+		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
+		verbose_step(
+		    err ? "kprobe.multi pair of a hook outside BTF: failed"
+			: "kprobe.multi pair of a hook outside BTF: attached");
+		if (!err)
+			continue;
+		s->note[0] = '\0';
+		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
+		     strerrorname_np(-err));
+		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
+		note_why_not(t, i);
+		if (s->how != JR2_HOW_NONE)
+			ret = 1;
+	}
+	if (ret)
+		return ret;
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		if (t->points[i].how != JR2_HOW_MULTI || !t->points[i].hook_btf)
 			continue;
 		syms[n] = jr2_points[i].hook;
@@ -516,7 +576,7 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	}
 	entries = n;
 	if (t->log_denial_multi && !n) {
-		/* Rare: no hook in BTF; the pairs below have one sym each. */
+		/* Rare: no hook in BTF; the pairs above have one sym each. */
 		t->log_denial_multi = t->log_denial = false;
 		note(t->log_denial_note, "no hook in BTF to share its link");
 	}
@@ -526,27 +586,10 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	}
 	if (entries) {
 		err = attach_multi_pair(t, syms, cookies, n, entries);
-		if (err)
-			return err;
+		verbose_step("the shared kprobe.multi pair");
+		return err;
 	}
-	for (int i = 0; i < JR2_POINT_COUNT; i++) {
-		struct jr2_point_state *s = &t->points[i];
-		const char *sym = jr2_points[i].hook;
-		__u64 cookie = i;
-
-		if (s->how != JR2_HOW_MULTI || s->hook_btf)
-			continue;
-		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
-		if (!err)
-			continue;
-		s->note[0] = '\0';
-		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
-		     strerrorname_np(-err));
-		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
-		note_why_not(t, i);
-		ret = 1;
-	}
-	return ret;
+	return 0;
 }
 
 static void detach(struct jr2_tracer *t)

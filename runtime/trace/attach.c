@@ -172,7 +172,8 @@ static void match_ksym(struct jr2_tracer *t, const char *line)
 
 /*
  * One pass over /proc/kallsyms finds every hook's symbol.  Read only when a
- * point needs more than kprobe.multi or fexit on its hook.  Big reads and a
+ * point needs more than kprobe.multi or fexit on its hook and its own name
+ * will not do (kprobe_sym(), hook_exists()).  Big reads and a
  * search for " hook_" in each: the file is some 200,000 lines, and a read
  * per 1 KiB line buffer, each line looked at, took over 0.5 s under TCG.
  */
@@ -186,6 +187,12 @@ static void find_ksyms(struct jr2_tracer *t)
 	if (t->ksyms_read)
 		return;
 	t->ksyms_read = true;
+	/* What kallsyms says replaces a presumed name. */
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		if (t->points[i].ksym_presumed)
+			t->points[i].ksym[0] = '\0';
+		t->points[i].ksym_presumed = false;
+	}
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -238,6 +245,36 @@ static void note(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The symbol a kprobe on the hook attaches to.  Without kallsyms read, the
+ * hook's own name is presumed (a kprobe resolves it in the kernel, cheaply;
+ * attach() reads kallsyms for a clone such as hook_x.isra.0 when it fails),
+ * unless kprobe.multi already found no function of that name.
+ */
+static bool kprobe_sym(struct jr2_tracer *t, int i)
+{
+	struct jr2_point_state *s = &t->points[i];
+
+	if (s->ksym[0])
+		return true;
+	if (!t->ksyms_read && !s->multi_esrch) {
+		snprintf(s->ksym, sizeof(s->ksym), "%s", jr2_points[i].hook);
+		s->ksym_presumed = true;
+		return true;
+	}
+	find_ksyms(t);
+	return s->ksym[0] != '\0';
+}
+
+/* Landlock has the hook: BTF or kallsyms names it. */
+static bool hook_exists(struct jr2_tracer *t, int i)
+{
+	if (t->points[i].hook_btf)
+		return true;
+	find_ksyms(t);
+	return t->points[i].ksym[0] != '\0';
+}
+
 /* The best way to see a point's denials that is left after `failed`. */
 static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
 			     const struct btf *btf)
@@ -253,13 +290,12 @@ static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
 	if (failed < JR2_HOW_FEXIT && s->hook_btf &&
 	    !(t->avoid & (1U << JR2_HOW_FEXIT)) && tracing_works(k, btf))
 		return JR2_HOW_FEXIT;
-	find_ksyms(t);
 	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
-	    t->points[i].ksym[0] && !(t->avoid & (1U << JR2_HOW_KPROBE)))
+	    !(t->avoid & (1U << JR2_HOW_KPROBE)) && kprobe_sym(t, i))
 		return JR2_HOW_KPROBE;
-	/* Without the hook in kallsyms Landlock cannot deny here at all. */
-	if (failed < JR2_HOW_SECURITY && t->points[i].ksym[0] &&
-	    s->security_btf && tracing_works(k, btf))
+	/* Without the hook Landlock cannot deny here at all. */
+	if (failed < JR2_HOW_SECURITY && s->security_btf && hook_exists(t, i) &&
+	    tracing_works(k, btf))
 		return JR2_HOW_SECURITY;
 	return JR2_HOW_NONE;
 }
@@ -287,12 +323,10 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 	s->how = next_way(t, i, JR2_HOW_NONE, btf);
 	if (!s->hook_btf && s->how == JR2_HOW_MULTI)
 		note(s->note, "fexit: %s not in BTF", p->hook);
-	if (!s->hook_btf && s->how != JR2_HOW_MULTI) {
-		find_ksyms(t);
-		if (!s->ksym[0]) {
-			note(s->note, "%s: not in this kernel", p->hook);
-			return;
-		}
+	/* A kprobe by a presumed name: attach() tells whether it is there. */
+	if (!s->hook_btf && s->how == JR2_HOW_NONE && !hook_exists(t, i)) {
+		note(s->note, "%s: not in this kernel", p->hook);
+		return;
 	}
 	note_why_not(t, i);
 }
@@ -500,6 +534,42 @@ static bool attach_one(struct jr2_tracer *t, struct bpf_program *prog,
 	return true;
 }
 
+/* A kprobe pair on the hook: the return half first (an entry alone is
+ * useless), by a presumed name, then by kallsyms' name where it differs. */
+static bool attach_kprobe(struct jr2_tracer *t, int i)
+{
+	struct jr2_point_state *s = &t->points[i];
+	struct bpf_program *kr = program(t->skel, "kr", i);
+	struct bpf_program *kp = program(t->skel, "kp", i);
+	char why[JR2_NOTE_LEN] = "";
+	int links = t->n_links;
+
+	if (attach_one(t, kr, s->ksym, true, why) &&
+	    attach_one(t, kp, s->ksym, false, why))
+		return true;
+	while (t->n_links > links)
+		bpf_link__destroy(t->links[--t->n_links]);
+	if (s->ksym_presumed) {
+		verbose_step("a kprobe by the hook's name failed: kallsyms");
+		find_ksyms(t);
+		if (!s->ksym[0]) {
+			note(s->note, "%s: not in this kernel (kallsyms)",
+			     jr2_points[i].hook);
+			return false;
+		}
+		if (strcmp(s->ksym, jr2_points[i].hook)) {
+			why[0] = '\0';
+			if (attach_one(t, kr, s->ksym, true, why) &&
+			    attach_one(t, kp, s->ksym, false, why))
+				return true;
+			while (t->n_links > links)
+				bpf_link__destroy(t->links[--t->n_links]);
+		}
+	}
+	note(s->note, "%s", why);
+	return false;
+}
+
 /* A kretprobe.multi then a kprobe.multi link on syms; -errno, none kept. */
 static int attach_multi_pair(struct jr2_tracer *t, const char **syms,
 			     const __u64 *cookies, size_t n, size_t entries)
@@ -559,6 +629,7 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 		if (!err)
 			continue;
 		s->note[0] = '\0';
+		s->multi_esrch = err == -ESRCH;
 		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
 		     strerrorname_np(-err));
 		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
@@ -627,11 +698,7 @@ static int attach(struct jr2_tracer *t, const struct btf *btf)
 					s->note);
 			break;
 		case JR2_HOW_KPROBE:
-			/* The return half first: an entry alone is useless. */
-			ok = attach_one(t, program(skel, "kr", i), s->ksym,
-					true, s->note) &&
-			     attach_one(t, program(skel, "kp", i), s->ksym,
-					false, s->note);
+			ok = attach_kprobe(t, i);
 			break;
 		case JR2_HOW_SECURITY:
 			ok = attach_one(t, program(skel, "sx", i), NULL, false,

@@ -30,6 +30,8 @@ struct jr2_point_state {
 	enum jr2_how how;
 	bool hook_btf, security_btf; /* the functions BTF has */
 	char ksym[128]; /* the kallsyms name a kprobe attaches to */
+	bool ksym_presumed; /* the hook's own name, kallsyms not read */
+	bool multi_esrch; /* kprobe.multi found no function of that name */
 	char note[JR2_NOTE_LEN]; /* why not a better way; why none */
 };
 

@@ -657,7 +657,8 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	}
 	if (entries) {
 		err = attach_multi_pair(t, syms, cookies, n, entries);
-		verbose_step("the shared kprobe.multi pair");
+		verbose_step(err ? "the shared kprobe.multi pair: refused"
+				 : "the shared kprobe.multi pair: attached");
 		return err;
 	}
 	return 0;

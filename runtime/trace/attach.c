@@ -134,6 +134,36 @@ static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
 }
 
 /*
+ * Does the kernel take kprobe.multi links (fprobe)?  A two-insn program
+ * and a link to no function: the kernel refuses the empty list (EINVAL)
+ * only once it knows kprobe.multi, and says EOPNOTSUPP without fprobe.
+ * Nothing attaches, so it costs no ftrace update; it spares a load of the
+ * programs whose link would then fail (a kernel before 5.18 says EINVAL
+ * too: its attach fails, and the fallback loads again, as it must).
+ */
+static int probe_kprobe_multi(void)
+{
+	const struct bpf_insn ret0[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	int fd, link, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "jr2_kmulti", "GPL", ret0, 2,
+			   &opts);
+	if (fd < 0)
+		return errno;
+	link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, NULL);
+	err = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(fd);
+	return err == EINVAL ? 0 : err;
+}
+
+/*
  * The fexit probe attaches a trampoline, which under TCG takes a good part
  * of a second: asked only when a way needs tracing programs (or --probe).
  */
@@ -341,6 +371,9 @@ static void note_why_not(struct jr2_tracer *t, int i)
 	if (s->how != JR2_HOW_MULTI &&
 	    (t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)))
 		note(s->note, "kprobe.multi: avoided (--avoid)");
+	else if (s->how != JR2_HOW_MULTI && t->multi_probed)
+		note(s->note, "kprobe.multi: refused (%s)",
+		     strerrorname_np(t->multi_errno));
 	if (s->how == JR2_HOW_NONE || s->how > JR2_HOW_FEXIT) {
 		if (t->avoid & (1U << JR2_HOW_FEXIT))
 			note(s->note, "fexit: avoided (--avoid)");
@@ -628,6 +661,10 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 			: "kprobe.multi pair of a hook outside BTF: attached");
 		if (!err)
 			continue;
+		/* Not its name: kprobe.multi itself; the shared link fails too.
+		 */
+		if (err != -ESRCH && err != -ENOENT)
+			return err;
 		s->note[0] = '\0';
 		s->multi_esrch = err == -ESRCH;
 		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
@@ -739,6 +776,11 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 	libbpf_set_print(on_libbpf_print);
 	probe_kernel(&t->kernel, &btf);
 	scan_btf(t, btf);
+	if (!(t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)) &&
+	    !t->kernel.btf_errno) {
+		t->multi_errno = probe_kprobe_multi();
+		t->multi_probed = t->multi_errno != 0;
+	}
 	if (opts->probe_all)
 		tracing_works(&t->kernel, btf);
 	verbose_step("kernel probed (Landlock, BTF)");
@@ -870,6 +912,12 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 		fprintf(out, "tracing programs: yes\n");
 	fprintf(out, "kprobes: %s\n",
 		k->kprobes_errno ? "no (no kprobe PMU)" : "yes");
+	if (t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE))
+		fprintf(out, "kprobe.multi: avoided (--avoid)\n");
+	else
+		fprintf(out, "kprobe.multi: %s%s\n",
+			t->multi_errno ? "refused: " : "yes",
+			t->multi_errno ? strerrorname_np(t->multi_errno) : "");
 	fprintf(out, "landlock_log_denial: %s%s%s\n",
 		t->log_denial
 		    ? (t->log_denial_multi ? "kprobe.multi" : "fentry")

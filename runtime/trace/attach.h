@@ -74,6 +74,7 @@ struct jr2_tracer {
 	int traced_points; /* points with a way to see their denials */
 	int landlock_points; /* of those, attributed to Landlock */
 	int multi_errno; /* why the kprobe.multi link failed; 0: it did not */
+	bool multi_probed; /* multi_errno from the probe, before any load */
 	struct bpf_link *links[4 * JR2_POINT_COUNT + 3];
 	int n_links;
 };

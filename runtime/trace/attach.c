@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,6 +134,36 @@ static void probe_tracing(struct jr2_kernel *k, const struct btf *btf)
 }
 
 /*
+ * Does the kernel take kprobe.multi links (fprobe)?  A two-insn program
+ * and a link to no function: the kernel refuses the empty list (EINVAL)
+ * only once it knows kprobe.multi, and says EOPNOTSUPP without fprobe.
+ * Nothing attaches, so it costs no ftrace update; it spares a load of the
+ * programs whose link would then fail (a kernel before 5.18 says EINVAL
+ * too: its attach fails, and the fallback loads again, as it must).
+ */
+static int probe_kprobe_multi(void)
+{
+	const struct bpf_insn ret0[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = BPF_TRACE_KPROBE_MULTI);
+	int fd, link, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "jr2_kmulti", "GPL", ret0, 2,
+			   &opts);
+	if (fd < 0)
+		return errno;
+	link = bpf_link_create(fd, 0, BPF_TRACE_KPROBE_MULTI, NULL);
+	err = link < 0 ? errno : 0;
+	if (link >= 0)
+		close(link);
+	close(fd);
+	return err == EINVAL ? 0 : err;
+}
+
+/*
  * The fexit probe attaches a trampoline, which under TCG takes a good part
  * of a second: asked only when a way needs tracing programs (or --probe).
  */
@@ -157,34 +188,74 @@ static void probe_kernel(struct jr2_kernel *k, struct btf **btf)
 	k->kprobes_errno = access(KPROBE_PMU, R_OK) == 0 ? 0 : errno;
 }
 
+/* A line of /proc/kallsyms naming a hook_* symbol: each point's match. */
+static void match_ksym(struct jr2_tracer *t, const char *line)
+{
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		char *sym = t->points[i].ksym;
+
+		if (!sym[0])
+			jr2_ksym_match(line, jr2_points[i].hook, sym,
+				       sizeof(t->points[i].ksym));
+	}
+}
+
 /*
  * One pass over /proc/kallsyms finds every hook's symbol.  Read only when a
- * point needs more than fexit on its hook: it takes 0.5 s under TCG.
+ * point needs more than kprobe.multi or fexit on its hook and its own name
+ * will not do (kprobe_sym(), hook_exists()).  Big reads and a
+ * search for " hook_" in each: the file is some 200,000 lines, and a read
+ * per 1 KiB line buffer, each line looked at, took over 0.5 s under TCG.
  */
 static void find_ksyms(struct jr2_tracer *t)
 {
-	FILE *f;
-	char line[512];
+	static char buf[1 << 18];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
 
 	if (t->ksyms_read)
 		return;
 	t->ksyms_read = true;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	/* What kallsyms says replaces a presumed name. */
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		if (t->points[i].ksym_presumed)
+			t->points[i].ksym[0] = '\0';
+		t->points[i].ksym_presumed = false;
+	}
+	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
 	t->kernel.kallsyms = true;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " hook_"))
-			continue;
-		for (int i = 0; i < JR2_POINT_COUNT; i++) {
-			char *sym = t->points[i].ksym;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		char *p = buf, *end, *hit;
 
-			if (!sym[0])
-				jr2_ksym_match(line, jr2_points[i].hook, sym,
-					       sizeof(t->points[i].ksym));
+		len += n;
+		buf[len] = '\0';
+		end = memrchr(buf, '\n', len);
+		if (!end) {
+			len = 0; /* a line longer than the buffer: not ours */
+			continue;
 		}
+		*end = '\0';
+		while ((hit = strstr(p, " hook_"))) {
+			char *start = memrchr(p, '\n', hit - p);
+			char *stop = strchr(hit, '\n');
+
+			start = start ? start + 1 : p;
+			if (stop)
+				*stop = '\0';
+			match_ksym(t, start);
+			if (!stop)
+				break;
+			p = stop + 1;
+		}
+		/* The partial last line goes first in the next read. */
+		len = buf + len - (end + 1);
+		memmove(buf, end + 1, len);
 	}
-	fclose(f);
+	close(fd);
+	verbose_step("kallsyms read");
 }
 
 static void note(char *buf, const char *fmt, ...)
@@ -204,6 +275,36 @@ static void note(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The symbol a kprobe on the hook attaches to.  Without kallsyms read, the
+ * hook's own name is presumed (a kprobe resolves it in the kernel, cheaply;
+ * attach() reads kallsyms for a clone such as hook_x.isra.0 when it fails),
+ * unless kprobe.multi already found no function of that name.
+ */
+static bool kprobe_sym(struct jr2_tracer *t, int i)
+{
+	struct jr2_point_state *s = &t->points[i];
+
+	if (s->ksym[0])
+		return true;
+	if (!t->ksyms_read && !s->multi_esrch) {
+		snprintf(s->ksym, sizeof(s->ksym), "%s", jr2_points[i].hook);
+		s->ksym_presumed = true;
+		return true;
+	}
+	find_ksyms(t);
+	return s->ksym[0] != '\0';
+}
+
+/* Landlock has the hook: BTF or kallsyms names it. */
+static bool hook_exists(struct jr2_tracer *t, int i)
+{
+	if (t->points[i].hook_btf)
+		return true;
+	find_ksyms(t);
+	return t->points[i].ksym[0] != '\0';
+}
+
 /* The best way to see a point's denials that is left after `failed`. */
 static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
 			     const struct btf *btf)
@@ -219,13 +320,12 @@ static enum jr2_how next_way(struct jr2_tracer *t, int i, enum jr2_how failed,
 	if (failed < JR2_HOW_FEXIT && s->hook_btf &&
 	    !(t->avoid & (1U << JR2_HOW_FEXIT)) && tracing_works(k, btf))
 		return JR2_HOW_FEXIT;
-	find_ksyms(t);
 	if (failed < JR2_HOW_KPROBE && k->kprobes_errno == 0 &&
-	    t->points[i].ksym[0] && !(t->avoid & (1U << JR2_HOW_KPROBE)))
+	    !(t->avoid & (1U << JR2_HOW_KPROBE)) && kprobe_sym(t, i))
 		return JR2_HOW_KPROBE;
-	/* Without the hook in kallsyms Landlock cannot deny here at all. */
-	if (failed < JR2_HOW_SECURITY && t->points[i].ksym[0] &&
-	    s->security_btf && tracing_works(k, btf))
+	/* Without the hook Landlock cannot deny here at all. */
+	if (failed < JR2_HOW_SECURITY && s->security_btf && hook_exists(t, i) &&
+	    tracing_works(k, btf))
 		return JR2_HOW_SECURITY;
 	return JR2_HOW_NONE;
 }
@@ -253,12 +353,10 @@ static void plan_point(struct jr2_tracer *t, int i, const struct btf *btf)
 	s->how = next_way(t, i, JR2_HOW_NONE, btf);
 	if (!s->hook_btf && s->how == JR2_HOW_MULTI)
 		note(s->note, "fexit: %s not in BTF", p->hook);
-	if (!s->hook_btf && s->how != JR2_HOW_MULTI) {
-		find_ksyms(t);
-		if (!s->ksym[0]) {
-			note(s->note, "%s: not in this kernel", p->hook);
-			return;
-		}
+	/* A kprobe by a presumed name: attach() tells whether it is there. */
+	if (!s->hook_btf && s->how == JR2_HOW_NONE && !hook_exists(t, i)) {
+		note(s->note, "%s: not in this kernel", p->hook);
+		return;
 	}
 	note_why_not(t, i);
 }
@@ -273,6 +371,9 @@ static void note_why_not(struct jr2_tracer *t, int i)
 	if (s->how != JR2_HOW_MULTI &&
 	    (t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)))
 		note(s->note, "kprobe.multi: avoided (--avoid)");
+	else if (s->how != JR2_HOW_MULTI && t->multi_probed)
+		note(s->note, "kprobe.multi: refused (%s)",
+		     strerrorname_np(t->multi_errno));
 	if (s->how == JR2_HOW_NONE || s->how > JR2_HOW_FEXIT) {
 		if (t->avoid & (1U << JR2_HOW_FEXIT))
 			note(s->note, "fexit: avoided (--avoid)");
@@ -430,6 +531,7 @@ static int load(struct jr2_tracer *t, __u32 root_tgid, const struct btf *btf,
 				 strerror(-ret));
 			return ret;
 		}
+		verbose_step("BPF object opened");
 		t->skel->rodata->root_tgid = root_tgid;
 		set_autoload(t->skel, t, root_tgid);
 		libbpf_log.failed_prog[0] = '\0';
@@ -465,6 +567,42 @@ static bool attach_one(struct jr2_tracer *t, struct bpf_program *prog,
 	return true;
 }
 
+/* A kprobe pair on the hook: the return half first (an entry alone is
+ * useless), by a presumed name, then by kallsyms' name where it differs. */
+static bool attach_kprobe(struct jr2_tracer *t, int i)
+{
+	struct jr2_point_state *s = &t->points[i];
+	struct bpf_program *kr = program(t->skel, "kr", i);
+	struct bpf_program *kp = program(t->skel, "kp", i);
+	char why[JR2_NOTE_LEN] = "";
+	int links = t->n_links;
+
+	if (attach_one(t, kr, s->ksym, true, why) &&
+	    attach_one(t, kp, s->ksym, false, why))
+		return true;
+	while (t->n_links > links)
+		bpf_link__destroy(t->links[--t->n_links]);
+	if (s->ksym_presumed) {
+		verbose_step("a kprobe by the hook's name failed: kallsyms");
+		find_ksyms(t);
+		if (!s->ksym[0]) {
+			note(s->note, "%s: not in this kernel (kallsyms)",
+			     jr2_points[i].hook);
+			return false;
+		}
+		if (strcmp(s->ksym, jr2_points[i].hook)) {
+			why[0] = '\0';
+			if (attach_one(t, kr, s->ksym, true, why) &&
+			    attach_one(t, kp, s->ksym, false, why))
+				return true;
+			while (t->n_links > links)
+				bpf_link__destroy(t->links[--t->n_links]);
+		}
+	}
+	note(s->note, "%s", why);
+	return false;
+}
+
 /* A kretprobe.multi then a kprobe.multi link on syms; -errno, none kept. */
 static int attach_multi_pair(struct jr2_tracer *t, const char **syms,
 			     const __u64 *cookies, size_t n, size_t entries)
@@ -493,13 +631,15 @@ static int attach_multi_pair(struct jr2_tracer *t, const char **syms,
 }
 
 /*
- * One kretprobe.multi link for every MULTI point whose hook BTF has (the
- * return half first: an entry alone is useless), then one kprobe.multi link
- * for their entries and landlock_log_denial; each cookie names its point.
- * A hook BTF lacks (its security_* entry point has it) gets a pair of its
- * own: the kernel resolves its name, and a failure there is its alone.
- * Returns 0; 1 when such a point must fall back (a new load); or -errno
- * when the shared link failed.
+ * A hook BTF lacks (its security_* entry point has it) gets a kprobe.multi
+ * pair of its own, tried first: the kernel resolves its name, and a failure
+ * there is its alone.  Then one kretprobe.multi link for every MULTI point
+ * whose hook BTF has (the return half first: an entry alone is useless),
+ * then one kprobe.multi link for their entries and landlock_log_denial;
+ * each cookie names its point.  A point whose next way needs no program
+ * (none is left: the hook is not in this kernel) costs no new load.
+ * Returns 0; 1 when a point must fall back to programs not loaded (a new
+ * load); or -errno when the shared link failed.
  */
 static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 {
@@ -509,6 +649,34 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	int ret = 0, err;
 
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+		const char *sym = jr2_points[i].hook;
+		__u64 cookie = i;
+
+		if (s->how != JR2_HOW_MULTI || s->hook_btf)
+			continue;
+		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
+		verbose_step(
+		    err ? "kprobe.multi pair of a hook outside BTF: failed"
+			: "kprobe.multi pair of a hook outside BTF: attached");
+		if (!err)
+			continue;
+		/* Not its name: kprobe.multi itself; the shared link fails too.
+		 */
+		if (err != -ESRCH && err != -ENOENT)
+			return err;
+		s->note[0] = '\0';
+		s->multi_esrch = err == -ESRCH;
+		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
+		     strerrorname_np(-err));
+		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
+		note_why_not(t, i);
+		if (s->how != JR2_HOW_NONE)
+			ret = 1;
+	}
+	if (ret)
+		return ret;
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		if (t->points[i].how != JR2_HOW_MULTI || !t->points[i].hook_btf)
 			continue;
 		syms[n] = jr2_points[i].hook;
@@ -516,7 +684,7 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	}
 	entries = n;
 	if (t->log_denial_multi && !n) {
-		/* Rare: no hook in BTF; the pairs below have one sym each. */
+		/* Rare: no hook in BTF; the pairs above have one sym each. */
 		t->log_denial_multi = t->log_denial = false;
 		note(t->log_denial_note, "no hook in BTF to share its link");
 	}
@@ -526,27 +694,11 @@ static int attach_multi(struct jr2_tracer *t, const struct btf *btf)
 	}
 	if (entries) {
 		err = attach_multi_pair(t, syms, cookies, n, entries);
-		if (err)
-			return err;
+		verbose_step(err ? "the shared kprobe.multi pair: refused"
+				 : "the shared kprobe.multi pair: attached");
+		return err;
 	}
-	for (int i = 0; i < JR2_POINT_COUNT; i++) {
-		struct jr2_point_state *s = &t->points[i];
-		const char *sym = jr2_points[i].hook;
-		__u64 cookie = i;
-
-		if (s->how != JR2_HOW_MULTI || s->hook_btf)
-			continue;
-		err = attach_multi_pair(t, &sym, &cookie, 1, 1);
-		if (!err)
-			continue;
-		s->note[0] = '\0';
-		note(s->note, "kprobe.multi on %s (not in BTF): %s", sym,
-		     strerrorname_np(-err));
-		s->how = next_way(t, i, JR2_HOW_MULTI, btf);
-		note_why_not(t, i);
-		ret = 1;
-	}
-	return ret;
+	return 0;
 }
 
 static void detach(struct jr2_tracer *t)
@@ -584,11 +736,7 @@ static int attach(struct jr2_tracer *t, const struct btf *btf)
 					s->note);
 			break;
 		case JR2_HOW_KPROBE:
-			/* The return half first: an entry alone is useless. */
-			ok = attach_one(t, program(skel, "kr", i), s->ksym,
-					true, s->note) &&
-			     attach_one(t, program(skel, "kp", i), s->ksym,
-					false, s->note);
+			ok = attach_kprobe(t, i);
 			break;
 		case JR2_HOW_SECURITY:
 			ok = attach_one(t, program(skel, "sx", i), NULL, false,
@@ -628,6 +776,11 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 	libbpf_set_print(on_libbpf_print);
 	probe_kernel(&t->kernel, &btf);
 	scan_btf(t, btf);
+	if (!(t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE)) &&
+	    !t->kernel.btf_errno) {
+		t->multi_errno = probe_kprobe_multi();
+		t->multi_probed = t->multi_errno != 0;
+	}
 	if (opts->probe_all)
 		tracing_works(&t->kernel, btf);
 	verbose_step("kernel probed (Landlock, BTF)");
@@ -759,6 +912,12 @@ void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)
 		fprintf(out, "tracing programs: yes\n");
 	fprintf(out, "kprobes: %s\n",
 		k->kprobes_errno ? "no (no kprobe PMU)" : "yes");
+	if (t->avoid & (1U << JR2_HOW_MULTI | 1U << JR2_HOW_KPROBE))
+		fprintf(out, "kprobe.multi: avoided (--avoid)\n");
+	else
+		fprintf(out, "kprobe.multi: %s%s\n",
+			t->multi_errno ? "refused: " : "yes",
+			t->multi_errno ? strerrorname_np(t->multi_errno) : "");
 	fprintf(out, "landlock_log_denial: %s%s%s\n",
 		t->log_denial
 		    ? (t->log_denial_multi ? "kprobe.multi" : "fentry")

@@ -30,6 +30,8 @@ struct jr2_point_state {
 	enum jr2_how how;
 	bool hook_btf, security_btf; /* the functions BTF has */
 	char ksym[128]; /* the kallsyms name a kprobe attaches to */
+	bool ksym_presumed; /* the hook's own name, kallsyms not read */
+	bool multi_esrch; /* kprobe.multi found no function of that name */
 	char note[JR2_NOTE_LEN]; /* why not a better way; why none */
 };
 
@@ -72,6 +74,7 @@ struct jr2_tracer {
 	int traced_points; /* points with a way to see their denials */
 	int landlock_points; /* of those, attributed to Landlock */
 	int multi_errno; /* why the kprobe.multi link failed; 0: it did not */
+	bool multi_probed; /* multi_errno from the probe, before any load */
 	struct bpf_link *links[4 * JR2_POINT_COUNT + 3];
 	int n_links;
 };

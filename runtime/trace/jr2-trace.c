@@ -96,6 +96,12 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* The command's exit interrupts the ring buffer's poll: no wait for it. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct output *out = ctx;
@@ -390,6 +396,12 @@ int main(int argc, char **argv)
 		pid = child = start_command(argv + optind, &go_fd);
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
+	if (child) {
+		struct sigaction sa = {.sa_handler = on_child};
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGCHLD, &sa, NULL);
+	}
 	if (do_audit) {
 		unsigned long long records;
 

@@ -10,7 +10,10 @@
  *   fixtures_harness  harness_helpers.h: the binary runs in a network
  *                     namespace of its own (made once, at its start), not
  *                     the host's; hx_stop ends the harness and every program
- *                     it started (read from /proc, no `status`).
+ *                     it started (read from /proc, no `status`); the
+ *                     spawner hx_start waits for is the first one (the plan
+ *                     the harness compiled at start confines it: no restart
+ *                     hides a failed first confinement).
  *
  * Promises:
  */
@@ -142,6 +145,28 @@ TEST_F(fixtures_harness, stop_ends_every_program)
 	}
 	/* Its client ends with it (the connection closed). */
 	ASSERT_EQ(client, waitpid(client, NULL, 0));
+}
+
+TEST_F(fixtures_harness, first_spawner_confines)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE * 4], line[128];
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(1, hx->generation);
+	hx_log(log, sizeof(log));
+	ASSERT_EQ(NULL, strstr(log, "could not confine"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	/* Control: its start line names it, confined. */
+	snprintf(line, sizeof(line),
+		 "spawner generation 1 (pid %d) confined at Landlock ABI ",
+		 (int)hx->spawner);
+	ASSERT_NE(NULL, strstr(log, line))
+	{
+		TH_LOG("no '%s' in the log: %s", line, log);
+	}
 }
 
 HX_MAIN

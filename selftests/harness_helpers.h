@@ -533,17 +533,19 @@ static inline long long hx_now_ms(void)
 
 /*
  * The wait of hx_wait_ready(), woken by the log (inotify: every line the
- * harness writes) and, with exit_fd (a pidfd of the harness, else -1), by
- * the harness's exit.  `jr2-harness status` (an exec) is asked when the
- * log says ready, and every 100 ms anyway (a flood of start lines may be
- * counted, not logged).  1 when ready (hx->generation, hx->spawner set),
- * 0 when exit_fd says the harness ended, -1 after HX_READY_MS.
+ * harness writes) and, when `serve` is the harness's pid, by its exit (a
+ * pidfd; without one, waitpid every 5 ms as before).  `jr2-harness status`
+ * (an exec) is asked when the log says ready, and every 100 ms anyway (a
+ * flood of start lines may be counted, not logged).  1 when ready
+ * (hx->generation, hx->spawner set); 0 when `serve` ended (reaped, its wait
+ * status in *status); -1 after HX_READY_MS.
  */
 static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
-				 int exit_fd)
+				 pid_t serve, int *status)
 {
 	char out[HX_OUT_SIZE], value[64];
 	int log_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int exit_fd = serve > 0 ? (int)syscall(SYS_pidfd_open, serve, 0) : -1;
 	long long start = hx_now_ms(), asked = start, now = start;
 	int ret = -1;
 
@@ -576,16 +578,25 @@ static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
 				break;
 			}
 		}
+		if (serve > 0 && exit_fd < 0 &&
+		    waitpid(serve, status, WNOHANG) == serve) {
+			ret = 0;
+			break;
+		}
 		now = hx_now_ms();
 		if (now - start >= HX_READY_MS)
 			break;
 		/* Without a watch (or when the log says ready but status not
-		   yet): as often as the old 5 ms polling. */
-		wait_ms = log_fd < 0 || hint ? 5 : (int)(asked + 100 - now);
+		   yet, or without a pidfd): as often as the old 5 ms polling.
+		 */
+		wait_ms = log_fd < 0 || hint || (serve > 0 && exit_fd < 0)
+			      ? 5
+			      : (int)(asked + 100 - now);
 		if (wait_ms < 1)
 			wait_ms = 1;
 		if (poll(pfd, 2, wait_ms) > 0) {
 			if (pfd[1].revents) {
+				waitpid(serve, status, 0);
 				ret = 0;
 				break;
 			}
@@ -596,6 +607,8 @@ static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
 	}
 	if (log_fd >= 0)
 		close(log_fd);
+	if (exit_fd >= 0)
+		close(exit_fd);
 	return ret;
 }
 
@@ -603,7 +616,7 @@ static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
 static inline void hx_wait_ready(struct __test_metadata *_metadata,
 				 struct hx *hx, unsigned int min_generation)
 {
-	ASSERT_EQ(1, hx_await_ready(hx, min_generation, -1))
+	ASSERT_EQ(1, hx_await_ready(hx, min_generation, 0, NULL))
 	{
 		TH_LOG("no ready spawner of generation >= %u within %d ms",
 		       min_generation, HX_READY_MS);
@@ -620,7 +633,7 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 {
 	extern char **environ;
 	char *argv[32] = {hx->harness, "serve", "--root", HX_ROOT};
-	int n = 4, status = -1, exit_fd, ready;
+	int n = 4, status = -1;
 
 	for (int i = 0; extra && extra[i]; i++)
 		argv[n++] = (char *)extra[i];
@@ -639,23 +652,15 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 		execve(argv[0], argv, envp ? envp : environ);
 		_exit(127);
 	}
-	/* Its exit (a refusal at start) wakes the wait as its log does. */
-	exit_fd = (int)syscall(SYS_pidfd_open, hx->pid, 0);
-	ready = hx_await_ready(hx, 1, exit_fd);
-	if (exit_fd >= 0)
-		close(exit_fd);
-	if (ready == 1)
+	switch (hx_await_ready(hx, 1, hx->pid, &status)) {
+	case 1:
 		return 0;
-	if (ready == 0 || exit_fd < 0) {
-		/* Ended (or, without a pidfd, maybe ended): its status. */
-		if (waitpid(hx->pid, &status, ready == 0 ? 0 : WNOHANG) ==
-		    hx->pid) {
-			hx->pid = 0;
-			hx->serve_status = WIFEXITED(status)
-					       ? WEXITSTATUS(status)
-					       : 128 + WTERMSIG(status);
-			return hx->serve_status;
-		}
+	case 0:
+		/* Ended before its spawner was ready: a refusal at start. */
+		hx->pid = 0;
+		hx->serve_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						     : 128 + WTERMSIG(status);
+		return hx->serve_status;
 	}
 	ASSERT_TRUE(false)
 	{

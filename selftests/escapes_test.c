@@ -1735,10 +1735,16 @@ FIXTURE_VARIANT_ADD(escapes_paths, exec){.exec = true};
 FIXTURE_SETUP(escapes_paths)
 {
 	memset(&es, 0, sizeof(es));
-	/* The harness's /mnt first, then the tree on /tmp (both private). */
-	if (variant->exec)
+	/*
+	 * The harness's /mnt first, then the tree on /tmp, both in the one
+	 * private mount namespace hx_setup made (exec), else fx_setup's.
+	 */
+	if (variant->exec) {
 		hx_setup(_metadata, &self->hx);
-	fx_setup(_metadata, &self->fx);
+		fx_setup_tree(_metadata, &self->fx);
+	} else {
+		fx_setup(_metadata, &self->fx);
+	}
 	if (variant->exec)
 		fx_make_file(_metadata, EP_CONF,
 			     "protect " FX_PROTECTED "\nread-only " FX_REPOS

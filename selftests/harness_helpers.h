@@ -22,10 +22,12 @@
 #define JR2_SELFTESTS_HARNESS_HELPERS_H
 
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -402,17 +404,42 @@ static int hx_helper(int argc, char **argv)
 
 /* ---- the harness under test ---- */
 
-/* Own mount and network namespaces (abstract names are per netns), tmpfs. */
+/*
+ * A network namespace for the test binary (abstract socket names are per
+ * netns): made once at its start, before the kselftest harness forks the
+ * tests, so that no harness of a test meets the host's (or another binary's)
+ * abstract names; a namespace per test cost 3-20 ms under TCG to make, and
+ * more to tear down, in every harness test.  The tests of one binary run one
+ * after the other, each harness stopped (its abstract socket closed) before
+ * the next starts.  Not in a helper mode (`--hx-helper`, `--step-helper`,
+ * any `--` first argument): those run as the harness's programs, in its
+ * namespace.
+ */
+static int hx_netns_err = -1;
+
+static void __attribute__((constructor)) hx_own_netns(int argc, char **argv)
+{
+	if (argc > 1 && !strncmp(argv[1], "--", 2))
+		return;
+	hx_netns_err = unshare(CLONE_NEWNET) ? errno : 0;
+}
+
+/* Own mount namespace and tmpfs, in the binary's own network namespace. */
 static inline void hx_setup(struct __test_metadata *_metadata, struct hx *hx)
 {
 	ssize_t len;
 
 	memset(hx, 0, sizeof(*hx));
 	fx_probe_abi(_metadata, &hx->abi);
-	ASSERT_EQ(0, unshare(CLONE_NEWNS | CLONE_NEWNET))
+	ASSERT_EQ(0, hx_netns_err)
 	{
-		TH_LOG("unshare(CLONE_NEWNS|CLONE_NEWNET): %s: run the suite "
-		       "as root",
+		TH_LOG("unshare(CLONE_NEWNET) at the binary's start: %s: run "
+		       "the suite as root",
+		       strerror(hx_netns_err));
+	}
+	ASSERT_EQ(0, unshare(CLONE_NEWNS))
+	{
+		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
 		       strerror(errno));
 	}
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
@@ -466,7 +493,6 @@ static inline int hx_status(struct hx *hx, char *out, size_t size)
 	return err ? -err : status;
 }
 
-/* Waits until a spawner of generation >= min_generation is ready. */
 /*
  * Whether the log's last 16 KiB say that a spawner of generation >= gen is
  * ready: the harness logs its start line when the spawner says "ready".
@@ -497,28 +523,100 @@ static inline bool hx_log_says_ready(unsigned int gen)
 	       strtoul(last + strlen("spawner generation "), NULL, 10) >= gen;
 }
 
+static inline long long hx_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The wait of hx_wait_ready(), woken by the log (inotify: every line the
+ * harness writes) and, when `serve` is the harness's pid, by its exit (a
+ * pidfd; without one, waitpid every 5 ms as before).  `jr2-harness status`
+ * (an exec) is asked when the log says ready, and every 100 ms anyway (a
+ * flood of start lines may be counted, not logged).  1 when ready
+ * (hx->generation, hx->spawner set); 0 when `serve` ended (reaped, its wait
+ * status in *status); -1 after HX_READY_MS.
+ */
+static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
+				 pid_t serve, int *status)
+{
+	char out[HX_OUT_SIZE], value[64];
+	int log_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int exit_fd = serve > 0 ? (int)syscall(SYS_pidfd_open, serve, 0) : -1;
+	long long start = hx_now_ms(), asked = start, now = start;
+	int ret = -1;
+
+	/* The harness appends to the log: made here first, to be watched. */
+	close(open(HX_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+	if (log_fd >= 0 && inotify_add_watch(log_fd, HX_LOG, IN_MODIFY) < 0) {
+		close(log_fd);
+		log_fd = -1;
+	}
+	for (;;) {
+		struct pollfd pfd[2] = {{.fd = log_fd, .events = POLLIN},
+					{.fd = exit_fd, .events = POLLIN}};
+		bool hint = hx_log_says_ready(min_generation);
+		char drain[4096];
+		int wait_ms;
+
+		if (hint || now - asked >= 100) {
+			asked = now;
+			if (hx_status(hx, out, sizeof(out)) == 0 &&
+			    hx_field(out, "spawner_ready", value,
+				     sizeof(value)) &&
+			    !strcmp(value, "true") &&
+			    hx_field(out, "generation", value, sizeof(value)) &&
+			    (unsigned int)atoi(value) >= min_generation) {
+				hx->generation = (unsigned int)atoi(value);
+				hx_field(out, "spawner_pid", value,
+					 sizeof(value));
+				hx->spawner = atoi(value);
+				ret = 1;
+				break;
+			}
+		}
+		if (serve > 0 && exit_fd < 0 &&
+		    waitpid(serve, status, WNOHANG) == serve) {
+			ret = 0;
+			break;
+		}
+		now = hx_now_ms();
+		if (now - start >= HX_READY_MS)
+			break;
+		/* Without a watch (or when the log says ready but status not
+		   yet, or without a pidfd): as often as the old 5 ms polling.
+		 */
+		wait_ms = log_fd < 0 || hint || (serve > 0 && exit_fd < 0)
+			      ? 5
+			      : (int)(asked + 100 - now);
+		if (wait_ms < 1)
+			wait_ms = 1;
+		if (poll(pfd, 2, wait_ms) > 0) {
+			if (pfd[1].revents) {
+				waitpid(serve, status, 0);
+				ret = 0;
+				break;
+			}
+			while (read(log_fd, drain, sizeof(drain)) > 0)
+				;
+		}
+		now = hx_now_ms();
+	}
+	if (log_fd >= 0)
+		close(log_fd);
+	if (exit_fd >= 0)
+		close(exit_fd);
+	return ret;
+}
+
+/* Waits until a spawner of generation >= min_generation is ready. */
 static inline void hx_wait_ready(struct __test_metadata *_metadata,
 				 struct hx *hx, unsigned int min_generation)
 {
-	char out[HX_OUT_SIZE], value[64];
-
-	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
-		/* status when the log says so, and every 100 ms anyway (a
-		   flood of start lines may be counted, not logged) */
-		if ((waited % 100 == 0 || hx_log_says_ready(min_generation)) &&
-		    hx_status(hx, out, sizeof(out)) == 0 &&
-		    hx_field(out, "spawner_ready", value, sizeof(value)) &&
-		    !strcmp(value, "true") &&
-		    hx_field(out, "generation", value, sizeof(value)) &&
-		    (unsigned int)atoi(value) >= min_generation) {
-			hx->generation = (unsigned int)atoi(value);
-			hx_field(out, "spawner_pid", value, sizeof(value));
-			hx->spawner = atoi(value);
-			return;
-		}
-		usleep(5000);
-	}
-	ASSERT_TRUE(false)
+	ASSERT_EQ(1, hx_await_ready(hx, min_generation, 0, NULL))
 	{
 		TH_LOG("no ready spawner of generation >= %u within %d ms",
 		       min_generation, HX_READY_MS);
@@ -527,8 +625,8 @@ static inline void hx_wait_ready(struct __test_metadata *_metadata,
 
 /*
  * Starts `jr2-harness serve --root HX_ROOT EXTRA...` with envp (NULL: this
- * process's environment).  Returns 0 once it serves, or the exit status it
- * ended with (a refusal at start).
+ * process's environment).  Returns 0 once it serves with a ready spawner,
+ * or the exit status it ended with (a refusal at start).
  */
 static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 			       const char *const extra[], char *const envp[])
@@ -554,20 +652,22 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 		execve(argv[0], argv, envp ? envp : environ);
 		_exit(127);
 	}
-	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
-		if (waitpid(hx->pid, &status, WNOHANG) == hx->pid) {
-			hx->pid = 0;
-			hx->serve_status = WIFEXITED(status)
-					       ? WEXITSTATUS(status)
-					       : 128 + WTERMSIG(status);
-			return hx->serve_status;
-		}
-		if (access(HX_CONTROL, F_OK) == 0)
-			break;
-		usleep(5000);
+	switch (hx_await_ready(hx, 1, hx->pid, &status)) {
+	case 1:
+		return 0;
+	case 0:
+		/* Ended before its spawner was ready: a refusal at start. */
+		hx->pid = 0;
+		hx->serve_status = WIFEXITED(status) ? WEXITSTATUS(status)
+						     : 128 + WTERMSIG(status);
+		return hx->serve_status;
 	}
-	hx_wait_ready(_metadata, hx, 1);
-	return 0;
+	ASSERT_TRUE(false)
+	{
+		TH_LOG("no ready spawner of generation >= 1 within %d ms",
+		       HX_READY_MS);
+	}
+	return -1;
 }
 
 static inline int hx_start(struct __test_metadata *_metadata, struct hx *hx,
@@ -765,20 +865,61 @@ static inline const char *hx_peer_trace_blocked(char *why, size_t size)
 	return why;
 }
 
-/* Ends the programs (each in its own process group) and the harness. */
+/*
+ * The parent pid of `pid` from /proc/PID/stat (after the name, which may
+ * hold spaces and parentheses), or -1.
+ */
+static inline pid_t hx_parent_of(const char *pid)
+{
+	char path[300], stat[512], *close_paren;
+	int fd, ppid = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	stat[n] = '\0';
+	close_paren = strrchr(stat, ')');
+	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/*
+ * Ends the programs and the harness.  Every program is a child of the
+ * harness (the spawner starts them with CLONE_PARENT; an orphan of one is
+ * reparented to it, a subreaper) leading its own process group.  The
+ * harness's children are read from /proc (no `status`, an exec), the
+ * harness is stopped (its spawner dies with it), then each child's group
+ * is killed: the spawner is not killed first, which the harness would
+ * restart.
+ */
 static inline void hx_stop(struct hx *hx)
 {
-	char out[HX_OUT_SIZE], value[1024];
+	pid_t groups[1024];
+	size_t n = 0;
+	DIR *proc;
+	struct dirent *entry;
 
 	if (hx->pid <= 0)
 		return;
-	if (hx_status(hx, out, sizeof(out)) == 0 &&
-	    hx_field(out, "programs", value, sizeof(value)))
-		for (char *tok = strtok(value, " "); tok;
-		     tok = strtok(NULL, " "))
-			kill(-atoi(tok), SIGKILL);
+	proc = opendir("/proc");
+	while (proc && (entry = readdir(proc)) &&
+	       n < sizeof(groups) / sizeof(groups[0]))
+		if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9' &&
+		    hx_parent_of(entry->d_name) == hx->pid)
+			groups[n++] = atoi(entry->d_name);
+	if (proc)
+		closedir(proc);
 	kill(hx->pid, SIGTERM);
 	waitpid(hx->pid, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		kill(-groups[i], SIGKILL);
 	hx->pid = 0;
 }
 

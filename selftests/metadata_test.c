@@ -31,13 +31,49 @@ static const char *confined_expected(const char *verb, const char *place)
 	return "EROFS";
 }
 
+#define N_PLACES (sizeof(places) / sizeof(*places))
+
+/*
+ * Every verb on every place (n_places of them) by `path`, in one run of
+ * the helper (`batch`): line p * N_VERBS + v of out is the answer of verb v
+ * on place p.  Each attempt is its own syscall, as in a run of its own.
+ */
+static void mt_batch(struct st *st, enum st_path path,
+		     const char *const *place_list, size_t n_places,
+		     char lines[][64])
+{
+	const char *verb[2 + 2 * N_VERBS * N_PLACES] = {"batch"};
+	static char out[ST_OUT_SIZE];
+	size_t n = 1;
+	char *at = out;
+
+	for (size_t p = 0; p < n_places; p++)
+		for (size_t v = 0; v < N_VERBS; v++) {
+			verb[n++] = verbs[v];
+			verb[n++] = place_list[p];
+		}
+	verb[n] = NULL;
+	st_help_opts(st, path, NULL, false, verb, out, sizeof(out));
+	for (size_t i = 0; i < n_places * N_VERBS; i++) {
+		size_t len = strcspn(at, "\n");
+
+		snprintf(lines[i], 64, "%.*s", (int)len, at);
+		at += len;
+		if (*at)
+			at++;
+	}
+}
+
 static void assert_metadata_held(struct __test_metadata *_metadata,
 				 struct st *st, enum st_path path)
 {
-	for (size_t p = 0; p < sizeof(places) / sizeof(*places); p++) {
+	char lines[N_PLACES * N_VERBS][64];
+
+	mt_batch(st, path, places, N_PLACES, lines);
+	for (size_t p = 0; p < N_PLACES; p++) {
 		for (size_t v = 0; v < N_VERBS; v++) {
 			ASSERT_STREQ(confined_expected(verbs[v], places[p]),
-				     ST_HELP(st, path, verbs[v], places[p]))
+				     lines[p * N_VERBS + v])
 			{
 				TH_LOG("%s: %s %s", st_path_name[path],
 				       verbs[v], places[p]);
@@ -50,10 +86,12 @@ static void assert_metadata_held(struct __test_metadata *_metadata,
 static void assert_unconfined_can(struct __test_metadata *_metadata,
 				  struct st *st)
 {
-	for (size_t p = 0; p < sizeof(places) / sizeof(*places); p++)
+	char lines[N_PLACES * N_VERBS][64];
+
+	mt_batch(st, ST_UNCONFINED, places, N_PLACES, lines);
+	for (size_t p = 0; p < N_PLACES; p++)
 		for (size_t v = 0; v < N_VERBS; v++) {
-			const char *out =
-			    ST_HELP(st, ST_UNCONFINED, verbs[v], places[p]);
+			const char *out = lines[p * N_VERBS + v];
 
 			/* tmpfs has user.* xattrs from Linux 6.6 on. */
 			if (!strcmp(verbs[v], "xattr-user") &&
@@ -72,8 +110,12 @@ static void assert_unconfined_can(struct __test_metadata *_metadata,
 static void assert_free_folder(struct __test_metadata *_metadata, struct st *st,
 			       enum st_path path)
 {
+	static const char *const free_file[] = {ST_FREE "/file"};
+	char lines[N_VERBS][64];
+
+	mt_batch(st, path, free_file, 1, lines);
 	for (size_t v = 0; v < N_VERBS; v++) {
-		const char *out = ST_HELP(st, path, verbs[v], ST_FREE "/file");
+		const char *out = lines[v];
 
 		if (!strcmp(verbs[v], "xattr-user") &&
 		    !strcmp(out, "EOPNOTSUPP"))

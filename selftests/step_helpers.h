@@ -33,6 +33,8 @@
 #define ST_RO_FILE  ST_RO "/file"
 #define ST_FREE	    HX_MNT "/free"
 #define ST_OUT_SIZE 4096
+/* Words of a helper's command line (`batch` takes two per attempt). */
+#define ST_MAX_WORDS 80
 
 /* ---- the helper mode ---- */
 
@@ -175,6 +177,17 @@ static int st_helper_metadata(const char *verb, const char *path)
 
 static int st_helper(int argc, char **argv)
 {
+	/* `batch VERB PATH...`: each metadata change in turn, one line each
+	   (one program run for many attempts; each is its own syscall). */
+	if (argc >= 3 && argc % 2 == 1 && !strcmp(argv[0], "batch")) {
+		int ret = 0;
+
+		for (int i = 1; i + 1 < argc; i += 2) {
+			ret |= st_helper_metadata(argv[i], argv[i + 1]) ? 1 : 0;
+			fflush(stdout);
+		}
+		return ret;
+	}
 	if (argc == 2 && !strcmp(argv[0], "tiocsti"))
 		return st_print_errno(ST_ERR(ioctl(0, TIOCSTI, argv[1])));
 	if (argc == 1 && !strcmp(argv[0], "steal"))
@@ -264,8 +277,8 @@ static inline int st_help_opts(struct st *st, enum st_path path,
 	const char *exec[24] = {st->hx.harness, "exec", "--root", HX_ROOT};
 	const char **head = path == ST_RUN ? run : exec;
 	size_t n = path == ST_RUN ? 7 : 4;
-	char *argv[48];
-	const char *full[24];
+	char *argv[ST_MAX_WORDS + 24];
+	const char *full[ST_MAX_WORDS];
 	size_t m = 0;
 
 	for (size_t i = 0; opts && opts[i] && n < 20; i++)
@@ -274,13 +287,13 @@ static inline int st_help_opts(struct st *st, enum st_path path,
 	head[n] = NULL;
 	for (size_t i = 0; helper[i]; i++)
 		full[m++] = helper[i];
-	for (size_t i = 0; verb[i] && m < 22; i++)
+	for (size_t i = 0; verb[i] && m + 1 < ST_MAX_WORDS; i++)
 		full[m++] = verb[i];
 	full[m] = NULL;
 	if (path == ST_UNCONFINED)
-		st_argv(argv, 48, full, NULL);
+		st_argv(argv, ST_MAX_WORDS + 24, full, NULL);
 	else
-		st_argv(argv, 48, head, full);
+		st_argv(argv, ST_MAX_WORDS + 24, head, full);
 	return st_run(argv, st->in_fd, session, out, size);
 }
 

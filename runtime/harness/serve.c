@@ -1068,7 +1068,16 @@ static void start_spawner(void)
 		close(pair[0]);
 		forget_secrets();
 		setrlimit(RLIMIT_NOFILE, &start_nofile);
-		jr2_spawner_main(pair[1], &H.policy, &H.abi);
+		/*
+		 * The first spawner confines with the plan compiled at
+		 * start (compile_policy, moments ago, after the protected
+		 * dir was made, as `jr2-confine run` does); a restarted one
+		 * compiles afresh: the tree may have changed since.  Either
+		 * way the step compiles again after its read-only mounts and
+		 * re-checks the targets just before restricting.
+		 */
+		jr2_spawner_main(pair[1], &H.policy, &H.abi,
+				 H.generation == 0 ? &H.plan : NULL);
 	}
 	close(pair[1]);
 	fcntl(pair[0], F_SETFL, O_NONBLOCK);
@@ -1930,7 +1939,12 @@ int serve(const struct serve_options *opts)
 	struct jr2_env start = {0};
 	char frozen[1024];
 
-	memset(&H, 0, sizeof(H));
+	/*
+	 * H is static, so zero from the start, and serve() runs once per
+	 * process: no memset (1.2 MB of it, mostly the connection table,
+	 * would fault every page in, twice per start with the re-execution:
+	 * ~10 ms each under TCG, and a bigger copy at the spawner's fork).
+	 */
 	H.spawner_fd = -1;
 	H.max_backoff_ms = opts->max_backoff_ms;
 	H.config_path = opts->config;

@@ -248,7 +248,8 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 }
 
 void jr2_spawner_main(int sock, const struct jr2_policy *policy,
-		      const struct jr2_abi *abi)
+		      const struct jr2_abi *abi,
+		      const struct jr2_ruleset_plan *plan)
 {
 	static char buf[JR2_SPAWN_MAX_BYTES + 1];
 	struct jr2_err err = {0};
@@ -274,8 +275,10 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	 */
 	struct jr2_step step = {.fds_per_program = true};
 
-	if (jr2_confine_step(policy, abi, JR2_LOG_EXECED_PROGRAMS, &step,
-			     &err)) {
+	if (plan ? jr2_confine_step_plan(policy, plan, JR2_LOG_EXECED_PROGRAMS,
+					 &step, &err)
+		 : jr2_confine_step(policy, abi, JR2_LOG_EXECED_PROGRAMS, &step,
+				    &err)) {
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}

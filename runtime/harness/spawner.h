@@ -21,8 +21,13 @@
 
 #define JR2_SPAWNER_FD 3 /* the spawner's end of its channel */
 
-/* Never returns.  Runs in the forked child; sock is its channel. */
+/*
+ * Never returns.  Runs in the forked child; sock is its channel.  plan: the
+ * policy already compiled under abi (accepted), or NULL to compile it here.
+ */
 void jr2_spawner_main(int sock, const struct jr2_policy *policy,
-		      const struct jr2_abi *abi) __attribute__((noreturn));
+		      const struct jr2_abi *abi,
+		      const struct jr2_ruleset_plan *plan)
+    __attribute__((noreturn));
 
 #endif /* JR2_SPAWNER_H */

@@ -474,7 +474,7 @@ static int ns_pids_in_use(pid_t init, const pid_t *pids, int n)
 /*
  * Row 5: a program leaves orphans that exit 42, then the next program is
  * given one of their pids (ns_last_pid, in a pid namespace of the test's
- * own); its client must get its own program's status (7, after 600 ms),
+ * own); its client must get its own program's status (7, after 300 ms),
  * not 42 at once.  The harness matches exits by pidfd and keeps no record of
  * orphans.
  */
@@ -487,7 +487,7 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	    "--hx-helper", "orphans", "40",	"300",	 "42", NULL};
 	char *const mine[] = {
 	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
-	    "--hx-helper", "pid-sleep-exit", "600",    "7",	NULL};
+	    "--hx-helper", "pid-sleep-exit", "300",    "7",	NULL};
 	pid_t init, setter, harness, lowest = 0, program, orphan[40];
 	long ms = 0;
 	int status, n_orphans = 0, in_use = 1;
@@ -555,7 +555,7 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	{
 		TH_LOG("the client got another program's status: %s", out);
 	}
-	ASSERT_LE(550, ms);
+	ASSERT_LE(250, ms);
 	/* The reproducer held: the program had an orphan's pid. */
 	program = atoi(out);
 	ASSERT_LE(lowest, program);

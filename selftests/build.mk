@@ -65,7 +65,8 @@ test-coverage:
 # The load tests at their full size, alone (`make test` runs them full too;
 # the vmtest guest sets JR2_STRESS=small).  STRESS_BINS: the binaries that
 # hold load tests.
-STRESS_BINS := $(BUILD)/selftests/domains_test
+STRESS_BINS := $(BUILD)/selftests/domains_test \
+	$(BUILD)/selftests/harness_channel_test
 .PHONY: stress
 stress: all
 	@status=0; for bin in $(STRESS_BINS); do \

@@ -4,12 +4,13 @@
  * Landlock domain; a new spawner is a new domain that cannot reach the old
  * one's programs; a confined program can neither mount nor leave its domain;
  * a spawner killed 100 times while programs start leaves no hang, no zombie
- * and no leaked descriptor in the harness (20 times where JR2_STRESS=small:
+ * and no leaked descriptor in the harness (10 times where JR2_STRESS=small:
  * the vmtest guest, where a kernel's answers are the point, not the load).
  *
  * Promises: G6 A3 P3 P4 P5 P6
  */
 #include "harness_helpers.h"
+#include "stress_helpers.h"
 
 HX_FIXTURE(domains)
 
@@ -223,31 +224,8 @@ static unsigned int hx_zombies_of(pid_t parent)
 }
 
 /*
- * A load test's rounds: `full` on the host, in `make test` and `make stress`
- * (JR2_STRESS unset or "full"); `small` where JR2_STRESS=small, which the
- * vmtest guest sets (one TCG CPU: the load is the host's business, the
- * kernel's answers are the guest's).  Any other value fails the test.
- */
-static int stress_rounds(struct __test_metadata *_metadata, int full, int small)
-{
-	const char *size = getenv("JR2_STRESS");
-
-	if (!size || !*size || !strcmp(size, "full"))
-		return full;
-	if (!strcmp(size, "small"))
-		return small;
-	ASSERT_TRUE(false)
-	{
-		TH_LOG("JR2_STRESS='%s' is not a stress size: set it to full "
-		       "or small, or unset it (full)",
-		       size);
-	}
-	return 0;
-}
-
-/*
- * The fault: SIGKILL the spawner 100 times (20 with JR2_STRESS=small, each
- * of the 10 kill delays twice) while programs are being started.  Each start
+ * The fault: SIGKILL the spawner 100 times (10 with JR2_STRESS=small, each
+ * of the 10 kill delays once) while programs are being started.  Each start
  * ends (never hangs) with the program's status or a clear error; a new spawner
  * comes up each time; no zombie stays behind; the harness's descriptor count
  * does not grow.
@@ -257,7 +235,7 @@ TEST_F(domains, P4_spawner_killed_repeatedly_while_starting)
 	const char *const fast_restart[] = {"--max-backoff-ms", "20", NULL};
 	struct hx *hx = &self->hx;
 	unsigned int fds_before, ran = 0, refused = 0;
-	int rounds = stress_rounds(_metadata, 100, 20);
+	int rounds = stress_size(_metadata, 100, 10);
 
 	HX_START(hx, fast_restart);
 	fds_before = hx_fd_count(hx->pid);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "harness_helpers.h"
+#include "stress_helpers.h"
 
 #include "harness/channel.h"
 #include "harness/request.h"
@@ -54,12 +55,17 @@ static int control_send(const void *msg, size_t len, const int *fds,
 	return sock;
 }
 
-/* Waits until the harness holds `want` descriptors; returns what it holds. */
+/*
+ * Waits until the harness holds at most `want` descriptors (it closes a
+ * client's after the client left); returns what it holds.  Only a leak waits
+ * the whole 3 s: waiting for exactly `want` waited them too whenever a
+ * connection counted in `want` had ended meanwhile.
+ */
 static int wait_fds(pid_t pid, int want)
 {
 	int n = harness_fds(pid);
 
-	for (int waited = 0; n != want && waited < 3000; waited += 10) {
+	for (int waited = 0; n > want && waited < 3000; waited += 10) {
 		usleep(10000);
 		n = harness_fds(pid);
 	}
@@ -69,7 +75,8 @@ static int wait_fds(pid_t pid, int want)
 /*
  * Row 6: zero-length control messages with SCM_RIGHTS (no bearer needed)
  * leaked 16 descriptors each, until exec failed.  Now each is closed, and so
- * are those of a message that does not parse.
+ * are those of a message that does not parse: 100 rounds of the two (10
+ * where JR2_STRESS=small, the vmtest guest: one leaked message shows).
  */
 TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 {
@@ -77,13 +84,14 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 	const char *const truth[] = {"/bin/true", NULL};
 	char out[HX_OUT_SIZE];
 	int fds[16], before, after;
+	int rounds = stress_size(_metadata, 100, 10);
 
 	HX_START(hx, NULL);
 	for (int i = 0; i < 16; i++)
 		ASSERT_LE(0, fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC));
-	before = wait_fds(hx->pid, harness_fds(hx->pid));
+	before = harness_fds(hx->pid);
 	ASSERT_LT(0, before);
-	for (int round = 0; round < 100; round++) {
+	for (int round = 0; round < rounds; round++) {
 		int sock = control_send("", 0, fds, 16);
 		int garbage = control_send("not a request", 13, fds, 16);
 		char answer[512];
@@ -100,9 +108,9 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 	/* Not one more (one fewer: a status connection of the start ended). */
 	ASSERT_GE(before, after)
 	{
-		TH_LOG("the harness held %d descriptors before 200 messages "
+		TH_LOG("the harness held %d descriptors before %d messages "
 		       "of 16 descriptors each, %d after",
-		       before, after);
+		       before, 2 * rounds, after);
 	}
 	/* Positive control: exec still works. */
 	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)))
@@ -131,8 +139,10 @@ static int read_lines(int fd, int lines)
 
 /*
  * Floods `path` with 1,000 connections from a program (10 processes,
- * bounded: they stop after 30 s); status and exec must keep working, and the
- * refusals (`refusal` in the log) are counted, not written one line each.
+ * bounded: they stop after 30 s; 200 where JR2_STRESS=small, the vmtest
+ * guest: still 12 refusals a process past its budget of 8, and more refusals
+ * than the log's 5 lines a second); status and exec must keep working, and
+ * the refusals (`refusal` in the log) are counted, not written one line each.
  * The flood is in full force once each of its ten processes said its share
  * is open (a line each on the pipe): no fixed wait for it.
  */
@@ -143,9 +153,12 @@ static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
 	char out[HX_OUT_SIZE], log[64 * 1024];
 	int fd, status, lines = 0, most, opened[2];
 	struct timespec start, end;
+	char connections[16];
 	pid_t flood;
 	ssize_t n;
 
+	snprintf(connections, sizeof(connections), "%d",
+		 stress_size(_metadata, 1000, 200));
 	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &start));
 	ASSERT_EQ(0, pipe2(opened, O_CLOEXEC));
 	flood = fork();
@@ -157,7 +170,7 @@ static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
 		dup2(opened[1], 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "flood", path, "1000", "10",
+		      hx->self, "--hx-helper", "flood", path, connections, "10",
 		      "30", NULL);
 		_exit(127);
 	}
@@ -466,7 +479,7 @@ static int ns_pids_in_use(pid_t init, const pid_t *pids, int n)
 /*
  * Row 5: a program leaves orphans that exit 42, then the next program is
  * given one of their pids (ns_last_pid, in a pid namespace of the test's
- * own); its client must get its own program's status (7, after 600 ms),
+ * own); its client must get its own program's status (7, after 300 ms),
  * not 42 at once.  The harness matches exits by pidfd and keeps no record of
  * orphans.
  */
@@ -479,7 +492,7 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	    "--hx-helper", "orphans", "40",	"300",	 "42", NULL};
 	char *const mine[] = {
 	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
-	    "--hx-helper", "pid-sleep-exit", "600",    "7",	NULL};
+	    "--hx-helper", "pid-sleep-exit", "300",    "7",	NULL};
 	pid_t init, setter, harness, lowest = 0, program, orphan[40];
 	long ms = 0;
 	int status, n_orphans = 0, in_use = 1;
@@ -547,7 +560,7 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	{
 		TH_LOG("the client got another program's status: %s", out);
 	}
-	ASSERT_LE(550, ms);
+	ASSERT_LE(250, ms);
 	/* The reproducer held: the program had an orphan's pid. */
 	program = atoi(out);
 	ASSERT_LE(lowest, program);

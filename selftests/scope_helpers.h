@@ -2,15 +2,22 @@
 /*
  * Landlock scopes between two processes, by the raw syscalls: a sender S and
  * a target T, each in a chain of Landlock domains that shares `common` layers
- * and adds its own, all in a fresh PID namespace (so that kill(-1) reaches
- * nothing but this test's processes, and they all die with it).  The routes
- * that name abstract sockets run in their binary's own network namespace
- * (scoped_abstract_test.c); the signal routes name none.
+ * and adds its own.  The routes that name abstract sockets run in their
+ * binary's own network namespace (scoped_abstract_test.c); the signal routes
+ * name none.
  *
- *   test child (unconfined, asserts)
- *   └── ns-init (pid 1 of the new PID namespace; `common` layers)
- *       ├── T  (target: +t_layers; signal handlers report to ns-init)
- *       └── S  (sender: +s_layers; runs the route, reports its errno)
+ *   test child (the coordinator: `common` layers, asserts)
+ *   ├── T  (target: +t_layers; signal handlers report to the coordinator)
+ *   └── S  (sender: +s_layers; runs the route, reports its errno)
+ *
+ * A route that reaches every process it may (kill(-1)) runs the same in a
+ * fresh PID namespace, so that it reaches nothing but this test's processes:
+ * there the coordinator is the namespace's pid 1, a child of the test child,
+ * and hands it the outcome.  The other routes name their target (a pid, a
+ * process group of the scenario) and need no namespace of their own: a PID
+ * namespace and its init cost a fork and a teardown per test, about a tenth
+ * of a test under TCG.  T and S die with their coordinator (PDEATHSIG, and
+ * the end of their token pipes).
  *
  * Each layer handles MAKE_BLOCK (so that a domain exists on every ABI) and
  * scopes what the test asks, masked by the ABI in force (the kernel's, capped
@@ -18,9 +25,9 @@
  * as the runtime's would, and the tests assert the honest side.
  *
  * Delivery is proven by T's handlers (SA_SIGINFO; every signal blocked while
- * one runs, so reports keep the order of delivery): after S is done, ns-init
- * sends T a fence (SIGRTMAX); whatever S's route queued was pending before
- * the fence and is reported before it.
+ * one runs, so reports keep the order of delivery): after S is done, the
+ * coordinator sends T a fence (SIGRTMAX); whatever S's route queued was
+ * pending before the fence and is reported before it.
  */
 #ifndef JR2_SELFTESTS_SCOPE_HELPERS_H
 #define JR2_SELFTESTS_SCOPE_HELPERS_H
@@ -33,7 +40,34 @@
 #define SX_NAME_MAX 108
 #define SX_MAX_SIG  65
 
-/* What T tells S (through ns-init) once it is ready. */
+/*
+ * The scope tests' fixture: the ABI in force, a private mount namespace and
+ * a tmpfs on FX_ROOT, as every suite test has, without common.h's tree of
+ * files and folders: no scope route opens one (making them was about a
+ * tenth of a scope test under TCG).  A test makes what it names.
+ */
+static inline void sx_setup(struct __test_metadata *_metadata,
+			    struct jr2_fx *fx)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx_probe_abi(_metadata, &fx->abi);
+	ASSERT_EQ(0, unshare(CLONE_NEWNS))
+	{
+		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(
+	    0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0, "mode=0755,size=16m"))
+	{
+		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
+		       "CONFIG_TMPFS (selftests/config)",
+		       FX_ROOT, strerror(errno));
+	}
+	umask(022);
+}
+
+/* What T tells S (through the coordinator) once it is ready. */
 struct sx_ctx {
 	pid_t t_pid; /* as S and ns-init see it */
 	pid_t t_pgid;
@@ -52,6 +86,7 @@ struct sx_route {
 	/* In S, in its domain: 0 or the errno of the operation. */
 	int (*send)(struct sx_ctx *ctx);
 	bool t_own_pgrp; /* T leads its own process group */
+	bool all_pids; /* reaches every process: in its own PID namespace */
 	int kind;
 };
 
@@ -248,13 +283,19 @@ static void sx_sender_main(const struct jr2_abi *abi, const struct sx_rel *rel,
 	_exit(0);
 }
 
+/* A member dies with its coordinator, even one killed by an assert. */
 static int sx_fork_member(struct sx_member *m)
 {
+	pid_t parent = getpid();
+
 	if (pipe(m->to) || pipe(m->from))
 		return errno;
 	m->pid = fork();
 	if (m->pid < 0)
 		return errno;
+	if (m->pid == 0 &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(96);
 	return 0;
 }
 
@@ -301,73 +342,87 @@ static void sx_collect(int report_r, struct sx_result *res)
 	}
 }
 
-/* pid 1 of the scenario's namespace. */
-static void sx_ns_init(const struct jr2_abi *abi, const struct sx_rel *rel,
-		       const struct sx_route *route, int result_w)
+/*
+ * The coordinator: takes the `common` layers, forks T and S, runs the route
+ * and the fence; the outcome in *res (res->stage says where it broke).  Its
+ * descriptors are closed and T and S reaped when it returns.
+ */
+static void sx_coordinate(const struct jr2_abi *abi, const struct sx_rel *rel,
+			  const struct sx_route *route, struct sx_result *res)
 {
 	struct sx_member t = {0}, s = {0};
-	struct sx_result res = {0};
-	struct sx_ctx ctx = {0};
-	int report[2], answer, err;
+	struct sx_ctx ctx = {.shared = {-1, -1}, .pass = {-1, -1}};
+	int report[2] = {-1, -1}, answer, err;
 
+	memset(res, 0, sizeof(*res));
 	sx_ignore_routes();
 	if (setpgid(0, 0))
-		SX_FAIL(&res, "setpgid", errno);
+		SX_FAIL(res, "setpgid", errno);
 	if (pipe(report) || pipe(ctx.shared) ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, ctx.pass))
-		SX_FAIL(&res, "pipes", errno);
+		SX_FAIL(res, "pipes", errno);
 	err = sx_layers(abi, rel->common, rel->scope);
 	if (err)
-		SX_FAIL(&res, "common layers", err);
+		SX_FAIL(res, "common layers", err);
 	err = sx_fork_member(&t);
 	if (err)
-		SX_FAIL(&res, "fork T", err);
+		SX_FAIL(res, "fork T", err);
 	if (t.pid == 0)
 		sx_target_main(abi, rel, route, &ctx, &t, report[1]);
 	sx_close_member(&t);
 	err = sx_fork_member(&s);
 	if (err)
-		SX_FAIL(&res, "fork S", err);
+		SX_FAIL(res, "fork S", err);
 	if (s.pid == 0)
 		sx_sender_main(abi, rel, route, &ctx, &s);
 	sx_close_member(&s);
 	close(report[1]);
+	report[1] = -1;
 	for (int i = 0; i < 2; i++) {
 		bool target = (i == 0) == rel->t_first;
 
 		err = sx_token(target ? &t : &s, 'L', &answer);
 		if (err || answer)
-			SX_FAIL(&res, target ? "T layers" : "S layers",
+			SX_FAIL(res, target ? "T layers" : "S layers",
 				err ? err : answer);
 	}
 	err = sx_token(&t, 'R', &answer);
 	if (err || answer)
-		SX_FAIL(&res, "T setup", err ? err : answer);
+		SX_FAIL(res, "T setup", err ? err : answer);
 	err = sx_read_full(t.from[0], &ctx, sizeof(ctx));
 	if (err)
-		SX_FAIL(&res, "T context", err);
+		SX_FAIL(res, "T context", err);
 	if (sx_write_full(s.to[1], "R", 1) ||
 	    sx_write_full(s.to[1], &ctx, sizeof(ctx)))
-		SX_FAIL(&res, "S context", errno);
-	err = sx_read_full(s.from[0], &res.op_err, sizeof(res.op_err));
+		SX_FAIL(res, "S context", errno);
+	err = sx_read_full(s.from[0], &res->op_err, sizeof(res->op_err));
 	if (err)
-		SX_FAIL(&res, "S result", err);
+		SX_FAIL(res, "S result", err);
 	/* The fence: T is in a domain nested in ours, so this is allowed. */
 	if (kill(t.pid, SIGRTMAX))
-		SX_FAIL(&res, "fence", errno);
-	sx_collect(report[0], &res);
+		SX_FAIL(res, "fence", errno);
+	sx_collect(report[0], res);
 out:
 	if (t.pid > 0) {
 		close(t.to[1]);
+		close(t.from[0]);
 		kill(t.pid, SIGKILL);
+		waitpid(t.pid, NULL, 0);
 	}
-	if (s.pid > 0)
+	if (s.pid > 0) {
+		close(s.to[1]);
+		close(s.from[0]);
 		kill(s.pid, SIGKILL);
-	while (wait(NULL) > 0)
-		;
-	if (sx_write_full(result_w, &res, sizeof(res)))
-		_exit(95);
-	_exit(0);
+		waitpid(s.pid, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (report[i] >= 0)
+			close(report[i]);
+		if (ctx.shared[i] >= 0)
+			close(ctx.shared[i]);
+		if (ctx.pass[i] >= 0)
+			close(ctx.pass[i]);
+	}
 }
 
 /* Runs `route` between S and T in relation `rel`; the outcome in *res. */
@@ -378,23 +433,31 @@ static void sx_run(struct __test_metadata *_metadata, const struct jr2_abi *abi,
 	int result[2], status;
 	pid_t init;
 
-	memset(res, 0, sizeof(*res));
-	ASSERT_EQ(0, pipe2(result, O_CLOEXEC));
-	ASSERT_EQ(0, unshare(CLONE_NEWPID))
-	{
-		TH_LOG("unshare(CLONE_NEWPID): %s: run the suite as root",
-		       strerror(errno));
-	}
-	init = fork();
-	ASSERT_LE(0, init);
-	if (init == 0) {
+	if (!route->all_pids) {
+		sx_coordinate(abi, rel, route, res);
+	} else {
+		memset(res, 0, sizeof(*res));
+		ASSERT_EQ(0, pipe2(result, O_CLOEXEC));
+		ASSERT_EQ(0, unshare(CLONE_NEWPID))
+		{
+			TH_LOG("unshare(CLONE_NEWPID): %s: run the suite as "
+			       "root",
+			       strerror(errno));
+		}
+		init = fork();
+		ASSERT_LE(0, init);
+		if (init == 0) {
+			/* pid 1 of the scenario's namespace. */
+			close(result[0]);
+			sx_coordinate(abi, rel, route, res);
+			_exit(sx_write_full(result[1], res, sizeof(*res)) ? 95
+									  : 0);
+		}
+		close(result[1]);
+		ASSERT_EQ(0, sx_read_full(result[0], res, sizeof(*res)));
 		close(result[0]);
-		sx_ns_init(abi, rel, route, result[1]);
+		ASSERT_EQ(init, waitpid(init, &status, 0));
 	}
-	close(result[1]);
-	ASSERT_EQ(0, sx_read_full(result[0], res, sizeof(*res)));
-	close(result[0]);
-	ASSERT_EQ(init, waitpid(init, &status, 0));
 	ASSERT_STREQ("", res->stage)
 	{
 		TH_LOG("scenario broke at %s: %s", res->stage,

@@ -146,7 +146,9 @@ SX_RELATION_VARIANTS(abs, JR2_SCOPE_ABSTRACT_UNIX_SOCKET, JR2_SCOPE_SIGNAL);
 
 FIXTURE_SETUP(abs)
 {
-	fx_setup(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
+	/* Where the pathname listeners bind (ABS_PATH). */
+	fx_make_dir(_metadata, FX_WORK, 0755);
 	ABS_REQUIRE_NETNS();
 }
 
@@ -414,7 +416,7 @@ FIXTURE_VARIANT_ADD(abs_self, dgram) { .type = SOCK_DGRAM };
 
 FIXTURE_SETUP(abs_self)
 {
-	fx_setup(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
 	ABS_REQUIRE_NETNS();
 }
 

@@ -101,8 +101,6 @@ TEST_F(scoped_signal, P2_sigkill_to_harness)
 FIXTURE(sig)
 {
 	struct jr2_fx fx;
-	bool have_pts;
-	char no_pts[128];
 };
 
 FIXTURE_VARIANT(sig)
@@ -117,15 +115,7 @@ SX_RELATION_VARIANTS(sig, JR2_SCOPE_SIGNAL, JR2_SCOPE_ABSTRACT_UNIX_SOCKET);
 
 FIXTURE_SETUP(sig)
 {
-	fx_setup(_metadata, &self->fx);
-	/* A private devpts for the tty route (mounts end with the domain). */
-	ASSERT_EQ(0, mkdir(SIG_PTS, 0755));
-	self->have_pts = !mount("devpts", SIG_PTS, "devpts", 0,
-				"newinstance,ptmxmode=0666,mode=0620");
-	if (!self->have_pts)
-		snprintf(self->no_pts, sizeof(self->no_pts),
-			 "no tty: mount devpts: %s (CONFIG_UNIX98_PTYS)",
-			 strerror(errno));
+	sx_setup(_metadata, &self->fx);
 }
 
 FIXTURE_TEARDOWN(sig)
@@ -460,7 +450,7 @@ SIG_ROUTE(kill_0_probe, PROBE, 0, .send = send_kill_probe)
 SIG_ROUTE(kill_own_group, GROUP, SIGUSR1, .send = send_kill_own_group)
 SIG_ROUTE(kill_target_group, DIRECT, SIGUSR1, .send = send_kill_target_group,
 	  .t_own_pgrp = true)
-SIG_ROUTE(kill_minus_1, GROUP, SIGUSR1, .send = send_kill_all)
+SIG_ROUTE(kill_minus_1, GROUP, SIGUSR1, .send = send_kill_all, .all_pids = true)
 SIG_ROUTE(tkill, DIRECT, SIGUSR1, .send = send_tkill)
 SIG_ROUTE(tgkill, DIRECT, SIGUSR1, .send = send_tgkill)
 SIG_ROUTE(tgkill_0_probe, PROBE, 0, .send = send_tgkill_probe)
@@ -487,8 +477,12 @@ TEST_F(sig, P2_sigio_tty_f_setown)
 {
 	static const struct sx_route route = {.send = send_sigio_tty};
 
-	if (!self->have_pts)
-		SKIP(return, "%s", self->no_pts);
+	/* A private devpts (its mount ends with the test's namespace). */
+	ASSERT_EQ(0, mkdir(SIG_PTS, 0755));
+	if (mount("devpts", SIG_PTS, "devpts", 0,
+		  "newinstance,ptmxmode=0666,mode=0620"))
+		SKIP(return, "no tty: mount devpts: %s (CONFIG_UNIX98_PTYS)",
+			   strerror(errno));
 	sig_case(_metadata, &self->fx, variant, &route, ASYNC, SIGIO);
 }
 
@@ -515,7 +509,7 @@ FIXTURE_VARIANT_ADD(sig_thread, target_thread_confined) {
 
 FIXTURE_SETUP(sig_thread)
 {
-	fx_setup(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
 }
 
 FIXTURE_TEARDOWN(sig_thread)

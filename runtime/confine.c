@@ -144,18 +144,23 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 	return ret;
 }
 
+int jr2_abi_accepted(const struct jr2_abi *abi, struct jr2_err *err)
+{
+	char reason[400];
+
+	if (jr2_abi_verdict(abi) == JR2_VERDICT_ACCEPT)
+		return 0;
+	return jr2_fail(err, abi->probe_errno ? abi->probe_errno : ENOTSUP,
+			false, "refusing to confine: %s",
+			jr2_verdict_reason(abi, reason, sizeof(reason)));
+}
+
 int jr2_compile_accepted(const struct jr2_policy *policy,
 			 const struct jr2_abi *abi,
 			 struct jr2_ruleset_plan *plan, struct jr2_err *err)
 {
-	if (jr2_abi_verdict(abi) != JR2_VERDICT_ACCEPT) {
-		char reason[400];
-
-		return jr2_fail(
-		    err, abi->probe_errno ? abi->probe_errno : ENOTSUP, false,
-		    "refusing to confine: %s",
-		    jr2_verdict_reason(abi, reason, sizeof(reason)));
-	}
+	if (jr2_abi_accepted(abi, err))
+		return -1;
 	return jr2_policy_compile(policy, abi->in_force, plan, err);
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "confine_step.h"
+#include "plan.h"
 #include "policy_internal.h"
 
 /*
@@ -811,10 +812,53 @@ int jr2_step_deny_kernel_doors(void)
 
 /* ---- the step ---- */
 
-int jr2_confine_step_plan(const struct jr2_policy *policy,
-			  const struct jr2_ruleset_plan *plan,
-			  uint32_t extra_flags, struct jr2_step *step,
-			  struct jr2_err *err)
+/*
+ * Each protected dir of `reference` (what the caller planned, e.g. the
+ * harness at its start) is still the inode it planned: a protected dir
+ * exchanged with a sibling before this step planned (and exchanged back once it
+ * restricted) is refused, exit 125.
+ */
+static int same_targets(const struct jr2_ruleset_plan *fresh,
+			const struct jr2_ruleset_plan *reference,
+			struct jr2_err *err)
+{
+	for (size_t r = 0; reference && r < reference->n_targets; r++) {
+		const struct jr2_plan_target *want = &reference->targets[r];
+		const struct jr2_plan_target *got = NULL;
+
+		/* Protected dirs only: a read-only tree (a CA bundle renamed
+		   into place by an upgrade) may be replaced on purpose. */
+		if (want->kind != JR2_KIND_PROTECT)
+			continue;
+		for (size_t f = 0; f < fresh->n_targets && !got; f++)
+			if (!strcmp(fresh->targets[f].path, want->path))
+				got = &fresh->targets[f];
+		/* A mount that showed it elsewhere, unmounted since. */
+		if (!got && !strncmp(want->origin, "mount ", 6))
+			continue;
+		if (!got || got->dev != want->dev || got->ino != want->ino)
+			return jr2_fail(err, ESTALE, false,
+					"restricted path '%s' (%s) is not the "
+					"inode it was when planned first (%s): "
+					"it was replaced; restart the confiner",
+					want->path, want->origin,
+					got ? "another inode now"
+					    : "no longer restricted");
+	}
+	return 0;
+}
+
+/*
+ * plan: compiled moments ago in this process (jr2-confine run), used as is
+ * unless step 4 made mounts; NULL: compiled here, once, after step 4, at
+ * `abi` (the spawner, whichever its generation).  reference: checked by
+ * same_targets(), or NULL.
+ */
+static int confine_step(const struct jr2_policy *policy,
+			const struct jr2_ruleset_plan *plan, int abi,
+			const struct jr2_ruleset_plan *reference,
+			uint32_t extra_flags, struct jr2_step *step,
+			struct jr2_err *err)
 {
 	struct jr2_ruleset_plan fresh;
 	int ret;
@@ -827,12 +871,16 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 	if (step_metadata(policy, step, err))
 		return -1;
 	jr2_step_helpers_line(step->helpers, sizeof(step->helpers));
-	if (step->ro_mounts) {
+	if (step->ro_mounts || !plan) {
 		/* The mounts of step 4 (the new devpts root above all) are
-		   other inodes than the plan saw: compiled again, here. */
-		if (jr2_policy_compile(policy, plan->abi, &fresh, err))
+		   other inodes than a plan made before saw: compiled here. */
+		if (jr2_policy_compile(policy, abi, &fresh, err))
 			return -1;
 		plan = &fresh;
+		if (same_targets(&fresh, reference, err)) {
+			jr2_plan_free(&fresh);
+			return -1;
+		}
 	}
 	ret = jr2_step_drop_capabilities();
 	if (ret && plan == &fresh)
@@ -859,16 +907,30 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 	return 0;
 }
 
+int jr2_confine_step_plan(const struct jr2_policy *policy,
+			  const struct jr2_ruleset_plan *plan,
+			  uint32_t extra_flags, struct jr2_step *step,
+			  struct jr2_err *err)
+{
+	return confine_step(policy, plan, plan->abi, plan, extra_flags, step,
+			    err);
+}
+
+int jr2_confine_step_ref(const struct jr2_policy *policy,
+			 const struct jr2_abi *abi,
+			 const struct jr2_ruleset_plan *reference,
+			 uint32_t extra_flags, struct jr2_step *step,
+			 struct jr2_err *err)
+{
+	if (jr2_abi_accepted(abi, err))
+		return -1;
+	return confine_step(policy, NULL, abi->in_force, reference, extra_flags,
+			    step, err);
+}
+
 int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
 		     uint32_t extra_flags, struct jr2_step *step,
 		     struct jr2_err *err)
 {
-	struct jr2_ruleset_plan plan;
-	int ret;
-
-	if (jr2_compile_accepted(policy, abi, &plan, err))
-		return -1;
-	ret = jr2_confine_step_plan(policy, &plan, extra_flags, step, err);
-	jr2_plan_free(&plan);
-	return ret;
+	return jr2_confine_step_ref(policy, abi, NULL, extra_flags, step, err);
 }

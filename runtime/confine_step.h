@@ -73,6 +73,15 @@ int jr2_confine_step_plan(const struct jr2_policy *policy,
 			  uint32_t extra_flags, struct jr2_step *step,
 			  struct jr2_err *err);
 
+/* The whole step, compiling once after the read-only mounts (the spawner);
+   reference (the harness's plan at start, or NULL): each restricted path it
+   names must still be the inode it saw there, else ESTALE (exit 125). */
+int jr2_confine_step_ref(const struct jr2_policy *policy,
+			 const struct jr2_abi *abi,
+			 const struct jr2_ruleset_plan *reference,
+			 uint32_t extra_flags, struct jr2_step *step,
+			 struct jr2_err *err);
+
 /* The whole step: compiles, then as jr2_confine_step_plan() (the spawner). */
 int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
 		     uint32_t extra_flags, struct jr2_step *step,

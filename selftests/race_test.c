@@ -7,13 +7,16 @@
  * before restricting: confinement is refused (ESTALE, exit 125), nothing is
  * restricted.  Deterministic: the library's test-only hook runs the
  * exchange at the exact step (no sleep).  The positive control confines
- * the same policy without the exchange.
+ * the same policy without the exchange.  The same exchange before the
+ * step plans (the harness's spawner, later than the harness's own plan) is
+ * refused against the harness's plan.
  *
  * Promises: R9
  */
 #include <linux/fs.h>
 
 #include "common.h"
+#include "confine_step.h"
 
 JR2_FIXTURE(race)
 
@@ -70,6 +73,83 @@ TEST_F(race, R9_exchange_before_restrict_refused)
 {
 	exchange_at(_metadata, &self->fx, 1,
 		    "restricted path '" FX_PROTECTED "'");
+}
+
+/*
+ * The step in a child, with `reference` as the harness's plan at its start:
+ * ESTALE and the message when refused, 0 when it confined and the secret
+ * then reads EACCES, else 1.
+ */
+static int step_in_child(struct __test_metadata *_metadata,
+			 const struct jr2_policy *policy,
+			 const struct jr2_abi *abi,
+			 const struct jr2_ruleset_plan *reference, char *msg,
+			 size_t size)
+{
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct jr2_step step = {.may_fork = true};
+		struct jr2_err err = {0};
+
+		close(pipefd[0]);
+		if (jr2_confine_step_ref(policy, abi, reference, 0, &step,
+					 &err)) {
+			n = write(pipefd[1], err.msg, strlen(err.msg));
+			_exit(err.code & 0xff);
+		}
+		_exit(test_read(FX_SECRET) == EACCES ? 0 : 1);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The harness's spawner plans after its read-only mounts, moments or hours
+ * after the harness planned at its start.  A protected dir exchanged with a
+ * sibling in between would take the sibling's full rights, and keep them
+ * by its own name once exchanged back: the harness's plan is the step's
+ * reference, each protected dir must still be the inode it planned.
+ */
+TEST_F(race, R9_exchange_before_the_step_plans_refused)
+{
+	struct jr2_fx *fx = &self->fx;
+	struct jr2_policy policy;
+	struct jr2_ruleset_plan reference;
+	struct jr2_err err = {0};
+	char msg[sizeof(err.msg)];
+
+	FX_REQUIRE_FEATURE(&fx->abi, JR2_FEAT_TRUNCATE);
+	fx_make_dir(_metadata, FX_RUN "/sib", 0755);
+	fx_policy(_metadata, &policy);
+	ASSERT_EQ(
+	    0, jr2_policy_compile(&policy, fx->abi.in_force, &reference, &err));
+	ASSERT_EQ(0,
+		  test_renameat2(FX_PROTECTED, FX_RUN "/sib", RENAME_EXCHANGE));
+	EXPECT_EQ(ESTALE, step_in_child(_metadata, &policy, &fx->abi,
+					&reference, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "restricted path '" FX_PROTECTED "'"))
+	TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "not the inode it was when planned first"))
+	TH_LOG("%s", msg);
+	/* Control: exchanged back, the same reference confines. */
+	ASSERT_EQ(0,
+		  test_renameat2(FX_PROTECTED, FX_RUN "/sib", RENAME_EXCHANGE));
+	EXPECT_EQ(0, step_in_child(_metadata, &policy, &fx->abi, &reference,
+				   msg, sizeof(msg)))
+	TH_LOG("%s", msg);
+	jr2_plan_free(&reference);
+	jr2_policy_free(&policy);
 }
 
 TEST_HARNESS_MAIN

@@ -1069,15 +1069,12 @@ static void start_spawner(void)
 		forget_secrets();
 		setrlimit(RLIMIT_NOFILE, &start_nofile);
 		/*
-		 * The first spawner confines with the plan compiled at
-		 * start (compile_policy, moments ago, after the protected
-		 * dir was made, as `jr2-confine run` does); a restarted one
-		 * compiles afresh: the tree may have changed since.  Either
-		 * way the step compiles again after its read-only mounts and
-		 * re-checks the targets just before restricting.
+		 * Every spawner compiles once, after its read-only mounts
+		 * (or, without them, just before restricting); the plan
+		 * compiled at start is only the reference: each protected
+		 * dir must still be the inode it was then (exit 125).
 		 */
-		jr2_spawner_main(pair[1], &H.policy, &H.abi,
-				 H.generation == 0 ? &H.plan : NULL);
+		jr2_spawner_main(pair[1], &H.policy, &H.abi, &H.plan);
 	}
 	close(pair[1]);
 	fcntl(pair[0], F_SETFL, O_NONBLOCK);

@@ -275,10 +275,8 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	 */
 	struct jr2_step step = {.fds_per_program = true};
 
-	if (plan ? jr2_confine_step_plan(policy, plan, JR2_LOG_EXECED_PROGRAMS,
-					 &step, &err)
-		 : jr2_confine_step(policy, abi, JR2_LOG_EXECED_PROGRAMS, &step,
-				    &err)) {
+	if (jr2_confine_step_ref(policy, abi, plan, JR2_LOG_EXECED_PROGRAMS,
+				 &step, &err)) {
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}

@@ -23,7 +23,7 @@
 
 /*
  * Never returns.  Runs in the forked child; sock is its channel.  plan: the
- * policy already compiled under abi (accepted), or NULL to compile it here.
+ * harness's plan at start, the reference for the protected dirs' inodes.
  */
 void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		      const struct jr2_abi *abi,

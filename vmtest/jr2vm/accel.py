@@ -38,8 +38,10 @@ KVM_GET_API_VERSION = 0xAE00
 KVM_API_VERSION = 12
 
 # Multi-threaded TCG oopses newer kernels during static-key patching: one
-# thread, one vCPU, a plain CPU.
-TCG_ARGS = ["-accel", "tcg,thread=single", "-cpu", "qemu64", "-smp", "1"]
+# thread, one vCPU, a plain CPU with RDRAND (QEMU serves it from the host's
+# getrandom): the guest's random pool is ready at boot, where a jitter-entropy
+# wait blocked the first getrandom(2), the harness's, for about a second.
+TCG_ARGS = ["-accel", "tcg,thread=single", "-cpu", "qemu64,+rdrand", "-smp", "1"]
 KVM_ARGS = ["-accel", "kvm", "-cpu", "host", "-smp", "1"]
 
 FIRMWARE_TIMEOUT_S = 5.0

@@ -93,7 +93,7 @@ def test_kvm_that_aborts_qemu_falls_back_to_tcg_with_one_line(host):
     choice = accel.choose(host.kernel)
     assert time.monotonic() - start < accel.FIRMWARE_TIMEOUT_S
     assert choice.name == "tcg"
-    assert choice.args == ["-accel", "tcg,thread=single", "-cpu", "qemu64", "-smp", "1"]
+    assert choice.args == ["-accel", "tcg,thread=single", "-cpu", "qemu64,+rdrand", "-smp", "1"]
     assert choice.line.startswith(f"vmtest: {accel.KVM_DEVICE} is present but cannot run a guest (")
     assert choice.line.endswith("): using TCG") and "\n" not in choice.line
     assert "failed to set MSR 0x10a" in choice.line and "Assertion" in choice.line
@@ -191,7 +191,7 @@ def test_the_command_line_carries_the_choice(host):
     host.mode("abort")
     args = qemu.command(host.kernel, "initrd", "console", "channel")
     assert args[args.index("-accel") + 1] == "tcg,thread=single"
-    assert args[args.index("-cpu") + 1] == "qemu64" and args[args.index("-smp") + 1] == "1"
+    assert args[args.index("-cpu") + 1] == "qemu64,+rdrand" and args[args.index("-smp") + 1] == "1"
     assert args.count("-smp") == 1
     assert "no_timer_check" in args[args.index("-append") + 1].split()
 

@@ -582,7 +582,12 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 
 /* ---- the fixture ---- */
 
-static inline void fx_make_file(struct __test_metadata *_metadata,
+/*
+ * The tree's own entries, made under umask 0 (fx_setup_tree): the mode
+ * given is the mode drawn, with no chmod after each (a syscall an entry,
+ * measurable under TCG on ~1200 tests a kernel).
+ */
+static inline void fx_tree_file(struct __test_metadata *_metadata,
 				const char *path, const char *text, mode_t mode)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
@@ -594,6 +599,12 @@ static inline void fx_make_file(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(len, write(fd, text, len));
 	ASSERT_EQ(0, close(fd));
+}
+
+static inline void fx_make_file(struct __test_metadata *_metadata,
+				const char *path, const char *text, mode_t mode)
+{
+	fx_tree_file(_metadata, path, text, mode);
 	/* The umask must not decide the mode the tree draws. */
 	ASSERT_EQ(0, chmod(path, mode));
 }
@@ -644,25 +655,6 @@ static inline int fx_yama_scope(void)
 	return scope;
 }
 
-/*
- * The tree's own entries, made under umask 0 (fx_setup_tree): the mode
- * given is the mode drawn, with no chmod after each (a syscall an entry,
- * measurable under TCG on ~1200 tests a kernel).
- */
-static inline void fx_tree_file(struct __test_metadata *_metadata,
-				const char *path, const char *text, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	ssize_t len = (ssize_t)strlen(text);
-
-	ASSERT_LE(0, fd)
-	{
-		TH_LOG("fixture: cannot make '%s': %s", path, strerror(errno));
-	}
-	ASSERT_EQ(len, write(fd, text, len));
-	ASSERT_EQ(0, close(fd));
-}
-
 static inline void fx_tree_dir(struct __test_metadata *_metadata,
 			       const char *path, mode_t mode)
 {
@@ -677,7 +669,8 @@ static inline void fx_tree_dir(struct __test_metadata *_metadata,
  * caller made its own (fx_setup, or hx_setup of harness_helpers.h); umask
  * 022 afterwards.
  */
-static inline void fx_setup_tree(struct __test_metadata *_metadata,
+/* The ABI in force and a tmpfs on FX_ROOT, in this mount namespace. */
+static inline void fx_mount_root(struct __test_metadata *_metadata,
 				 struct jr2_fx *fx)
 {
 	memset(fx, 0, sizeof(*fx));
@@ -689,6 +682,23 @@ static inline void fx_setup_tree(struct __test_metadata *_metadata,
 		       "CONFIG_TMPFS (selftests/config)",
 		       FX_ROOT, strerror(errno));
 	}
+}
+
+/* A mount namespace of the test's own, nothing shared with the host. */
+static inline void fx_private_mounts(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, unshare(CLONE_NEWNS))
+	{
+		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
+		       strerror(errno));
+	}
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+}
+
+static inline void fx_setup_tree(struct __test_metadata *_metadata,
+				 struct jr2_fx *fx)
+{
+	fx_mount_root(_metadata, fx);
 	/* The modes below are drawn exactly; the tests then run at 022. */
 	umask(0);
 	fx_tree_dir(_metadata, FX_RUN, 0755);
@@ -714,12 +724,7 @@ static inline void fx_setup_tree(struct __test_metadata *_metadata,
 static inline void fx_setup(struct __test_metadata *_metadata,
 			    struct jr2_fx *fx)
 {
-	ASSERT_EQ(0, unshare(CLONE_NEWNS))
-	{
-		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
-		       strerror(errno));
-	}
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	fx_private_mounts(_metadata);
 	fx_setup_tree(_metadata, fx);
 }
 

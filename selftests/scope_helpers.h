@@ -49,21 +49,8 @@
 static inline void sx_setup(struct __test_metadata *_metadata,
 			    struct jr2_fx *fx)
 {
-	memset(fx, 0, sizeof(*fx));
-	fx_probe_abi(_metadata, &fx->abi);
-	ASSERT_EQ(0, unshare(CLONE_NEWNS))
-	{
-		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
-		       strerror(errno));
-	}
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	ASSERT_EQ(
-	    0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0, "mode=0755,size=16m"))
-	{
-		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
-		       "CONFIG_TMPFS (selftests/config)",
-		       FX_ROOT, strerror(errno));
-	}
+	fx_private_mounts(_metadata);
+	fx_mount_root(_metadata, fx);
 	umask(022);
 }
 

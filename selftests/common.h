@@ -272,6 +272,59 @@ static inline int test_list(const char *path, int *count)
 	return 0;
 }
 
+/*
+ * The state letter and parent pid of process `pid` (a /proc name), read
+ * after its name in /proc/PID/stat (a name may hold spaces and
+ * parentheses); false when it is gone.
+ */
+static inline bool fx_proc_stat(const char *pid, char *state, pid_t *ppid)
+{
+	char path[300], stat[512], *paren;
+	int fd, parent;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	stat[n] = '\0';
+	paren = strrchr(stat, ')');
+	if (!paren || sscanf(paren + 1, " %c %d", state, &parent) != 2)
+		return false;
+	*ppid = parent;
+	return true;
+}
+
+/*
+ * The children of `parent` (only the zombies with `zombies`), at most max
+ * of them into pids (NULL: counted only); their number.
+ */
+static inline size_t fx_children_of(pid_t parent, bool zombies, pid_t *pids,
+				    size_t max)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *entry;
+	size_t n = 0;
+	pid_t ppid;
+	char state;
+
+	while (proc && (entry = readdir(proc)) && (!pids || n < max))
+		if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9' &&
+		    fx_proc_stat(entry->d_name, &state, &ppid) &&
+		    ppid == parent && (!zombies || state == 'Z')) {
+			if (pids)
+				pids[n] = atoi(entry->d_name);
+			n++;
+		}
+	if (proc)
+		closedir(proc);
+	return n;
+}
+
 static inline int test_write(const char *path, const char *text, int flags)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
@@ -609,13 +662,19 @@ static inline void fx_make_file(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, chmod(path, mode));
 }
 
-static inline void fx_make_dir(struct __test_metadata *_metadata,
+static inline void fx_tree_dir(struct __test_metadata *_metadata,
 			       const char *path, mode_t mode)
 {
 	ASSERT_EQ(0, mkdir(path, mode))
 	{
 		TH_LOG("fixture: cannot make '%s': %s", path, strerror(errno));
 	}
+}
+
+static inline void fx_make_dir(struct __test_metadata *_metadata,
+			       const char *path, mode_t mode)
+{
+	fx_tree_dir(_metadata, path, mode);
 	ASSERT_EQ(0, chmod(path, mode));
 }
 
@@ -655,20 +714,6 @@ static inline int fx_yama_scope(void)
 	return scope;
 }
 
-static inline void fx_tree_dir(struct __test_metadata *_metadata,
-			       const char *path, mode_t mode)
-{
-	ASSERT_EQ(0, mkdir(path, mode))
-	{
-		TH_LOG("fixture: cannot make '%s': %s", path, strerror(errno));
-	}
-}
-
-/*
- * The tmpfs over /tmp and the tree drawn above, in a mount namespace the
- * caller made its own (fx_setup, or hx_setup of harness_helpers.h); umask
- * 022 afterwards.
- */
 /* The ABI in force and a tmpfs on FX_ROOT, in this mount namespace. */
 static inline void fx_mount_root(struct __test_metadata *_metadata,
 				 struct jr2_fx *fx)
@@ -695,6 +740,11 @@ static inline void fx_private_mounts(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 }
 
+/*
+ * The tmpfs over /tmp and the tree drawn above, in a mount namespace the
+ * caller made its own (fx_setup, or hx_setup of harness_helpers.h); umask
+ * 022 afterwards.
+ */
 static inline void fx_setup_tree(struct __test_metadata *_metadata,
 				 struct jr2_fx *fx)
 {

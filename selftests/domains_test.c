@@ -189,40 +189,6 @@ static unsigned int hx_fd_count(pid_t pid)
 	return least == ~0U ? 0 : least;
 }
 
-/* Children of `parent` in state Z. */
-static unsigned int hx_zombies_of(pid_t parent)
-{
-	DIR *proc = opendir("/proc");
-	struct dirent *entry;
-	unsigned int zombies = 0;
-
-	while (proc && (entry = readdir(proc))) {
-		char path[300], stat[512], state;
-		int ppid, fd;
-		ssize_t n;
-		char *paren;
-
-		if (entry->d_name[0] < '1' || entry->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", entry->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, stat, sizeof(stat) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		stat[n] = '\0';
-		paren = strrchr(stat, ')');
-		if (paren && sscanf(paren + 1, " %c %d", &state, &ppid) == 2 &&
-		    state == 'Z' && ppid == parent)
-			zombies++;
-	}
-	if (proc)
-		closedir(proc);
-	return zombies;
-}
-
 /*
  * The fault: SIGKILL the spawner 100 times (10 with JR2_STRESS=small, each
  * of the 10 kill delays once) while programs are being started.  Each start
@@ -291,7 +257,7 @@ TEST_F(domains, P4_spawner_killed_repeatedly_while_starting)
 	TH_LOG("%d kills: %u starts ran, %u ended with a clear error", rounds,
 	       ran, refused);
 	ASSERT_LE((unsigned int)rounds + 1, hx->generation);
-	ASSERT_EQ(0, hx_zombies_of(hx->pid));
+	ASSERT_EQ(0, fx_children_of(hx->pid, true, NULL, 0));
 	ASSERT_GE(fds_before, hx_fd_count(hx->pid));
 	/* And it still serves. */
 	{

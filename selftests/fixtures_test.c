@@ -80,14 +80,16 @@ static ino_t fh_netns(const char *pid)
 
 TEST_F(fixtures_harness, own_network_namespace)
 {
-	char parent[16], starter[16];
+	char parent[16], starter[16], state;
+	pid_t starter_pid;
 
 	/*
 	 * The binary's own process (this test's parent) made it at its start:
 	 * the process that started the binary (the runner) is in another.
 	 */
 	hx_pid_str(getppid(), parent, sizeof(parent));
-	hx_pid_str(hx_parent_of(parent), starter, sizeof(starter));
+	ASSERT_TRUE(fx_proc_stat(parent, &state, &starter_pid));
+	hx_pid_str(starter_pid, starter, sizeof(starter));
 	ASSERT_NE(0, fh_netns("self"));
 	ASSERT_NE(0, fh_netns(starter));
 	ASSERT_NE(fh_netns(starter), fh_netns("self"))
@@ -103,20 +105,12 @@ TEST_F(fixtures_harness, own_network_namespace)
 /* Whether `pid` is gone (or a zombie) within 5 s. */
 static bool fh_gone(pid_t pid)
 {
-	for (int waited = 0; waited < 5000; waited += 10) {
-		char path[64], stat[256], *paren;
-		int fd;
-		ssize_t n;
+	char name[32], state;
+	pid_t ppid;
 
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return true;
-		n = read(fd, stat, sizeof(stat) - 1);
-		close(fd);
-		stat[n > 0 ? n : 0] = '\0';
-		paren = strrchr(stat, ')');
-		if (n <= 0 || (paren && paren[1] == ' ' && paren[2] == 'Z'))
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	for (int waited = 0; waited < 5000; waited += 10) {
+		if (!fx_proc_stat(name, &state, &ppid) || state == 'Z')
 			return true;
 		usleep(10000);
 	}

@@ -866,31 +866,6 @@ static inline const char *hx_peer_trace_blocked(char *why, size_t size)
 }
 
 /*
- * The parent pid of `pid` from /proc/PID/stat (after the name, which may
- * hold spaces and parentheses), or -1.
- */
-static inline pid_t hx_parent_of(const char *pid)
-{
-	char path[300], stat[512], *close_paren;
-	int fd, ppid = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, stat, sizeof(stat) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	stat[n] = '\0';
-	close_paren = strrchr(stat, ')');
-	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
-		return -1;
-	return ppid;
-}
-
-/*
  * Ends the programs and the harness.  Every program is a child of the
  * harness (the spawner starts them with CLONE_PARENT; an orphan of one is
  * reparented to it, a subreaper) leading its own process group.  The
@@ -902,20 +877,12 @@ static inline pid_t hx_parent_of(const char *pid)
 static inline void hx_stop(struct hx *hx)
 {
 	pid_t groups[1024];
-	size_t n = 0;
-	DIR *proc;
-	struct dirent *entry;
+	size_t n;
 
 	if (hx->pid <= 0)
 		return;
-	proc = opendir("/proc");
-	while (proc && (entry = readdir(proc)) &&
-	       n < sizeof(groups) / sizeof(groups[0]))
-		if (entry->d_name[0] >= '1' && entry->d_name[0] <= '9' &&
-		    hx_parent_of(entry->d_name) == hx->pid)
-			groups[n++] = atoi(entry->d_name);
-	if (proc)
-		closedir(proc);
+	n = fx_children_of(hx->pid, false, groups,
+			   sizeof(groups) / sizeof(groups[0]));
 	kill(hx->pid, SIGTERM);
 	waitpid(hx->pid, NULL, 0);
 	for (size_t i = 0; i < n; i++)

@@ -567,21 +567,32 @@ static bool attach_one(struct jr2_tracer *t, struct bpf_program *prog,
 	return true;
 }
 
-/* A kprobe pair on the hook: the return half first (an entry alone is
- * useless), by a presumed name, then by kallsyms' name where it differs. */
+/* The return half, then the entry, on sym (an entry alone is useless);
+   none kept when either fails. */
+static bool attach_pair(struct jr2_tracer *t, struct bpf_program *kr,
+			struct bpf_program *kp, const char *sym, char *why)
+{
+	int links = t->n_links;
+
+	if (attach_one(t, kr, sym, true, why) &&
+	    attach_one(t, kp, sym, false, why))
+		return true;
+	while (t->n_links > links)
+		bpf_link__destroy(t->links[--t->n_links]);
+	return false;
+}
+
+/* A kprobe pair on the hook: by a presumed name, then by kallsyms' name
+ * where it differs. */
 static bool attach_kprobe(struct jr2_tracer *t, int i)
 {
 	struct jr2_point_state *s = &t->points[i];
 	struct bpf_program *kr = program(t->skel, "kr", i);
 	struct bpf_program *kp = program(t->skel, "kp", i);
 	char why[JR2_NOTE_LEN] = "";
-	int links = t->n_links;
 
-	if (attach_one(t, kr, s->ksym, true, why) &&
-	    attach_one(t, kp, s->ksym, false, why))
+	if (attach_pair(t, kr, kp, s->ksym, why))
 		return true;
-	while (t->n_links > links)
-		bpf_link__destroy(t->links[--t->n_links]);
 	if (s->ksym_presumed) {
 		verbose_step("a kprobe by the hook's name failed: kallsyms");
 		find_ksyms(t);
@@ -592,11 +603,8 @@ static bool attach_kprobe(struct jr2_tracer *t, int i)
 		}
 		if (strcmp(s->ksym, jr2_points[i].hook)) {
 			why[0] = '\0';
-			if (attach_one(t, kr, s->ksym, true, why) &&
-			    attach_one(t, kp, s->ksym, false, why))
+			if (attach_pair(t, kr, kp, s->ksym, why))
 				return true;
-			while (t->n_links > links)
-				bpf_link__destroy(t->links[--t->n_links]);
 		}
 	}
 	note(s->note, "%s", why);

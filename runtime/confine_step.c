@@ -812,11 +812,22 @@ int jr2_step_deny_kernel_doors(void)
 
 /* ---- the step ---- */
 
+static const struct jr2_plan_target *
+find_planned(const struct jr2_plan_target *v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].path, path))
+			return &v[i];
+	return NULL;
+}
+
 /*
  * Each protected dir of `reference` (what the caller planned, e.g. the
- * harness at its start) is still the inode it planned: a protected dir
- * exchanged with a sibling before this step planned (and exchanged back once it
- * restricted) is refused, exit 125.
+ * harness at its start), and each folder above it, is still the inode it
+ * planned.  Renamed before this step planned and put back once it
+ * restricted, either would leave the protected inode under full rights:
+ * the dir exchanged with a sibling, or its parent replaced (the dir moved
+ * into the stand-in, the old parent left beside it).  Refused, exit 125.
  */
 static int same_targets(const struct jr2_ruleset_plan *fresh,
 			const struct jr2_ruleset_plan *reference,
@@ -824,15 +835,14 @@ static int same_targets(const struct jr2_ruleset_plan *fresh,
 {
 	for (size_t r = 0; reference && r < reference->n_targets; r++) {
 		const struct jr2_plan_target *want = &reference->targets[r];
-		const struct jr2_plan_target *got = NULL;
+		const struct jr2_plan_target *got;
 
 		/* Protected dirs only: a read-only tree (a CA bundle renamed
 		   into place by an upgrade) may be replaced on purpose. */
 		if (want->kind != JR2_KIND_PROTECT)
 			continue;
-		for (size_t f = 0; f < fresh->n_targets && !got; f++)
-			if (!strcmp(fresh->targets[f].path, want->path))
-				got = &fresh->targets[f];
+		got =
+		    find_planned(fresh->targets, fresh->n_targets, want->path);
 		/* A mount that showed it elsewhere, unmounted since. */
 		if (!got && !strncmp(want->origin, "mount ", 6))
 			continue;
@@ -844,6 +854,24 @@ static int same_targets(const struct jr2_ruleset_plan *fresh,
 					want->path, want->origin,
 					got ? "another inode now"
 					    : "no longer restricted");
+		for (size_t d = 0; d < reference->n_dirs; d++) {
+			const struct jr2_plan_target *dir = &reference->dirs[d];
+
+			if (!dir->ino || !strcmp(dir->path, want->path) ||
+			    !jr2_path_within(want->path, dir->path))
+				continue;
+			got =
+			    find_planned(fresh->dirs, fresh->n_dirs, dir->path);
+			if (!got || got->dev != dir->dev ||
+			    got->ino != dir->ino)
+				return jr2_fail(
+				    err, ESTALE, false,
+				    "'%s', a folder above the restricted path "
+				    "'%s' (%s), is not the inode it was when "
+				    "planned first: it was replaced; restart "
+				    "the confiner",
+				    dir->path, want->path, want->origin);
+		}
 	}
 	return 0;
 }

@@ -596,6 +596,17 @@ static void copy_targets(const struct jr2_fsview *view,
 		};
 	}
 	plan->n_targets = view->n_targets;
+	plan->dirs =
+	    jr2_xrealloc(NULL, (view->n_dirs + 1) * sizeof(*plan->dirs));
+	for (size_t d = 0; d < view->n_dirs; d++)
+		plan->dirs[d] = (struct jr2_plan_target){
+		    .path = jr2_xstrdup(view->dirs[d].path),
+		    .origin = jr2_xstrdup("a folder above"),
+		    .is_dir = true,
+		    .dev = view->dirs[d].dev,
+		    .ino = view->dirs[d].ino,
+		};
+	plan->n_dirs = view->n_dirs;
 }
 
 uint64_t jr2_plan_rights_at(const struct jr2_ruleset_plan *plan,

@@ -240,6 +240,11 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan)
 		free(plan->targets[i].origin);
 	}
 	free(plan->targets);
+	for (size_t i = 0; i < plan->n_dirs; i++) {
+		free(plan->dirs[i].path);
+		free(plan->dirs[i].origin);
+	}
+	free(plan->dirs);
 	jr2_paths_free(&plan->notes);
 	jr2_paths_free(&plan->frozen);
 	jr2_paths_free(&plan->frozen_why);

@@ -94,6 +94,10 @@ struct jr2_ruleset_plan {
 	struct jr2_paths warnings;
 	struct jr2_plan_target *targets;
 	size_t n_targets;
+	/* The folders above the restricted paths, with the dev and ino the
+	   compiler saw (0: not looked at): a later plan must find the same. */
+	struct jr2_plan_target *dirs;
+	size_t n_dirs;
 };
 
 /* The kernel's own trees, restricted in every policy (issue 17). */

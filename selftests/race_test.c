@@ -8,8 +8,8 @@
  * restricted.  Deterministic: the library's test-only hook runs the
  * exchange at the exact step (no sleep).  The positive control confines
  * the same policy without the exchange.  The same exchange before the
- * step plans (the harness's spawner, later than the harness's own plan) is
- * refused against the harness's plan.
+ * step plans (the harness's spawner, later than the harness's own plan), or
+ * a replacement of its parent, is refused against the harness's plan.
  *
  * Promises: R9
  */
@@ -145,6 +145,43 @@ TEST_F(race, R9_exchange_before_the_step_plans_refused)
 	/* Control: exchanged back, the same reference confines. */
 	ASSERT_EQ(0,
 		  test_renameat2(FX_PROTECTED, FX_RUN "/sib", RENAME_EXCHANGE));
+	EXPECT_EQ(0, step_in_child(_metadata, &policy, &fx->abi, &reference,
+				   msg, sizeof(msg)))
+	TH_LOG("%s", msg);
+	jr2_plan_free(&reference);
+	jr2_policy_free(&policy);
+}
+
+/*
+ * The same one level up: the protected dir's parent replaced before the
+ * step plans (the protected dir moved into a new parent, the old one left
+ * beside it, where a sibling's full rights would land) and put back once it
+ * restricted.  The protected dir is the inode it was; its parent is not.
+ */
+TEST_F(race, R9_parent_replaced_before_the_step_plans_refused)
+{
+	struct jr2_fx *fx = &self->fx;
+	struct jr2_policy policy;
+	struct jr2_ruleset_plan reference;
+	struct jr2_err err = {0};
+	char msg[sizeof(err.msg)];
+
+	FX_REQUIRE_FEATURE(&fx->abi, JR2_FEAT_TRUNCATE);
+	fx_policy(_metadata, &policy);
+	ASSERT_EQ(
+	    0, jr2_policy_compile(&policy, fx->abi.in_force, &reference, &err));
+	ASSERT_EQ(0, rename(FX_RUN, FX_ROOT "/old-run"));
+	ASSERT_EQ(0, mkdir(FX_RUN, 0755));
+	ASSERT_EQ(0, rename(FX_ROOT "/old-run/jr2", FX_PROTECTED));
+	EXPECT_EQ(ESTALE, step_in_child(_metadata, &policy, &fx->abi,
+					&reference, msg, sizeof(msg)));
+	EXPECT_NE(NULL, strstr(msg, "'" FX_RUN "', a folder above the "
+				    "restricted path '" FX_PROTECTED "'"))
+	TH_LOG("%s", msg);
+	/* Control: the parent put back, the same reference confines. */
+	ASSERT_EQ(0, rename(FX_PROTECTED, FX_ROOT "/old-run/jr2"));
+	ASSERT_EQ(0, rmdir(FX_RUN));
+	ASSERT_EQ(0, rename(FX_ROOT "/old-run", FX_RUN));
 	EXPECT_EQ(0, step_in_child(_metadata, &policy, &fx->abi, &reference,
 				   msg, sizeof(msg)))
 	TH_LOG("%s", msg);

@@ -67,6 +67,9 @@ define vmtest_then_report
 	exit $$status
 endef
 
+# LANES=N: guests per kernel, each a share of the suite (vmtest/run --lanes).
+VMTEST_LANES = $(if $(LANES),--lanes '$(LANES)')
+
 # SUITE=upstream: the kernel's own Landlock selftests too (vmtest/jr2vm/upstream.py).
 VMTEST_SUITE = $(if $(SUITE),--suite '$(SUITE)')
 
@@ -74,14 +77,14 @@ VMTEST_SUITE = $(if $(SUITE),--suite '$(SUITE)')
 # is then that of min(the kernel's ABI, N).
 vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
-		$(if $(ABI),--max-abi '$(ABI)') $(VMTEST_SUITE))
+		$(if $(ABI),--max-abi '$(ABI)') $(VMTEST_LANES) $(VMTEST_SUITE))
 
 vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
 
 matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,--jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
-		$(if $(T),-T '$(T)') $(VMTEST_SUITE))
+		$(if $(T),-T '$(T)') $(VMTEST_LANES) $(VMTEST_SUITE))
 
 # Then the check of repro-ci into the same run (its table joins the run's report).
 vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD) $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a
@@ -111,7 +114,7 @@ test-vmtest-unit:
 # BENCH_MATRIX=1: then the matrix of the same kernels, two at a time.
 bench-vmtest: deps vmtest-deps $(VMTEST_PAYLOAD) $(VMTEST_BARE_INIT)
 	$(PYTHON) vmtest/bench -n $(or $(BENCH_N),3) $(if $(BENCH_MATRIX),--matrix) \
-		$(BENCH_KERNELS)
+		$(VMTEST_LANES) $(BENCH_KERNELS)
 
 # Reproducers of bug reports (vmtest/repro --help, vmtest/README.md REPRODUCERS):
 #   make repro REPRO=<file.c|script|folder> [KERNEL=<name|path>] [CONFINE=none|confine|harness] [ARGS=..]

@@ -130,11 +130,14 @@ def stripped(data):
         return path.read_bytes() if done.returncode == 0 else data
 
 
-def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_name="jr2"):
-    """The appended part: /jr2/run.conf and the extra payload files."""
+def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_name="jr2",
+             lane_bins=()):
+    """The appended part: /jr2/run.conf and the extra payload files.
+    lane_bins: the suite binaries this guest runs (a lane's share), else all."""
     filter_bin, _, filter_test = (filter_spec or "").partition(":")
     conf = {"MODE": mode, "SUITE_NAME": suite_name, "CMD": cmd, "FILTER_BIN": filter_bin,
-            "FILTER_TEST": filter_test, "TEST_TIMEOUT": str(test_timeout)}
+            "FILTER_TEST": filter_test, "LANE_BINS": " ".join(lane_bins),
+            "TEST_TIMEOUT": str(test_timeout)}
     archive = cpio.Archive()
     archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
     for host in extra:

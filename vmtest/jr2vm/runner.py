@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Boot one kernel with the payload, follow it, collect its results."""
+import concurrent.futures
 import datetime
 import json
 import os
@@ -14,6 +15,7 @@ import time
 import jr2kernels
 
 from . import channel, expect, initramfs, qemu, summary
+from . import lanes as lanes_of
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = REPO / "results"
@@ -107,59 +109,112 @@ class Follow:
         self.seen = len(complete)
 
 
+def _guest(name, args, timeout_s, start, follow):
+    """Runs one QEMU to its end or the timeout, following its channel;
+    returns (exit status, QEMU's own output, timed out)."""
+    timed_out = False
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    with _running_lock:
+        _running.add(proc)
+    try:
+        while proc.poll() is None:
+            follow.poll(start)
+            if time.monotonic() - start > timeout_s:
+                timed_out = True
+                say(name, f"timeout after {timeout_s} s: stopping QEMU")
+                proc.kill()
+                break
+            time.sleep(0.1)
+        qemu_out = proc.communicate()[0].decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        with _running_lock:
+            _running.discard(proc)
+    follow.poll(start)
+    return proc.returncode, qemu_out, timed_out
+
+
+def suite_binaries(base, filter_spec=""):
+    """The suite binaries of the payload that -T's BIN keeps."""
+    only = (filter_spec or "").partition(":")[0]
+    return sorted(n for n in base.sha256 if n.endswith("_test") and only in n)
+
+
 def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
-         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, max_abi=0, suite_name="jr2"):
+         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, max_abi=0, suite_name="jr2", lanes=1):
     """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
     suite.tap, check.json, summary.json}; returns the summary dict.  max_abi:
     the ABI cap of the guest (JR2_MAX_ABI), 0 for none.  suite_name
     "landlock": the payload's suite is the kernel's own Landlock selftests, whose
-    failures are findings about the kernel, not failures of this run."""
+    failures are findings about the kernel, not failures of this run.  lanes:
+    guests of this kernel booted at once, each running a share of the suite
+    (jr2vm/lanes.py); their logs are put one after the other."""
     timeout_s = timeout_s or DEFAULT_TIMEOUT_S
     name = kernel.name
     out_dir.mkdir(parents=True, exist_ok=True)
     base = base or initramfs.build_base(initramfs.payload_binaries())
-    console, chan = out_dir / "console.log", out_dir / "channel.log"
+    shares = [()]
+    if mode == "suite" and lanes > 1:
+        binaries = suite_binaries(base, filter_spec)
+        shares = lanes_of.split(binaries, lanes,
+                                lanes_of.past_times(RESULTS, name, binaries)) or [()]
     # A folder reused (same RUN=) keeps nothing of the boot before.
     for old in ("console.log", "channel.log", "suite.tap", "check.json", "summary.json", "cmd.out"):
         (out_dir / old).unlink(missing_ok=True)
-    say(name, f"kernel {kernel.vmlinuz}{' cmdline ' + kernel.cmdline if kernel.cmdline else ''}")
+    say(name, f"kernel {kernel.vmlinuz}{' cmdline ' + kernel.cmdline if kernel.cmdline else ''}"
+        + (f"; the suite in {len(shares)} guests at once" if len(shares) > 1 else ""))
     image = jr2kernels.boot_image(kernel)  # unpacked once per kernel, before the clock
+    # One guest: its files as named; lanes: a pair of files each, joined after.
+    files = [(out_dir / "console.log", out_dir / "channel.log")] if len(shares) == 1 else \
+        [(out_dir / f"console.log.lane-{i}", out_dir / f"channel.log.lane-{i}")
+         for i in range(1, len(shares) + 1)]
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="jr2-vmtest-") as tmp:
-        initrd = initramfs.initrd(pathlib.Path(tmp) / "initrd.gz", base, mode=mode, cmd=cmd,
-                                  filter_spec=filter_spec, test_timeout=test_timeout_s,
-                                  extra=extra, suite_name=suite_name)
-        args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
-        (out_dir / "qemu.cmd").write_text(" ".join(args) + "\n")
-        follow = Follow(name, chan)
-        timed_out = False
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
-        with _running_lock:
-            _running.add(proc)
-        try:
-            while proc.poll() is None:
-                follow.poll(start)
-                if time.monotonic() - start > timeout_s:
-                    timed_out = True
-                    say(name, f"timeout after {timeout_s} s: stopping QEMU")
-                    proc.kill()
-                    break
-                time.sleep(0.1)
-            qemu_out = proc.communicate()[0].decode(errors="replace")
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            with _running_lock:
-                _running.discard(proc)
-    follow.poll(start)
+        guests = []
+        for i, (share, (console, chan)) in enumerate(zip(shares, files), 1):
+            initrd = initramfs.initrd(pathlib.Path(tmp) / f"initrd-{i}.gz", base, mode=mode,
+                                      cmd=cmd, filter_spec=filter_spec, test_timeout=test_timeout_s,
+                                      extra=extra, suite_name=suite_name, lane_bins=share)
+            args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
+            label = name if len(shares) == 1 else f"{name} lane {i}/{len(shares)}"
+            guests.append((args, Follow(label, chan)))
+        (out_dir / "qemu.cmd").write_text("".join(" ".join(a) + "\n" for a, _ in guests))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(guests)) as pool:
+            ended = list(pool.map(lambda g: _guest(g[1].name, g[0], timeout_s, start, g[1]),
+                                  guests))
     ended_at = time.monotonic() - start
-    console_text = console.read_text(errors="replace") if console.exists() else ""
-    if qemu_out.strip():
-        console_text += "\n# qemu: " + qemu_out.strip().replace("\n", "\n# qemu: ") + "\n"
-        console.write_text(console_text)
-    ch = channel.parse(chan.read_text(errors="replace") if chan.exists() else "")
+    consoles, chans, problems = [], [], []
+    for i, ((console, chan), (status, qemu_out, _), (args, _)) in enumerate(
+            zip(files, ended, guests), 1):
+        console_text = console.read_text(errors="replace") if console.exists() else ""
+        chan_text = chan.read_text(errors="replace") if chan.exists() else ""
+        if qemu_out.strip():
+            console_text += "\n# qemu: " + qemu_out.strip().replace("\n", "\n# qemu: ") + "\n"
+        host = qemu.host_failure(status, console_text.split("\n# qemu: ")[0], chan_text,
+                                 qemu_out, ended[i - 1][2], args)
+        if host:
+            problems.append(host if len(shares) == 1 else f"lane {i}: {host}")
+        if len(shares) > 1:
+            head = f"# vmtest: lane {i} of {len(shares)}: {' '.join(shares[i - 1])}\n"
+            console_text, chan_text = head + console_text, head + chan_text
+            console.unlink(missing_ok=True)
+            chan.unlink(missing_ok=True)
+        consoles.append(console_text)
+        chans.append(chan_text)
+    console_text = "".join(consoles)
+    (out_dir / "console.log").write_text(console_text)
+    (out_dir / "channel.log").write_text("".join(chans))
+    ch = channel.parse(chans[0])
+    merge_problems = []
+    if len(shares) > 1:
+        parts = [channel.parse(text) for text in chans]
+        ch, merge_problems = lanes_of.merge(parts)
+        merge_problems += [f"lane {i} of {len(shares)} ({' '.join(shares[i - 1])}) ended without "
+                           f"its end marker, QEMU status {ended[i - 1][0]}"
+                           for i, part in enumerate(parts, 1) if not part.ended]
     (out_dir / "suite.tap").write_text(ch.tap)
     if ch.check_status is not None:
         check = channel.check_json(ch)
@@ -168,8 +223,13 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
         (out_dir / "check.json").write_text(json.dumps(record, indent=1) + "\n")
     if mode == "cmd":
         (out_dir / "cmd.out").write_text(ch.cmd_output)
-    booted = follow.marks.get("booted", ended_at)
-    end_mark = follow.marks.get("end", ended_at)
+    # The suite's span: from the last guest booted to the last one ended.
+    booted = max(g[1].marks.get("booted", ended_at) for g in guests)
+    end_mark = max(g[1].marks.get("end", ended_at) for g in guests)
+    timed_out = any(t for _, _, t in ended)
+    # A lane's QEMU status other than the runner's exit is the kernel's problem.
+    statuses = [s for s, _, _ in ended]
+    exit_status = next((s for s in statuses if s != qemu.GUEST_DONE_STATUS), statuses[0])
     try:
         table = expect.abi_table()
     except expect.TableError as err:
@@ -178,18 +238,21 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     else:
         table_problem = None
     result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
-                               {}, base.sha256, proc.returncode, cap=max_abi) if table else None
+                               {}, base.sha256, exit_status, cap=max_abi) if table else None
     if result is None:
         result = {"kernel": name, "outcome": "error", "problems": [table_problem],
                   "counts": tap_counts_empty()}
-    host = qemu.host_failure(proc.returncode, console_text.split("\n# qemu: ")[0],
-                             chan.read_text(errors="replace") if chan.exists() else "",
-                             qemu_out, timed_out, args)
-    if host:
+    if problems:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"
-        result["problems"] = [host] + [p for p in result.get("problems", [])
-                                       if not p.startswith("no end marker")]
+        result["problems"] = problems + [p for p in result.get("problems", [])
+                                         if not p.startswith("no end marker")]
+    if merge_problems:
+        result["problems"] = result.get("problems", []) + merge_problems
+        if result["outcome"] == "pass":
+            result["outcome"] = "fail"
+    if len(shares) > 1:
+        result["lanes"] = [list(share) for share in shares]
     if mode == "cmd":
         result["cmd_status"] = ch.cmd_status
         if ch.cmd_status != 0 and result["outcome"] == "pass":

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Lanes: a kernel's suite shared among guests, put back together as one
+kernel's results (vmtest/jr2vm/lanes.py), and run-tests running a share."""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from jr2vm import channel, lanes, summary  # noqa: F401  (summary puts results/ on sys.path)
+from jr2results import tap
+
+RUN_TESTS = pathlib.Path(__file__).resolve().parents[2] / "selftests" / "run-tests"
+MARK = channel.MARK
+
+
+def binary_block(n, name, results):
+    """One binary's part of a runner-shaped stream."""
+    lines = [f"# selftests: jr2: {name}", "# TAP version 13", f"# 1..{len(results)}"]
+    lines += [f"# {r} {i} {name.replace('_test', '')}.t{i}" for i, r in enumerate(results, 1)]
+    return lines + [f"{'ok' if all(r == 'ok' for r in results) else 'not ok'} {n} "
+                    f"selftests: jr2: {name}"]
+
+
+def stream(blocks):
+    return "\n".join(["TAP version 13", f"1..{len(blocks)}"]
+                     + [line for b in blocks for line in b]) + "\n"
+
+
+def test_split_balances_by_time_and_keeps_every_binary_once():
+    times = {"a_test": 10, "b_test": 4, "c_test": 3, "d_test": 2, "e_test": 1}
+    shares = lanes.split(list(times), 2, times)
+    assert sorted(b for s in shares for b in s) == sorted(times)
+    loads = sorted(sum(times[b] for b in s) for s in shares)
+    assert loads == [10, 10]
+    assert all(s == sorted(s) for s in shares)
+
+
+def test_split_without_times_shares_by_count_and_makes_no_empty_share():
+    shares = lanes.split(["x_test", "y_test", "z_test"], 5)
+    assert sorted(len(s) for s in shares) == [1, 1, 1]
+    assert lanes.split(["x_test", "y_test", "z_test", "w_test"], 2, {}) \
+        == [["w_test", "y_test"], ["x_test", "z_test"]]
+
+
+def test_auto_is_cpus_per_kernel_at_once_and_at_most_one_per_binary():
+    assert lanes.auto(2, 1, 34) == 2
+    assert lanes.auto(2, 2, 34) == 1
+    assert lanes.auto(8, 2, 34) == 4
+    assert lanes.auto(8, 1, 3) == 3
+    assert lanes.auto(1, 4, 34) == 1
+
+
+def test_past_times_prefer_the_kernel_run_that_timed_every_binary(tmp_path):
+    def run(name, kernel, times, age):
+        path = tmp_path / name / kernel / "summary.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"binary_s": times}))
+        os.utime(path, (1000 - age, 1000 - age))
+    run("old", "6.12", {"a_test": 1.0, "b_test": 2.0}, 30)
+    run("partial", "6.12", {"a_test": 9.0}, 10)  # newer, but one binary (make vmtest T=a)
+    run("other", "7.3", {"a_test": 5.0, "b_test": 5.0}, 0)
+    assert lanes.past_times(tmp_path, "6.12", ["a_test", "b_test"]) == {"a_test": 1.0,
+                                                                          "b_test": 2.0}
+    assert lanes.past_times(tmp_path, "6.6", ["a_test", "b_test"]) == {"a_test": 5.0,
+                                                                         "b_test": 5.0}
+    assert lanes.past_times(tmp_path, "6.12", ["c_test"]) == {}
+
+
+def test_merged_tap_reads_as_one_guests_stream():
+    one = stream([binary_block(1, "a_test", ["ok", "ok"]), binary_block(2, "b_test", ["ok", "not ok"]), binary_block(3, "c_test", ["ok"])])
+    merged = lanes.merge_tap([stream([binary_block(1, "c_test", ["ok"]),
+                                      binary_block(2, "a_test", ["ok", "ok"])]),
+                              stream([binary_block(1, "b_test", ["ok", "not ok"])])], 3)
+    assert merged == one
+    assert tap.finished_binaries(merged) == 3
+    assert [(r.name, r.status) for r in tap.parse(merged)] == \
+        [(r.name, r.status) for r in tap.parse(one)]
+
+
+def test_a_lane_cut_off_leaves_its_binary_without_a_result():
+    cut = binary_block(1, "b_test", ["ok", "ok"])[:-2]  # the guest died mid-binary
+    merged = lanes.merge_tap([stream([binary_block(1, "a_test", ["ok"])]),
+                              "TAP version 13\n1..2\n" + "\n".join(cut) + "\n"], 3)
+    assert merged.splitlines()[1] == "1..3"
+    assert tap.finished_binaries(merged) == 1
+    statuses = {r.name: r.status for r in tap.parse(merged)}
+    assert statuses["a.t1"] == "pass"
+    assert "error" in statuses.values()
+
+
+def channel_text(release, abi, tap_text, binaries):
+    check = json.dumps({"verdict": "accepted", "verdict_code": "accepted", "landlock": "ok"})
+    return "\n".join([f"{MARK}booted {release}",
+                      f'{MARK}probe {{"release": "{release}", "abi": {abi}, "errno": ""}}',
+                      f"{MARK}check-begin", check, f"{MARK}check-end 0",
+                      f"{MARK}suite-begin {binaries}", tap_text.rstrip("\n"),
+                      f"{MARK}binary-time x_test 120", f"{MARK}suite-end", f"{MARK}end"]) + "\n"
+
+
+def test_merge_keeps_counts_and_flags_lanes_that_disagree():
+    one = channel.parse(channel_text("6.12.1", 6, stream([binary_block(1, "a_test", ["ok"])]), 1))
+    two = channel.parse(channel_text("6.12.1", 6, stream([binary_block(1, "b_test", ["ok"])]), 1))
+    merged, problems = lanes.merge([one, two])
+    assert problems == []
+    assert merged.suite_binaries == 2 and merged.ended and merged.suite_ended
+    assert tap.finished_binaries(merged.tap) == 2
+    other = channel.parse(channel_text("6.12.2", 5, stream([binary_block(1, "b_test", ["ok"])]), 1))
+    merged, problems = lanes.merge([one, other])
+    assert any("lane 2" in p and "release" in p for p in problems)
+    assert any("Landlock probe" in p for p in problems)
+    unended = channel.parse(channel_text("6.12.1", 6, "", 1).replace(f"{MARK}end\n", ""))
+    assert not lanes.merge([one, unended])[0].ended
+
+
+def test_run_tests_runs_the_named_binaries_only_in_that_order(tmp_path):
+    sh = shutil.which("busybox")
+    if not sh:
+        pytest.skip("busybox is not installed (apt-get install busybox-static): "
+                    "the guest's shell runs run-tests")
+    for name in ("a_test", "b_test", "c_test"):
+        path = tmp_path / name
+        path.write_text("#!/bin/sh\necho 'TAP version 13'\necho '1..1'\necho 'ok 1 t'\n")
+        path.chmod(0o755)
+    out = subprocess.run([sh, "sh", str(RUN_TESTS), str(tmp_path), "c_test", "a_test"],
+                         capture_output=True, text=True, timeout=60, cwd="/")
+    assert out.returncode == 0, out.stderr
+    assert [line for line in out.stdout.splitlines() if not line.startswith("#")][1:] == \
+        ["1..2", "ok 1 selftests: jr2: c_test", "ok 2 selftests: jr2: a_test"]
+    missing = subprocess.run([sh, "sh", str(RUN_TESTS), str(tmp_path), "nope_test"],
+                             capture_output=True, text=True, timeout=60, cwd="/")
+    assert missing.returncode == 2
+    assert "no test binary 'nope_test'" in missing.stderr

@@ -1759,46 +1759,41 @@ FIXTURE_TEARDOWN(escapes_paths)
 }
 
 /*
- * Confines by the variant's path: starts the harness (exec), or asks run
- * what holds for metadata (run --verbose).  The errno of a denied write
- * in a restricted dir comes from that line: EROFS where "metadata: holds".
+ * Confines by the variant's path: starts the harness (exec), whose log says
+ * what holds for metadata; the errno of a denied write in a restricted dir
+ * comes from that line: EROFS where "metadata: holds".  Under run, each
+ * attempt's own `run --verbose` says it (ep_try), no run of its own.
  */
-#define EP_CONFINE()                                                          \
-	do {                                                                  \
-		if (variant->exec) {                                          \
-			const char *const _extra[] = {"--config", EP_CONF,    \
-						      NULL};                  \
-			HX_START(&self->hx, _extra);                          \
-			self->write_denied =                                  \
-			    strcmp(hx_write_denied(), "EROFS") ? EACCES       \
-							       : EROFS;       \
-		} else {                                                      \
-			static const char *const _verbose[] = {               \
-			    "--verbose",   "--protect", FX_PROTECTED,         \
-			    "--read-only", FX_REPOS,	NULL};                \
-			char _try_bin[PATH_MAX], _out[DR_OUT_SIZE];           \
-			const char *const _argv[] = {                         \
-			    FX_FIND_TOOL("jr2-try", _try_bin), "stat", "/",   \
-			    NULL};                                            \
-			DR_REQUIRE_ACCEPTED(&self->fx);                       \
-			ASSERT_EQ(0,                                          \
-				  dr_confine_run(_metadata, _verbose, _argv,  \
-						 _out, sizeof(_out)))         \
-			{                                                     \
-				TH_LOG("run --verbose: %s", _out);            \
-			}                                                     \
-			self->write_denied =                                  \
-			    strstr(_out, "metadata: holds") ? EROFS : EACCES; \
-		}                                                             \
+#define EP_CONFINE()                                                       \
+	do {                                                               \
+		if (variant->exec) {                                       \
+			const char *const _extra[] = {"--config", EP_CONF, \
+						      NULL};               \
+			HX_START(&self->hx, _extra);                       \
+			self->write_denied =                               \
+			    strcmp(hx_write_denied(), "EROFS") ? EACCES    \
+							       : EROFS;    \
+		} else {                                                   \
+			DR_REQUIRE_ACCEPTED(&self->fx);                    \
+		}                                                          \
 	} while (0)
 
-/* jr2-try VERB ARG... by the variant's path, from `cwd` (NULL: as is). */
+/*
+ * jr2-try VERB ARG... by the variant's path, from `cwd` (NULL: as is).
+ * Under run, --verbose: its "metadata:" line (before the program's word)
+ * sets *write_denied for the attempt it made.
+ */
 static const char *ep_try(struct __test_metadata *_metadata, struct hx *hx,
-			  bool exec, const char *cwd, const char *const verb[])
+			  bool exec, int *write_denied, const char *cwd,
+			  const char *const verb[])
 {
+	static const char *const verbose[] = {"--verbose",  "--protect",
+					      FX_PROTECTED, "--read-only",
+					      FX_REPOS,	    NULL};
 	static char out[DR_OUT_SIZE];
-	char cwd_before[PATH_MAX];
+	char cwd_before[PATH_MAX], tool[PATH_MAX];
 	const char *argv[16];
+	char *word = out;
 	int n = 0;
 
 	if (exec) {
@@ -1812,17 +1807,30 @@ static const char *ep_try(struct __test_metadata *_metadata, struct hx *hx,
 		out[strcspn(out, " \n")] = '\0';
 		return out;
 	}
+	argv[n++] = FX_FIND_TOOL("jr2-try", tool);
+	for (int i = 0; verb[i] && n < 15; i++)
+		argv[n++] = verb[i];
+	argv[n] = NULL;
 	/* run's program starts in run's cwd: this process's. */
 	if (!getcwd(cwd_before, sizeof(cwd_before)) || (cwd && chdir(cwd)))
 		return "(chdir failed)";
-	dr_try_word(_metadata, NULL, true, verb, out, sizeof(out));
+	dr_confine_run(_metadata, verbose, argv, out, sizeof(out));
 	if (chdir(cwd_before))
 		return "(chdir back failed)";
-	return out;
+	ASSERT_NE(NULL, strstr(out, "jr2-confine: metadata: "))
+	{
+		TH_LOG("run --verbose said nothing of metadata: %s", out);
+	}
+	*write_denied = strstr(out, "metadata: holds") ? EROFS : EACCES;
+	/* run's lines come before the program starts: its word follows. */
+	while (!strncmp(word, "jr2-confine: ", 13) && strchr(word, '\n'))
+		word = strchr(word, '\n') + 1;
+	word[strcspn(word, " \n")] = '\0';
+	return word;
 }
 
-#define EP_IN(cwd, ...)                                  \
-	ep_try(_metadata, &self->hx, variant->exec, cwd, \
+#define EP_IN(cwd, ...)                                                       \
+	ep_try(_metadata, &self->hx, variant->exec, &self->write_denied, cwd, \
 	       (const char *const[]){__VA_ARGS__, NULL})
 #define EP(...) EP_IN(NULL, __VA_ARGS__)
 
@@ -1830,6 +1838,13 @@ static const char *ep_try(struct __test_metadata *_metadata, struct hx *hx,
 #define EP_EACCES	dr_name(EACCES)
 #define EP_WRITE_DENIED dr_name(self->write_denied)
 #define EP_CROSS_DENIED dr_name(self->write_denied == EROFS ? EXDEV : EACCES)
+
+/* The attempt first: under run, it says what its write denial is. */
+#define EP_ASSERT_DENIED(expected, attempt)    \
+	do {                                   \
+		const char *_seen = (attempt); \
+		ASSERT_STREQ(expected, _seen); \
+	} while (0)
 
 TEST_F(escapes_paths, R9_symlink_absolute)
 {
@@ -1863,9 +1878,10 @@ TEST_F(escapes_paths, R9_symlink_to_protected_dir)
 {
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-write", FX_WORK "/jr2/secret"));
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("creat", FX_WORK "/jr2/new"));
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("unlink", FX_WORK "/jr2/secret"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP("open-write", FX_WORK "/jr2/secret"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED, EP("creat", FX_WORK "/jr2/new"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED, EP("unlink", FX_WORK "/jr2/secret"));
 	ASSERT_STREQ("ok", EP("unlink", FX_WORK "/jr2")); /* the link */
 }
 
@@ -1901,7 +1917,7 @@ TEST_F(escapes_paths, R2_R9_symlink_write_through)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-append", FX_WORK "/link"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED, EP("open-append", FX_WORK "/link"));
 	ASSERT_STREQ("ok", EP("open-append", FX_FILE));
 }
 
@@ -2073,8 +2089,8 @@ TEST_F(escapes_paths, R9_dotdot_relative_to_cwd)
 	EP_CONFINE();
 	ASSERT_STREQ(EP_EACCES,
 		     EP_IN(FX_DIR, "read-file", "../../run/jr2/secret"));
-	ASSERT_STREQ(EP_WRITE_DENIED,
-		     EP_IN(FX_DIR, "creat", "../../run/jr2/new"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP_IN(FX_DIR, "creat", "../../run/jr2/new"));
 	ASSERT_STREQ("ok", EP_IN(FX_DIR, "read-file", "../file"));
 }
 
@@ -2154,7 +2170,7 @@ TEST_F(escapes_paths, R5_R9_rename_protected_into_work)
 	EP_CONFINE();
 	ASSERT_STREQ(EP_EACCES, EP("rename", FX_PROTECTED, FX_WORK "/jr2"));
 	/* From inside the read-only mount: EXDEV where it holds. */
-	ASSERT_STREQ(EP_CROSS_DENIED, EP("rename", FX_SUB, FX_WORK "/sub"));
+	EP_ASSERT_DENIED(EP_CROSS_DENIED, EP("rename", FX_SUB, FX_WORK "/sub"));
 	ASSERT_EQ(0, test_stat(FX_SECRET));
 	ASSERT_STREQ("ok", EP("rename", FX_FILE2, FX_WORK "/moved"));
 }
@@ -2180,15 +2196,16 @@ TEST_F(escapes_paths, R3_R9_fifo_via_symlinked_dir)
 {
 	ASSERT_EQ(0, test_symlink(FX_PROTECTED, FX_WORK "/jr2"));
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("mknod-fifo", FX_WORK "/jr2/fifo"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP("mknod-fifo", FX_WORK "/jr2/fifo"));
 	ASSERT_STREQ("ok", EP("mknod-fifo", FX_WORK "/fifo"));
 }
 
 TEST_F(escapes_paths, R3_R9_socket_bind_via_dotdot)
 {
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED,
-		     EP("bind-unix", FX_WORK "/../run/jr2/sock"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP("bind-unix", FX_WORK "/../run/jr2/sock"));
 	ASSERT_STREQ("ok", EP("bind-unix", FX_WORK "/../other/sock"));
 }
 
@@ -2245,8 +2262,8 @@ TEST_F(escapes_paths, R6_R9_truncate_via_symlink)
 {
 	ASSERT_EQ(0, test_symlink(FX_SECRET, FX_WORK "/link"));
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("truncate", FX_WORK "/link"));
-	ASSERT_STREQ(EP_WRITE_DENIED, EP("open-trunc", FX_WORK "/link"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED, EP("truncate", FX_WORK "/link"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED, EP("open-trunc", FX_WORK "/link"));
 	ASSERT_STREQ("ok", EP("truncate", FX_FILE));
 }
 
@@ -2263,10 +2280,10 @@ TEST_F(escapes_paths, R6_R9_truncate_via_bindmount)
 TEST_F(escapes_paths, R6_R9_truncate_via_dotdot)
 {
 	EP_CONFINE();
-	ASSERT_STREQ(EP_WRITE_DENIED,
-		     EP("truncate", FX_WORK "/../run/jr2/secret"));
-	ASSERT_STREQ(EP_WRITE_DENIED,
-		     EP("open-trunc", FX_DIR "/../../run/jr2/secret"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP("truncate", FX_WORK "/../run/jr2/secret"));
+	EP_ASSERT_DENIED(EP_WRITE_DENIED,
+			 EP("open-trunc", FX_DIR "/../../run/jr2/secret"));
 	ASSERT_STREQ("ok", EP("truncate", FX_DIR "/../file"));
 }
 

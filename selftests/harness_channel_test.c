@@ -141,25 +141,20 @@ static int read_lines(int fd, int lines)
  * Floods `path` with 1,000 connections from a program (10 processes,
  * bounded: they stop after 30 s; 200 where JR2_STRESS=small, the vmtest
  * guest: still 12 refusals a process past its budget of 8, and more refusals
- * than the log's 5 lines a second); status and exec must keep working, and
- * the refusals (`refusal` in the log) are counted, not written one line each.
- * The flood is in full force once each of its ten processes said its share
- * is open (a line each on the pipe): no fixed wait for it.
+ * than the log's 5 lines a second).  The flood is in full force once each of
+ * its ten processes said its share is open (a line each on the pipe): no
+ * fixed wait for it.  Returns the flood's pid; `start` is when it began.
  */
-static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
-			    const char *path, const char *refusal)
+static pid_t flood_start(struct __test_metadata *_metadata, struct hx *hx,
+			 const char *path, struct timespec *start)
 {
-	const char *const truth[] = {"/bin/true", NULL};
-	char out[HX_OUT_SIZE], log[64 * 1024];
-	int fd, status, lines = 0, most, opened[2];
-	struct timespec start, end;
 	char connections[16];
+	int opened[2];
 	pid_t flood;
-	ssize_t n;
 
 	snprintf(connections, sizeof(connections), "%d",
 		 stress_size(_metadata, 1000, 200));
-	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &start));
+	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, start));
 	ASSERT_EQ(0, pipe2(opened, O_CLOEXEC));
 	flood = fork();
 	ASSERT_LE(0, flood);
@@ -178,20 +173,42 @@ static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
 	/* All ten have opened their share. */
 	ASSERT_EQ(0, read_lines(opened[0], 10))
 	{
-		TH_LOG("the flood's ten processes did not all say their "
-		       "connections are open within 30 s");
+		TH_LOG("the flood of %s: its ten processes did not all say "
+		       "their connections are open within 30 s",
+		       path);
 	}
 	close(opened[0]);
-	for (int i = 0; i < 5; i++) {
-		ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
-		{
-			TH_LOG("status during the flood: %s", out);
-		}
-		ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)))
-		{
-			TH_LOG("exec during the flood: %s", out);
-		}
+	return flood;
+}
+
+/* True when a line of `log` says how many lines like `refusal` were not
+   logged (the count the window ends with). */
+static bool dropped_counted(const char *log, const char *refusal)
+{
+	for (const char *at = log; (at = strstr(at, "were not logged")); at++) {
+		const char *line = at;
+
+		while (line > log && line[-1] != '\n')
+			line--;
+		if (memmem(line, (size_t)(at - line), refusal, strlen(refusal)))
+			return true;
 	}
+	return false;
+}
+
+/*
+ * The refusals of the flood begun at `start` (`refusal` in the log) are
+ * counted, not written one line each: at most 5 a second, and the count of
+ * those not logged comes when the window is over.
+ */
+static void refusals_limited(struct __test_metadata *_metadata,
+			     const struct timespec *start, const char *refusal)
+{
+	char log[64 * 1024];
+	int fd, lines = 0, most;
+	struct timespec end;
+	ssize_t n;
+
 	fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	n = read(fd, log, sizeof(log) - 1);
@@ -203,52 +220,69 @@ static void flood_and_serve(struct __test_metadata *_metadata, struct hx *hx,
 		lines++;
 	/* At most 5 lines of a kind each second (jr2-harness(1)), in every
 	   second the flood lasted so far: a slow guest has more seconds. */
-	most = 5 * (int)(end.tv_sec - start.tv_sec + 2);
+	most = 5 * (int)(end.tv_sec - start->tv_sec + 2);
 	ASSERT_LT(0, lines)
 	{
-		TH_LOG("no refusal logged: the flood did not reach the "
-		       "budget; log: %.2000s",
-		       log);
+		TH_LOG("no '%s' logged: the flood did not reach the budget; "
+		       "log: %.2000s",
+		       refusal, log);
 	}
 	ASSERT_GE(most, lines)
 	{
-		TH_LOG("%d refusal lines, more than %d: not rate-limited",
-		       lines, most);
+		TH_LOG("%d '%s' lines, more than %d: not rate-limited", lines,
+		       refusal, most);
 	}
 	/* And the count of those not logged comes within the window. */
-	for (int waited = 0; !strstr(log, "were not logged") && waited < 3000;
+	for (int waited = 0; !dropped_counted(log, refusal) && waited < 3000;
 	     waited += 50) {
 		usleep(50000);
 		hx_log(log, sizeof(log));
 	}
-	ASSERT_NE(NULL, strstr(log, "were not logged"));
-	kill(flood, SIGTERM);
-	waitpid(flood, &status, 0);
+	ASSERT_TRUE(dropped_counted(log, refusal))
+	{
+		TH_LOG("no 'were not logged' line for '%s': %.2000s", refusal,
+		       log);
+	}
 }
 
 /*
  * Row 7: connections held on the 0666 Custodian socket starved the control
  * channel (one shared cap).  Separate budgets, and at most 8 a process.
- */
-TEST_F(harness_channel, R11_custodian_flood_leaves_status_and_exec)
-{
-	struct hx *hx = &self->hx;
-
-	HX_START(hx, NULL);
-	flood_and_serve(_metadata, hx, HX_CUSTODIAN, "refused a Custodian");
-}
-
-/*
  * The same on the control socket itself: programs may be root, so they can
- * connect to it; together they hold at most 16 of its connections.
+ * connect to it; together they hold at most 16 of its connections.  Both
+ * floods at once, each with its own log window (a second each, waited for
+ * together): status and exec keep working through both, ten times a flood,
+ * and each flood's refusals are counted on their own.
  */
-TEST_F(harness_channel, R11_control_flood_by_programs_leaves_status_and_exec)
+TEST_F(harness_channel, R11_floods_of_custodian_and_control_leave_status_exec)
 {
+	const char *const truth[] = {"/bin/true", NULL};
+	struct timespec custodian_start, control_start;
 	struct hx *hx = &self->hx;
+	pid_t custodian, control;
+	char out[HX_OUT_SIZE];
+	int status;
 
 	HX_START(hx, NULL);
-	flood_and_serve(_metadata, hx, HX_CONTROL,
-			"refused a control connection");
+	custodian = flood_start(_metadata, hx, HX_CUSTODIAN, &custodian_start);
+	control = flood_start(_metadata, hx, HX_CONTROL, &control_start);
+	for (int i = 0; i < 2 * 5; i++) {
+		ASSERT_EQ(0, hx_status(hx, out, sizeof(out)))
+		{
+			TH_LOG("status during the floods: %s", out);
+		}
+		ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)))
+		{
+			TH_LOG("exec during the floods: %s", out);
+		}
+	}
+	refusals_limited(_metadata, &custodian_start, "refused a Custodian");
+	refusals_limited(_metadata, &control_start,
+			 "refused a control connection");
+	kill(custodian, SIGTERM);
+	kill(control, SIGTERM);
+	waitpid(custodian, &status, 0);
+	waitpid(control, &status, 0);
 }
 
 /* One line of fd into buf (at most size - 1 bytes), without its newline. */

@@ -331,6 +331,86 @@ static void start_program(struct __test_metadata *_metadata, struct hx *hx,
 	p->from = from[0];
 }
 
+/* Loopback up in the binary's own network namespace (a program's TCP). */
+static int loopback_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) ? -1 : 0;
+
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret)
+		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	if (fd >= 0)
+		close(fd);
+	return ret ? -errno : 0;
+}
+
+/* `status` answered (exit 0) within ms; 1 when it did not answer in time. */
+static int status_within(struct hx *hx, int ms)
+{
+	char out[HX_OUT_SIZE];
+	pid_t child = fork();
+	int status = -1, pidfd;
+	struct pollfd pfd;
+
+	if (child == 0)
+		_exit(hx_status(hx, out, sizeof(out)) ? 2 : 0);
+	pidfd = child < 0 ? -1 : (int)syscall(SYS_pidfd_open, child, 0);
+	pfd = (struct pollfd){.fd = pidfd, .events = POLLIN};
+	if (pidfd < 0 || poll(&pfd, 1, ms) != 1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		return 1;
+	}
+	close(pidfd);
+	waitpid(child, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Red team: a program passed the harness, with a message on the control
+ * or the Custodian socket, a TCP socket with SO_LINGER and unsent data to a
+ * peer that never reads; the harness closed it last, in its own process,
+ * and waited there for the linger time (an hour; its signals, read from a
+ * signalfd, do not cut it short): status, exec and reaping all stopped.
+ * The last close now happens in an exiting child, where nothing lingers.
+ * Control: status answers before the trap is set.
+ */
+TEST_F(harness_channel, R11_a_lingering_socket_passed_leaves_status)
+{
+	const char *const paths[] = {HX_CONTROL, HX_CUSTODIAN};
+	struct hx *hx = &self->hx;
+
+	ASSERT_EQ(0, loopback_up());
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, status_within(hx, 10000));
+	for (int i = 0; i < 2; i++) {
+		const char *const args[] = {"linger", paths[i], NULL};
+		struct held_program p;
+		char line[256];
+		int unsent = 0, status;
+
+		start_program(_metadata, hx, args, &p);
+		read_line(p.from, line, sizeof(line));
+		ASSERT_EQ(1, sscanf(line, "sent %d", &unsent))
+		{
+			TH_LOG("%s: the program said '%s'", paths[i], line);
+		}
+		/* The trap is set: its close would linger. */
+		ASSERT_LT(0, unsent);
+		EXPECT_EQ(0, status_within(hx, 5000))
+		{
+			TH_LOG("status did not answer within 5 s once a "
+			       "program passed a lingering socket on %s",
+			       paths[i]);
+		}
+		close(p.in);
+		close(p.from);
+		ASSERT_EQ(p.client, waitpid(p.client, &status, 0));
+	}
+}
+
 /*
  * The program said "held N": more than the programs' 16 and fewer than the
  * clients' 128; the harness refuses some as the programs', status works,

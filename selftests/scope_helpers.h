@@ -46,7 +46,7 @@
  * namespace and a tmpfs on FX_ROOT, as every suite test has, without
  * common.h's tree of files and folders: no scope route opens one (making
  * them was about a tenth of a scope test under TCG).  A test makes what it
- * names.  The routes that make no file take fx_abi_only.
+ * names.  The signal routes that make no file take fx_abi_only.
  */
 static inline void sx_setup(struct __test_metadata *_metadata,
 			    struct jr2_fx *fx)
@@ -76,7 +76,6 @@ struct sx_route {
 	int (*send)(struct sx_ctx *ctx);
 	bool t_own_pgrp; /* T leads its own process group */
 	bool all_pids; /* reaches every process: in its own PID namespace */
-	bool files; /* binds a pathname socket: sx_setup's tmpfs first */
 	int kind;
 };
 

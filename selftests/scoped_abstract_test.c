@@ -144,10 +144,11 @@ FIXTURE_VARIANT(abs)
 
 SX_RELATION_VARIANTS(abs, JR2_SCOPE_ABSTRACT_UNIX_SOCKET, JR2_SCOPE_SIGNAL);
 
-/* The ABI only: the routes that bind a pathname make their tmpfs (abs_case). */
 FIXTURE_SETUP(abs)
 {
-	fx_abi_only(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
+	/* Where the pathname listeners bind (ABS_PATH). */
+	fx_make_dir(_metadata, FX_WORK, 0755);
 	ABS_REQUIRE_NETNS();
 }
 
@@ -340,11 +341,7 @@ static void abs_case(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	struct sx_result res;
 
 	FX_REQUIRE_LANDLOCK(fx);
-	if (route->files) {
-		sx_setup(_metadata, fx);
-		/* Where the pathname listeners bind (ABS_PATH). */
-		fx_make_dir(_metadata, FX_WORK, 0755);
-	}
+
 	sx_run(_metadata, &fx->abi, &variant->rel, route, &res);
 	ASSERT_EQ(denied ? EPERM : 0, res.op_err)
 	{
@@ -388,12 +385,12 @@ ABS_ROUTE(dgram_sendto_from_autobound_client, SCOPED, .kind = SOCK_DGRAM,
 ABS_ROUTE(scm_rights_passed_socket_works, SCOPED, .kind = SOCK_STREAM,
 	  .target_post = target_pass_connected, .send = client_use_passed)
 ABS_ROUTE(pathname_stream_connect_never_scoped, NEVER, .kind = SOCK_STREAM,
-	  .target_pre = listen_pathname, .send = client_connect, .files = true)
+	  .target_pre = listen_pathname, .send = client_connect)
 ABS_ROUTE(pathname_seqpacket_connect_never_scoped, NEVER,
 	  .kind = SOCK_SEQPACKET, .target_pre = listen_pathname,
-	  .send = client_connect, .files = true)
+	  .send = client_connect)
 ABS_ROUTE(pathname_dgram_sendto_never_scoped, NEVER, .kind = SOCK_DGRAM,
-	  .target_pre = listen_pathname, .send = client_sendto, .files = true)
+	  .target_pre = listen_pathname, .send = client_sendto)
 ABS_ROUTE(socketpair_stream_never_scoped, NEVER, .kind = SOCK_STREAM,
 	  .send = client_socketpair)
 ABS_ROUTE(socketpair_dgram_never_scoped, NEVER, .kind = SOCK_DGRAM,
@@ -419,7 +416,7 @@ FIXTURE_VARIANT_ADD(abs_self, dgram) { .type = SOCK_DGRAM };
 
 FIXTURE_SETUP(abs_self)
 {
-	fx_abi_only(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
 	ABS_REQUIRE_NETNS();
 }
 

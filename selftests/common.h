@@ -714,19 +714,12 @@ static inline int fx_yama_scope(void)
 	return scope;
 }
 
-/* The ABI in force, nothing mounted (for tests that make no file). */
-static inline void fx_abi_only(struct __test_metadata *_metadata,
-			       struct jr2_fx *fx)
-{
-	memset(fx, 0, sizeof(*fx));
-	fx_probe_abi(_metadata, &fx->abi);
-}
-
 /* The ABI in force and a tmpfs on FX_ROOT, in this mount namespace. */
 static inline void fx_mount_root(struct __test_metadata *_metadata,
 				 struct jr2_fx *fx)
 {
-	fx_abi_only(_metadata, fx);
+	memset(fx, 0, sizeof(*fx));
+	fx_probe_abi(_metadata, &fx->abi);
 	ASSERT_EQ(
 	    0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0, "mode=0755,size=16m"))
 	{

@@ -41,12 +41,10 @@
 #define SX_MAX_SIG  65
 
 /*
- * The scope tests' fixture where a route makes files (scoped_abstract's
- * sockets, the tty route's devpts): the ABI in force, a private mount
- * namespace and a tmpfs on FX_ROOT, as every suite test has, without
- * common.h's tree of files and folders: no scope route opens one (making
- * them was about a tenth of a scope test under TCG).  A test makes what it
- * names.  The signal routes that make no file take fx_abi_only.
+ * The scope tests' fixture: the ABI in force, a private mount namespace and
+ * a tmpfs on FX_ROOT, as every suite test has, without common.h's tree of
+ * files and folders: no scope route opens one (making them was about a
+ * tenth of a scope test under TCG).  A test makes what it names.
  */
 static inline void sx_setup(struct __test_metadata *_metadata,
 			    struct jr2_fx *fx)

@@ -113,14 +113,9 @@ SX_RELATION_VARIANTS(sig, JR2_SCOPE_SIGNAL, JR2_SCOPE_ABSTRACT_UNIX_SOCKET);
 
 #define SIG_PTS FX_ROOT "/pts"
 
-/*
- * The ABI only: no signal route makes a file or a mount, so a mount
- * namespace and a tmpfs (about a sixth of a test under TCG) are made by the
- * one route that needs them, the tty's devpts.
- */
 FIXTURE_SETUP(sig)
 {
-	fx_abi_only(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
 }
 
 FIXTURE_TEARDOWN(sig)
@@ -483,7 +478,6 @@ TEST_F(sig, P2_sigio_tty_f_setown)
 	static const struct sx_route route = {.send = send_sigio_tty};
 
 	/* A private devpts (its mount ends with the test's namespace). */
-	sx_setup(_metadata, &self->fx);
 	ASSERT_EQ(0, mkdir(SIG_PTS, 0755));
 	if (mount("devpts", SIG_PTS, "devpts", 0,
 		  "newinstance,ptmxmode=0666,mode=0620"))
@@ -515,7 +509,7 @@ FIXTURE_VARIANT_ADD(sig_thread, target_thread_confined) {
 
 FIXTURE_SETUP(sig_thread)
 {
-	fx_abi_only(_metadata, &self->fx);
+	sx_setup(_metadata, &self->fx);
 }
 
 FIXTURE_TEARDOWN(sig_thread)

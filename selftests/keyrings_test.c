@@ -28,6 +28,18 @@
 
 /* ---- the helper verbs (`--step-helper key-*`) ---- */
 
+#if defined(__x86_64__)
+static void kr_said_sigsegv(int sig)
+{
+	static const char word[] = "SIGSEGV\n";
+
+	(void)sig;
+	if (write(STDOUT_FILENO, word, sizeof(word) - 1) < 0)
+		_exit(2);
+	_exit(0);
+}
+#endif
+
 static int kr_helper(const char *verb)
 {
 	long id;
@@ -66,6 +78,9 @@ static int kr_helper(const char *verb)
 				  data[] = "x";
 		long ret;
 
+		/* Some hypervisors give no int 0x80 entry: a general
+		   protection fault, said as a word, not a silent death. */
+		signal(SIGSEGV, kr_said_sigsegv);
 		__asm__ volatile("int $0x80"
 				 : "=a"(ret)
 				 : "0"(286L), "b"(type), "c"(desc), "d"(data),
@@ -150,6 +165,11 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 	if (!strcmp(control, "ENOSYS"))
 		SKIP(return, "the compat table: int 0x80 gives ENOSYS "
 			     "unconfined (no CONFIG_IA32_EMULATION)");
+	if (!strcmp(control, "SIGSEGV"))
+		SKIP(return,
+			   "the compat table: int 0x80 faults unconfined "
+			   "(SIGSEGV: this machine's kernel or hypervisor has "
+			   "no 32-bit syscall entry)");
 	ASSERT_STREQ("ok", control);
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add-compat"))

@@ -21,9 +21,6 @@
 #ifndef JR2_SELFTESTS_HARNESS_HELPERS_H
 #define JR2_SELFTESTS_HARNESS_HELPERS_H
 
-#include <arpa/inet.h>
-#include <net/if.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
@@ -154,73 +151,6 @@ static int hx_helper_custodian(const char *where, const char *line)
 		return hx_print_errno(errno);
 	answer[n] = '\0';
 	printf("%s", answer);
-	return 0;
-}
-
-/*
- * R11: passes the harness, on the socket `path` (control: SOCK_SEQPACKET;
- * else the Custodian's SOCK_STREAM), a TCP socket whose close lingers:
- * SO_LINGER of an hour and unsent data to a loopback peer that never reads.
- * The harness then holds its last reference.  Prints "sent N" (N: the bytes
- * still unsent, more than 0: the trap is set), then keeps the peer unread
- * until stdin ends.
- */
-static int hx_helper_linger(const char *path)
-{
-	struct sockaddr_in at = {.sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	struct linger linger = {.l_onoff = 1, .l_linger = 3600};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = {.iov_base = "x\n", .iov_len = 2};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = control.buf,
-			     .msg_controllen = sizeof(control.buf)};
-	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-	socklen_t len = sizeof(at);
-	int small = 4096, unsent = 0, peer;
-	int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int harness = socket(
-	    AF_UNIX,
-	    (strstr(path, "control.sock") ? SOCK_SEQPACKET : SOCK_STREAM) |
-		SOCK_CLOEXEC,
-	    0);
-	struct sockaddr_un addr;
-	char block[4096] = {0}, byte;
-
-	setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	setsockopt(tcp, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	if (bind(listener, (struct sockaddr *)&at, sizeof(at)) ||
-	    listen(listener, 1) ||
-	    getsockname(listener, (struct sockaddr *)&at, &len) ||
-	    connect(tcp, (struct sockaddr *)&at, sizeof(at)))
-		return hx_print_errno(errno);
-	peer = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-	fcntl(tcp, F_SETFL, O_NONBLOCK);
-	while (write(tcp, block, sizeof(block)) > 0)
-		;
-	if (peer < 0 ||
-	    setsockopt(tcp, SOL_SOCKET, SO_LINGER, &linger, sizeof(linger)) ||
-	    ioctl(tcp, TIOCOUTQ, &unsent))
-		return hx_print_errno(errno);
-	cmsg->cmsg_level = SOL_SOCKET;
-	cmsg->cmsg_type = SCM_RIGHTS;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cmsg), &tcp, sizeof(int));
-	fx_unix_addr(&addr, path);
-	if (connect(harness, (struct sockaddr *)&addr, sizeof(addr)) ||
-	    sendmsg(harness, &msg, 0) < 0)
-		return hx_print_errno(errno);
-	close(tcp);
-	printf("sent %d\n", unsent);
-	fflush(stdout);
-	while (read(0, &byte, 1) > 0)
-		;
-	close(peer);
 	return 0;
 }
 
@@ -458,8 +388,6 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_nested_widen(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "custodian"))
 		return hx_helper_custodian(argv[1], argv[2]);
-	if (argc == 2 && !strcmp(argv[0], "linger"))
-		return hx_helper_linger(argv[1]);
 	if (argc == 2)
 		return hx_helper_mount(argv[0], argv[1]);
 	fprintf(stderr, "hx-helper: unknown verb; see harness_helpers.h\n");

@@ -46,10 +46,9 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds)
 {
 	union {
-		/* Room for the kernel's most (SCM_MAX_FD): what does not
-		 * fit, the kernel closes itself, in this process, where a
-		 * lingering socket's close would block it (R11). */
-		char buf[CMSG_SPACE(sizeof(int) * JR2_SCM_MAX_FD)];
+		/* Room for more than allowed, so that extras are seen and
+		 * closed. */
+		char buf[CMSG_SPACE(sizeof(int) * 64)];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = {.iov_base = buf, .iov_len = cap};
@@ -82,13 +81,13 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 			if (*n_fds < max_fds) {
 				fds[(*n_fds)++] = fd;
 			} else {
-				jr2_close_peer_fds(&fd, 1);
+				close(fd);
 				too_many = true;
 			}
 		}
 	}
 	if (too_many || (msg.msg_flags & MSG_CTRUNC)) {
-		jr2_close_peer_fds(fds, *n_fds);
+		jr2_close_fds(fds, *n_fds);
 		*n_fds = 0;
 		return -ETOOMANYREFS;
 	}
@@ -102,8 +101,6 @@ void jr2_close_fds(int *fds, size_t n)
 		if (fds[i] >= 0)
 			close(fds[i]);
 }
-
-void (*jr2_close_peer_fds)(int *fds, size_t n) = jr2_close_fds;
 
 void jr2_protected_dir_of(const char *root, char *out, size_t size)
 {
@@ -133,12 +130,12 @@ int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 	}
 	if (len <= 0) {
 		/* An empty message may carry descriptors too. */
-		jr2_close_peer_fds(fds, *n_fds);
+		jr2_close_fds(fds, *n_fds);
 		*n_fds = 0;
 		return 1;
 	}
 	if (jr2_request_parse(buf, (size_t)len, cap, req, err)) {
-		jr2_close_peer_fds(fds, *n_fds);
+		jr2_close_fds(fds, *n_fds);
 		*n_fds = 0;
 		return -1;
 	}

@@ -32,14 +32,6 @@ int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
 ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds);
 void jr2_close_fds(int *fds, size_t n);
-/*
- * How descriptors that a peer sent unasked (extras, those of a refused or
- * empty message) are closed here: jr2_close_fds, or the harness's own, which
- * never makes the last close in its own process (serve.c, R11).
- */
-extern void (*jr2_close_peer_fds)(int *fds, size_t n);
-/* The kernel's most descriptors in one message (SCM_MAX_FD). */
-#define JR2_SCM_MAX_FD 253
 
 /*
  * Receives and parses one control request (at most cap bytes, buf has cap+1

@@ -76,7 +76,6 @@ struct conn {
 	int fd;
 	pid_t peer; /* SO_PEERCRED at accept */
 	bool from_program; /* the peer descends from the harness */
-	bool bearer_shown; /* a control request with the bearer came */
 	unsigned long id;
 	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
@@ -121,8 +120,6 @@ static struct {
 	struct program programs[MAX_PROGRAMS];
 	size_t n_programs;
 	unsigned long next_id;
-	int *dropped; /* closed by drop_flush() */
-	size_t n_dropped;
 } H;
 
 static long long now_ms(void)
@@ -1070,7 +1067,6 @@ static void start_spawner(void)
 	if (pid == 0) {
 		close(pair[0]);
 		forget_secrets();
-		jr2_close_peer_fds = jr2_close_fds; /* no loop to flush here */
 		setrlimit(RLIMIT_NOFILE, &start_nofile);
 		/*
 		 * Every spawner compiles once, after its read-only mounts
@@ -1092,66 +1088,6 @@ static void start_spawner(void)
 
 /* ---- connections ---------------------------------------------------- */
 
-/*
- * R11: a descriptor a peer sent unasked, or a connection that never showed
- * the bearer (its unread messages may carry descriptors), is closed by
- * drop_flush() at the top of the loop, never here.
- */
-static void drop_fds(int *fds, size_t n)
-{
-	int *grown;
-
-	if (!n) /* realloc of 0 bytes would free H.dropped */
-		return;
-	grown = realloc(H.dropped, (H.n_dropped + n) * sizeof(*fds));
-	if (!grown) { /* no room to defer them: closed now */
-		jr2_close_fds(fds, n);
-		return;
-	}
-	H.dropped = grown;
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			H.dropped[H.n_dropped++] = fds[i];
-}
-
-/*
- * The last close of a socket with SO_LINGER and data its peer does not
- * read waits up to the linger time in the process that makes it, and the
- * harness's signals (blocked, read from its signalfd) do not cut it short:
- * a program passed one and the harness stopped serving.  A process that is
- * exiting does not linger: a child holds a copy of each dropped descriptor
- * while the harness closes its own, then exits (reaped as an orphan).
- */
-static void drop_flush(void)
-{
-	int gate[2] = {-1, -1};
-	pid_t pid = -1;
-
-	if (!H.n_dropped)
-		return;
-	if (!pipe2(gate, O_CLOEXEC))
-		pid = fork();
-	if (pid == 0) {
-		char byte;
-
-		close(gate[1]);
-		while (read(gate[0], &byte, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	if (pid < 0)
-		say("cannot fork to close %zu descriptors a peer sent: %s; "
-		    "closed here (a lingering socket may stall the harness)",
-		    H.n_dropped, strerror(errno));
-	jr2_close_fds(H.dropped, H.n_dropped);
-	H.n_dropped = 0;
-	/* The child's read ends: it exits, closing the last copies. */
-	if (gate[0] >= 0) {
-		close(gate[0]);
-		close(gate[1]);
-	}
-}
-
 static void conn_close(struct conn *c)
 {
 	for (size_t i = 0; i < H.n_programs; i++)
@@ -1160,10 +1096,7 @@ static void conn_close(struct conn *c)
 	jr2_close_fds(c->fds, c->n_fds);
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
-	if (c->bearer_shown)
-		close(c->fd);
-	else
-		drop_fds(&c->fd, 1);
+	close(c->fd);
 	memset(c, 0, sizeof(*c));
 	c->kind = CONN_FREE;
 }
@@ -1455,7 +1388,7 @@ static void on_control_readable(struct conn *c)
 
 		ret = (int)jr2_recv_msg(c->fd, scratch, sizeof(scratch), fds,
 					JR2_REQ_MAX_FDS, &n_fds);
-		drop_fds(fds, n_fds);
+		jr2_close_fds(fds, n_fds);
 		if (ret == 0 || (ret < 0 && ret != -EAGAIN))
 			conn_close(c);
 		return;
@@ -1490,7 +1423,6 @@ static void on_control_readable(struct conn *c)
 		       H.protected_dir, JR2_BEARER_FILE);
 		goto out;
 	}
-	c->bearer_shown = true;
 	if (req.op == JR2_OP_STATUS) {
 		status_reply(c, req.json);
 		goto out;
@@ -1505,25 +1437,19 @@ static void on_control_readable(struct conn *c)
 	accept_exec(c, &req, fds, n_fds);
 	n_fds = 0;
 out:
-	drop_fds(fds, n_fds);
+	jr2_close_fds(fds, n_fds);
 	jr2_request_free(&req);
 }
 
 /* R8: a request is answered only when it starts with the control Stand-in. */
 static void on_custodian_readable(struct conn *c)
 {
-	/* recvmsg, not read: read would close what a message carries here
-	 * (R11, drop_flush). */
-	int fds[JR2_SCM_MAX_FD];
-	size_t n_fds = 0;
-	ssize_t len = jr2_recv_msg(c->fd, c->line + c->line_len,
-				   sizeof(c->line) - 1 - c->line_len, fds,
-				   JR2_SCM_MAX_FD, &n_fds);
+	ssize_t len = read(c->fd, c->line + c->line_len,
+			   sizeof(c->line) - 1 - c->line_len);
 	size_t standin_len = strlen(H.standins.control);
 	char *newline;
 
-	drop_fds(fds, n_fds);
-	if (len == -EAGAIN)
+	if (len < 0 && errno == EAGAIN)
 		return;
 	if (len > 0)
 		c->line_len += (size_t)len;
@@ -1625,14 +1551,12 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 
 		if (fd < 0)
 			return;
-		/* Refused below, it may hold messages sent before the
-		 * accept, with descriptors: dropped (R11, drop_flush). */
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
 		if (conns_of(kind, 0) >= budget) {
 			say("refused a %s connection: its %zu connections are "
 			    "open",
 			    name, budget);
-			drop_fds(&fd, 1);
+			close(fd);
 			continue;
 		}
 		bool program =
@@ -1644,7 +1568,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			say("refused a control connection of pid %d: programs "
 			    "hold %d already",
 			    (int)cred.pid, MAX_CONTROL_PROGRAMS);
-			drop_fds(&fd, 1);
+			close(fd);
 			continue;
 		}
 		if (kind == CONN_CUSTODIAN && cred.pid > 0 &&
@@ -1652,14 +1576,14 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			say("refused a Custodian connection of pid %d: it "
 			    "holds %d already",
 			    (int)cred.pid, MAX_PER_PEER);
-			drop_fds(&fd, 1);
+			close(fd);
 			continue;
 		}
 		for (int i = 0; i < MAX_CONNS && !c; i++)
 			if (H.conns[i].kind == CONN_FREE)
 				c = &H.conns[i];
 		if (!c) { /* cannot be: the budgets add up to MAX_CONNS */
-			drop_fds(&fd, 1);
+			close(fd);
 			continue;
 		}
 		memset(c, 0, sizeof(*c));
@@ -2077,12 +2001,9 @@ int serve(const struct serve_options *opts)
 		say("warning: %s", H.plan.warnings.v[i]);
 	start_spawner();
 
-	jr2_close_peer_fds = drop_fds;
 	for (;;) {
 		long long now = now_ms();
 		int timeout = -1, n = FIXED, ready, log_wait;
-
-		drop_flush();
 
 		if (H.spawner_pid == 0 && H.restart_at_ms &&
 		    now >= H.restart_at_ms)

@@ -79,8 +79,10 @@ class Result:
 
     @property
     def promises(self):
+        """The IDs the test's own name starts with: its last part, after a
+        fixture variant's name (`escapes.step.R9_symlink`) as without one."""
         ids = []
-        for part in self.test.split("_"):
+        for part in self.name.rsplit(".", 1)[-1].split("_"):
             if not PROMISE.match(part):
                 break
             ids.append(part)

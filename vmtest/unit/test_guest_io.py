@@ -104,3 +104,27 @@ def test_a_clean_console_has_no_problem():
     text = ("[    0.000000] Kernel command line: console=ttyS0 panic=-1 loglevel=5\n"
             "[    0.5] landlock: Up and running.\n[    1.0] Run /init as init process\n")
     assert channel.console_problems(text) == []
+
+
+def test_the_channel_is_followed_as_it_grows(tmp_path, capsys):
+    """vmtest's progress reads each poll only what the guest wrote since the
+    last; a line is taken when its newline has come, whatever the chunks."""
+    from jr2vm import runner
+
+    path = tmp_path / "channel.log"
+    follow = runner.Follow("7.3", path)
+    follow.poll(0)  # not written yet
+    data = CHANNEL.encode()
+    cut = data.index(b"selftests: jr2: a_test") + 5
+    path.write_bytes(data[:cut])
+    follow.poll(0)
+    assert "booted" in follow.marks and follow.total == "1" and follow.done == 0
+    for at in range(cut, len(data), 7):
+        with path.open("ab") as f:
+            f.write(data[at:at + 7])
+        follow.poll(0)
+    assert path.read_bytes() == data
+    assert follow.done == 1
+    assert set(follow.marks) >= {"booted", "probe", "check-begin", "suite-begin", "end"}
+    out = capsys.readouterr().out
+    assert out.count("tests 1/1: a_test") == 1 and out.count("booted in") == 1

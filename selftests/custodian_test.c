@@ -61,6 +61,21 @@ TEST_F(custodian, R8_connect_works_request_refused_without_standin)
 		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
 		ASSERT_STREQ("ok request accepted with the control Stand-in\n",
 			     out);
+		/* Every byte counts: a near miss, first or last, is refused
+		   (compared in constant time, jr2_secret_equal). */
+		for (int at = 0; at < 2; at++) {
+			snprintf(line, sizeof(line), "%s GET /menu", control);
+			line[at ? strlen(control) - 1 : 0] ^= 0x01;
+			ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+			EXPECT_STREQ("refused the request has no control "
+				     "Stand-in; only the Harness holds it\n",
+				     out)
+			{
+				TH_LOG("the Stand-in changed in its %s byte "
+				       "was taken",
+				       at ? "last" : "first");
+			}
+		}
 	}
 }
 

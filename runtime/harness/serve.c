@@ -1458,7 +1458,7 @@ static void on_custodian_readable(struct conn *c)
 	if (!newline && len > 0 && c->line_len < sizeof(c->line) - 1)
 		return;
 	if (c->line_len > standin_len &&
-	    !memcmp(c->line, H.standins.control, standin_len) &&
+	    jr2_secret_equal(c->line, H.standins.control, standin_len) &&
 	    (c->line[standin_len] == ' ' || c->line[standin_len] == '\n'))
 		conn_reply(c,
 			   "ok request accepted with the control Stand-in\n");

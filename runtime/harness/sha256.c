@@ -116,12 +116,19 @@ void jr2_sha256(const void *data, size_t len, uint8_t out[JR2_SHA256_LEN])
 	jr2_sha256_final(&ctx, out);
 }
 
+int jr2_secret_equal(const void *a, const void *b, size_t len)
+{
+	const volatile uint8_t *x = a, *y = b;
+	uint8_t diff = 0;
+
+	/* volatile: every byte is read, however early a difference shows. */
+	for (size_t i = 0; i < len; i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
+}
+
 int jr2_digest_equal(const uint8_t a[JR2_SHA256_LEN],
 		     const uint8_t b[JR2_SHA256_LEN])
 {
-	uint8_t diff = 0;
-
-	for (int i = 0; i < JR2_SHA256_LEN; i++)
-		diff |= a[i] ^ b[i];
-	return diff == 0;
+	return jr2_secret_equal(a, b, JR2_SHA256_LEN);
 }

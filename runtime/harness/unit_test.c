@@ -15,6 +15,7 @@
 #include "env.h"
 #include "request.h"
 #include "sha256.h"
+#include "standins.h"
 
 static void hex(const uint8_t digest[JR2_SHA256_LEN], char out[65])
 {
@@ -95,6 +96,27 @@ TEST(sha256_padding_edges)
 	jr2_sha256("a", 1, other);
 	ASSERT_TRUE(jr2_digest_equal(digest, digest));
 	ASSERT_FALSE(jr2_digest_equal(digest, other));
+}
+
+/* A difference anywhere, first byte or last, makes two secrets unequal. */
+TEST(secret_equal_sees_every_byte)
+{
+	char a[JR2_STANDIN_SIZE] = "jr2-standin-0123456789abcdef", b[sizeof(a)];
+	size_t len = strlen(a);
+
+	memcpy(b, a, sizeof(a));
+	ASSERT_TRUE(jr2_secret_equal(a, b, len));
+	ASSERT_TRUE(jr2_secret_equal(a, b, 0));
+	for (size_t i = 0; i < len; i++) {
+		b[i] ^= 0x01;
+		EXPECT_FALSE(jr2_secret_equal(a, b, len))
+		{
+			TH_LOG("a difference at byte %zu was not seen", i);
+		}
+		b[i] = a[i];
+	}
+	b[len] = 'x'; /* past len: not compared */
+	ASSERT_TRUE(jr2_secret_equal(a, b, len));
 }
 
 static int parse(const char *text, struct jr2_request *req, struct jr2_err *err)

@@ -8,12 +8,14 @@
 #   make vmtest KERNEL=7.3 ABI=5               the guest capped at ABI 5
 #   make cap-check                             capped new kernels against old ones
 #   make vmtest-repeat [KERNEL=..] [N=20]      N boots in a row must agree
+#   make vmprofile [KERNEL=..] [T=..]          where the guest's time goes in the suite
 #   ACCEL=kvm|tcg on any of them forces the accelerator (JR2_ACCEL); unset,
 #   KVM is used only where a probe ran a guest with it (jr2vm/accel.py).
 # The QEMU runs stay out of `make test`: its step is the Python's unit tests.
 
 VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
 VMTEST_BARE_INIT := $(BUILD)/vmtest/jr2-bare-init
+VMTEST_PROFILER := $(BUILD)/vmtest/jr2-vmprofile
 VMTEST_RUN := $(PYTHON) vmtest/run
 # 6.6 and 6.11 (ABI 3 and 5: signals and abstract sockets unscoped) when
 # their images can be had (cached, or prebuilt in JR2_KERNEL_IMAGES): about
@@ -42,6 +44,18 @@ VMTEST_PAYLOAD = $(BINS) $(SUITE_TOOLS) $(SELFTESTS_BINS) $(VMTEST_PROBE)
 $(VMTEST_PROBE): vmtest/guest/vmprobe.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
+
+# `make vmprofile`: the suite (or T=) under a sampling profile in the guest.
+$(VMTEST_PROFILER): vmtest/guest/vmprofile.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
+
+.PHONY: vmprofile
+vmprofile: deps vmtest-deps $(VMTEST_PAYLOAD) $(VMTEST_PROFILER)
+	$(VMTEST_RUN) $(if $(KERNEL),--kernel '$(KERNEL)') --timeout 1800 \
+		--payload $(VMTEST_PROFILER) --cmd './jr2-vmprofile -n 40 -o /tmp/profile -- \
+		run-tests $(if $(T),-b "$(firstword $(subst :, ,$(T)))" $(if $(word 2,$(subst :, ,$(T))),-t "$(word 2,$(subst :, ,$(T)))")) \
+		/jr2/selftests >/dev/null 2>&1; cat /tmp/profile'
 
 # The bench's bare boot: an /init that only ends the guest.
 $(VMTEST_BARE_INIT): vmtest/guest/bare-init.c

@@ -25,7 +25,7 @@ VMTEST_CI_KERNELS = 5.10 6.1 6.12 7.3 7.3-nolsm \
 # zstd: unpacking the vmlinux of ZSTD kernels (6.12 on) for PVH boots.
 VMTEST_DEBS := qemu-system-x86 busybox-static zstd
 
-TEST_BINS += $(VMTEST_PROBE)
+TEST_BINS += $(VMTEST_PROBE) $(VMTEST_PROFILER)
 
 ifneq ($(ACCEL),)
 export JR2_ACCEL := $(ACCEL)

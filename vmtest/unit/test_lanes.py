@@ -6,6 +6,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -133,3 +134,26 @@ def test_run_tests_runs_the_named_binaries_only_in_that_order(tmp_path):
                              capture_output=True, text=True, timeout=60, cwd="/")
     assert missing.returncode == 2
     assert "no test binary 'nope_test'" in missing.stderr
+
+
+def test_run_tests_takes_a_folder_relative_to_where_it_is_run():
+    """`make -C selftests run_tests` runs `run-tests build/selftests` from the
+    top; each binary runs from its own folder, so the folder must be made
+    absolute first (it was not: every binary ended 127).  Outside /tmp, where
+    run-tests runs the binaries in place."""
+    sh = shutil.which("busybox")
+    if not sh:
+        pytest.skip("busybox is not installed (apt-get install busybox-static): "
+                    "the guest's shell runs run-tests")
+    top = pathlib.Path(tempfile.mkdtemp(prefix="jr2-run-tests-", dir="/var/tmp"))
+    try:
+        (top / "suite").mkdir()
+        path = top / "suite" / "a_test"
+        path.write_text("#!/bin/sh\necho 'TAP version 13'\necho '1..1'\necho 'ok 1 t'\n")
+        path.chmod(0o755)
+        out = subprocess.run([sh, "sh", str(RUN_TESTS), "suite"], capture_output=True,
+                             text=True, timeout=60, cwd=top)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "ok 1 selftests: jr2: a_test" in out.stdout.splitlines()
+    finally:
+        shutil.rmtree(top)

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* send/recv of one message with descriptors (see channel.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "channel.h"
@@ -46,9 +52,9 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds)
 {
 	union {
-		/* Room for more than allowed, so that extras are seen and
-		 * closed. */
-		char buf[CMSG_SPACE(sizeof(int) * 64)];
+		/* Room for the kernel's most: what did not fit, the kernel
+		 * would close here itself (R11, jr2_drop_fds). */
+		char buf[CMSG_SPACE(sizeof(int) * JR2_SCM_MAX_FD)];
 		struct cmsghdr align;
 	} control;
 	struct iovec iov = {.iov_base = buf, .iov_len = cap};
@@ -81,13 +87,13 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 			if (*n_fds < max_fds) {
 				fds[(*n_fds)++] = fd;
 			} else {
-				close(fd);
+				jr2_drop_fds(&fd, 1);
 				too_many = true;
 			}
 		}
 	}
 	if (too_many || (msg.msg_flags & MSG_CTRUNC)) {
-		jr2_close_fds(fds, *n_fds);
+		jr2_drop_fds(fds, *n_fds);
 		*n_fds = 0;
 		return -ETOOMANYREFS;
 	}
@@ -100,6 +106,168 @@ void jr2_close_fds(int *fds, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+}
+
+/*
+ * Kept until jr2_drop_flush(), which also runs every DROP_FLUSH_AT: a flood
+ * of messages of 253 descriptors each must not fill the harness's table (the
+ * kernel would then close the rest of a message here).  Past DROP_MAX, when
+ * no thread could be had for so long, close(2) here is the last resort.
+ */
+#define DROP_FLUSH_AT 1024
+#define DROP_MAX      4096
+#define HOLDER_STACK  (256 * 1024)
+
+static int dropped[DROP_MAX];
+static size_t n_dropped;
+
+/* Holds the old table until this process's copies are closed, then exits
+ * with it: the last copies close as it exits. */
+static void *drop_holder(void *arg)
+{
+	char byte;
+
+	while (read((int)(intptr_t)arg, &byte, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* close_range(2) of [from, ~0] but two descriptors (-1: none). */
+static void close_from_but(int from, int keep1, int keep2)
+{
+	int first = keep1 < keep2 ? keep1 : keep2;
+	int second = keep1 < keep2 ? keep2 : keep1;
+	unsigned int start = (unsigned int)from;
+
+	for (int pass = 0; pass < 2; pass++) {
+		int keep = pass ? second : first;
+
+		if (keep < 0 || (unsigned int)keep < start)
+			continue;
+		if ((unsigned int)keep > start)
+			syscall(SYS_close_range, start, (unsigned int)keep - 1,
+				0);
+		start = (unsigned int)keep + 1;
+	}
+	syscall(SYS_close_range, start, ~0U, 0);
+}
+
+/*
+ * Closes fds[0..n) (fds NULL: every descriptor from `from` up but `keep`)
+ * in a copy of the descriptor table (unshare(CLONE_FILES)) while a new
+ * thread keeps the old one, whose copies then close as that thread exits.
+ * join: returns once it is gone.  -errno: nothing closed.
+ */
+static int close_held(const int *fds, size_t n, int from, int keep, bool join)
+{
+	pthread_attr_t attr;
+	pthread_t holder;
+	int gate[2], err;
+
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	err = pthread_attr_init(&attr);
+	if (!err) {
+		/* Not below the arch's least: the default then. */
+		pthread_attr_setstacksize(&attr, HOLDER_STACK);
+		if (!join)
+			pthread_attr_setdetachstate(&attr,
+						    PTHREAD_CREATE_DETACHED);
+		err = pthread_create(&holder, &attr, drop_holder,
+				     (void *)(intptr_t)gate[0]);
+		pthread_attr_destroy(&attr);
+	}
+	if (err) {
+		close(gate[0]);
+		close(gate[1]);
+		return -err;
+	}
+	if (unshare(CLONE_FILES))
+		err = errno;
+	else if (fds)
+		for (size_t i = 0; i < n; i++)
+			close(fds[i]);
+	else
+		close_from_but(from, keep, gate[1]);
+	while (write(gate[1], "", 1) < 0 && errno == EINTR)
+		;
+	if (fds || gate[0] < from)
+		close(gate[0]);
+	close(gate[1]);
+	if (join)
+		pthread_join(holder, NULL);
+	return -err;
+}
+
+/*
+ * Whether fd's last close may wait, or let go of what a peer queued: a
+ * socket's (its linger; an AF_UNIX socket's unread messages), a terminal's
+ * (a serial port's until its output drains), another device's or kernel
+ * object's.  Pipes, files, folders and the memory devices (/dev/null,
+ * /dev/zero, ...) close at once.  SO_TYPE and statx(AT_STATX_DONT_SYNC) ask
+ * no file system's server (fstat(2) on FUSE may wait for it).
+ */
+static bool may_wait(int fd)
+{
+	struct statx stx;
+	socklen_t len = sizeof(int);
+	int type;
+
+	if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return true;
+	if (errno == EBADF)
+		return false; /* not open, or O_PATH: nothing waits */
+	if (errno != ENOTSOCK ||
+	    statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &stx))
+		return true;
+	switch (stx.stx_mode & S_IFMT) {
+	case S_IFIFO:
+	case S_IFREG:
+	case S_IFDIR:
+	case S_IFLNK:
+		return false;
+	case S_IFCHR:
+		return stx.stx_rdev_major != 1; /* mem: null, zero, random */
+	default:
+		return true;
+	}
+}
+
+void jr2_drop_fds(const int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		if (!may_wait(fds[i])) {
+			close(fds[i]);
+			continue;
+		}
+		if (n_dropped && n_dropped % DROP_FLUSH_AT == 0)
+			jr2_drop_flush();
+		if (n_dropped == DROP_MAX)
+			close(fds[i]);
+		else
+			dropped[n_dropped++] = fds[i];
+	}
+}
+
+int jr2_drop_flush(void)
+{
+	int ret = n_dropped ? close_held(dropped, n_dropped, -1, -1, false) : 0;
+
+	if (!ret)
+		n_dropped = 0;
+	return ret;
+}
+
+int jr2_drop_from(int from, int keep)
+{
+	int ret = close_held(NULL, 0, from, keep, true);
+
+	if (ret)
+		close_from_but(from, keep, -1);
+	n_dropped = 0;
+	return ret;
 }
 
 void jr2_protected_dir_of(const char *root, char *out, size_t size)
@@ -130,12 +298,12 @@ int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 	}
 	if (len <= 0) {
 		/* An empty message may carry descriptors too. */
-		jr2_close_fds(fds, *n_fds);
+		jr2_drop_fds(fds, *n_fds);
 		*n_fds = 0;
 		return 1;
 	}
 	if (jr2_request_parse(buf, (size_t)len, cap, req, err)) {
-		jr2_close_fds(fds, *n_fds);
+		jr2_drop_fds(fds, *n_fds);
 		*n_fds = 0;
 		return -1;
 	}

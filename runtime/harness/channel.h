@@ -27,18 +27,45 @@ int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
  * Receives one message into cap bytes (MSG_CMSG_CLOEXEC).  Returns its
  * whole length (more than cap when it was longer: its rest is discarded),
  * 0 at end of stream, or -errno: -ETOOMANYREFS when more than max_fds
- * descriptors came (all of them are then closed).
+ * descriptors came (all of them are then dropped: jr2_drop_fds).
  */
 ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds);
 void jr2_close_fds(int *fds, size_t n);
 
 /*
+ * R11: what a peer sent (descriptors, and a connection whose unread messages
+ * may carry some) is dropped, never closed with close(2) in a live process.
+ * The last close of a socket with SO_LINGER and data its peer does not read
+ * (TCP over IPv4 or IPv6, SCTP, vsock: every family that lingers) waits up to
+ * the linger time in the task that makes it, and a signal the process blocks
+ * (the harness's, read from its signalfd) does not cut it short; an AF_UNIX
+ * socket's last close lets go, in that task, of its unread messages and what
+ * they carry.  A task that is exiting never lingers.  So jr2_drop_fds() keeps
+ * what may wait (sockets, terminals, other devices, kernel objects; pipes,
+ * files and /dev/null close at once), and jr2_drop_flush() closes them while
+ * a thread of this process holds the descriptor table they were in, then
+ * lets that thread exit: any last copy closes as it exits.  What is still
+ * kept when the process exits closes with it.
+ */
+void jr2_drop_fds(const int *fds, size_t n);
+/* 0, or -errno when no holding thread could be had: they stay kept. */
+int jr2_drop_flush(void);
+/*
+ * Every descriptor from `from` up but `keep` (-1: none), the same way, and
+ * nothing kept any more (a forked process's copies); the holding thread is
+ * gone when it returns.  0, or -errno: closed here, as close_range(2) does.
+ */
+int jr2_drop_from(int from, int keep);
+/* The kernel's most descriptors in one message (SCM_MAX_FD). */
+#define JR2_SCM_MAX_FD 253
+
+/*
  * Receives and parses one control request (at most cap bytes, buf has cap+1
  * bytes).  Returns 0 with *req parsed (the caller owns fds[0..*n_fds) and
  * frees req), -EAGAIN when nothing came yet, 1 at the end of the stream or
  * on an empty message, or -1 with a refusal in *err.  On every return but 0,
- * every descriptor that came with the message is closed (R10).
+ * every descriptor that came with the message is dropped (R10, R11).
  */
 int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 		     int *fds, size_t *n_fds, struct jr2_err *err);

@@ -76,6 +76,7 @@ struct conn {
 	int fd;
 	pid_t peer; /* SO_PEERCRED at accept */
 	bool from_program; /* the peer descends from the harness */
+	bool bearer_shown; /* a client's: a request with the bearer came */
 	unsigned long id;
 	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
@@ -1088,15 +1089,25 @@ static void start_spawner(void)
 
 /* ---- connections ---------------------------------------------------- */
 
+/*
+ * R11: every descriptor a client or a program passed is dropped (channel.h),
+ * never closed here: the loop closes them with jr2_drop_flush(), where no
+ * last close can hold it.  So is a connection that showed no bearer, with
+ * its unread messages and what they carry; a client's own connection (no
+ * program holds it) closes here.
+ */
 static void conn_close(struct conn *c)
 {
 	for (size_t i = 0; i < H.n_programs; i++)
 		if (H.programs[i].conn == c)
 			H.programs[i].conn = NULL;
-	jr2_close_fds(c->fds, c->n_fds);
+	jr2_drop_fds(c->fds, c->n_fds);
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
-	close(c->fd);
+	if (c->bearer_shown)
+		close(c->fd);
+	else
+		jr2_drop_fds(&c->fd, 1);
 	memset(c, 0, sizeof(*c));
 	c->kind = CONN_FREE;
 }
@@ -1167,7 +1178,8 @@ static void send_to_spawner(struct conn *c)
 		    c->id, strerror(-ret));
 		return;
 	}
-	jr2_close_fds(c->fds, c->n_fds);
+	/* The spawner may be done with its copies already (R11). */
+	jr2_drop_fds(c->fds, c->n_fds);
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
 	c->state = IN_FLIGHT;
@@ -1301,7 +1313,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 
 	for (size_t i = 0; i < req->n_secrets; i++) {
 		if (!jr2_standin_of(&H.standins, req->secrets[i])) {
-			jr2_close_fds(fds, n_fds);
+			jr2_drop_fds(fds, n_fds);
 			refuse(c,
 			       "unknown secret '%s': the config declares %zu "
 			       "Held secret(s); add 'secret %s' to the config "
@@ -1312,7 +1324,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		}
 	}
 	if (n_fds < 3) {
-		jr2_close_fds(fds, n_fds);
+		jr2_drop_fds(fds, n_fds);
 		refuse(c,
 		       "the request passed %zu descriptors; pass stdin, stdout "
 		       "and stderr (SCM_RIGHTS) first",
@@ -1358,7 +1370,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		jr2_env_free(&env);
 	}
 	if (c->spawn.failed || c->spawn.len > JR2_SPAWN_MAX_BYTES) {
-		jr2_close_fds(fds, n_fds);
+		jr2_drop_fds(fds, n_fds);
 		refuse(c,
 		       "the request with its environment is larger than %d "
 		       "bytes; pass fewer arguments",
@@ -1388,12 +1400,12 @@ static void on_control_readable(struct conn *c)
 
 		ret = (int)jr2_recv_msg(c->fd, scratch, sizeof(scratch), fds,
 					JR2_REQ_MAX_FDS, &n_fds);
-		jr2_close_fds(fds, n_fds);
+		jr2_drop_fds(fds, n_fds);
 		if (ret == 0 || (ret < 0 && ret != -EAGAIN))
 			conn_close(c);
 		return;
 	}
-	/* Every descriptor of a refused or empty message is closed there. */
+	/* Every descriptor of a refused or empty message is dropped there. */
 	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req, fds,
 			       &n_fds, &err);
 	if (ret == -EAGAIN)
@@ -1423,6 +1435,7 @@ static void on_control_readable(struct conn *c)
 		       H.protected_dir, JR2_BEARER_FILE);
 		goto out;
 	}
+	c->bearer_shown = true;
 	if (req.op == JR2_OP_STATUS) {
 		status_reply(c, req.json);
 		goto out;
@@ -1437,19 +1450,25 @@ static void on_control_readable(struct conn *c)
 	accept_exec(c, &req, fds, n_fds);
 	n_fds = 0;
 out:
-	jr2_close_fds(fds, n_fds);
+	jr2_drop_fds(fds, n_fds);
 	jr2_request_free(&req);
 }
 
 /* R8: a request is answered only when it starts with the control Stand-in. */
 static void on_custodian_readable(struct conn *c)
 {
-	ssize_t len = read(c->fd, c->line + c->line_len,
-			   sizeof(c->line) - 1 - c->line_len);
+	/* recvmsg: read(2) would have the kernel close, here, what a
+	 * message carries (R11). */
+	int fds[JR2_SCM_MAX_FD];
+	size_t n_fds = 0;
+	ssize_t len = jr2_recv_msg(c->fd, c->line + c->line_len,
+				   sizeof(c->line) - 1 - c->line_len, fds,
+				   JR2_SCM_MAX_FD, &n_fds);
 	size_t standin_len = strlen(H.standins.control);
 	char *newline;
 
-	if (len < 0 && errno == EAGAIN)
+	jr2_drop_fds(fds, n_fds);
+	if (len == -EAGAIN)
 		return;
 	if (len > 0)
 		c->line_len += (size_t)len;
@@ -1551,12 +1570,13 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 
 		if (fd < 0)
 			return;
+		/* Refused, it is dropped: messages may wait in it (R11). */
 		getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len);
 		if (conns_of(kind, 0) >= budget) {
 			say("refused a %s connection: its %zu connections are "
 			    "open",
 			    name, budget);
-			close(fd);
+			jr2_drop_fds(&fd, 1);
 			continue;
 		}
 		bool program =
@@ -1568,7 +1588,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			say("refused a control connection of pid %d: programs "
 			    "hold %d already",
 			    (int)cred.pid, MAX_CONTROL_PROGRAMS);
-			close(fd);
+			jr2_drop_fds(&fd, 1);
 			continue;
 		}
 		if (kind == CONN_CUSTODIAN && cred.pid > 0 &&
@@ -1576,14 +1596,14 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			say("refused a Custodian connection of pid %d: it "
 			    "holds %d already",
 			    (int)cred.pid, MAX_PER_PEER);
-			close(fd);
+			jr2_drop_fds(&fd, 1);
 			continue;
 		}
 		for (int i = 0; i < MAX_CONNS && !c; i++)
 			if (H.conns[i].kind == CONN_FREE)
 				c = &H.conns[i];
 		if (!c) { /* cannot be: the budgets add up to MAX_CONNS */
-			close(fd);
+			jr2_drop_fds(&fd, 1);
 			continue;
 		}
 		memset(c, 0, sizeof(*c));
@@ -1621,6 +1641,8 @@ static void on_spawner_message(void)
 	size_t n_fds;
 	ssize_t len;
 
+	/* Only the pidfds its children open come this way: closed here, as
+	 * the last close of a pidfd never waits. */
 	while ((len = jr2_recv_msg(H.spawner_fd, buf, sizeof(buf) - 1, fds,
 				   JR2_REQ_MAX_FDS, &n_fds)) > 0) {
 		unsigned long id;
@@ -2003,8 +2025,15 @@ int serve(const struct serve_options *opts)
 
 	for (;;) {
 		long long now = now_ms();
-		int timeout = -1, n = FIXED, ready, log_wait;
+		int timeout = -1, n = FIXED, ready, log_wait, err;
 
+		/* What the last round dropped closes now (R11, channel.h). */
+		err = jr2_drop_flush();
+		if (err)
+			say("cannot make a thread to close what peers sent: "
+			    "%s; "
+			    "kept for the next round",
+			    strerror(-err));
 		if (H.spawner_pid == 0 && H.restart_at_ms &&
 		    now >= H.restart_at_ms)
 			start_spawner();

@@ -259,13 +259,18 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	reset_signal_dispositions();
 	signal(SIGPIPE, SIG_IGN);
-	/* Everything of the harness but this channel is closed first. */
+	/*
+	 * Everything of the harness but this channel is closed first, as
+	 * dropped (R11, channel.h): the harness may have dropped its own
+	 * copies of what peers sent since the fork, so these can be the last.
+	 */
+	jr2_drop_from(JR2_SPAWNER_FD, sock);
 	if (sock != JR2_SPAWNER_FD) {
 		if (dup2(sock, JR2_SPAWNER_FD) < 0)
 			_exit(125);
+		close(sock);
 		sock = JR2_SPAWNER_FD;
 	}
-	syscall(SYS_close_range, JR2_SPAWNER_FD + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
 	 * Issue 17: the one confinement step of `jr2-confine run` too: a new
@@ -290,6 +295,12 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		struct jr2_err perr = {0};
 		ssize_t len;
 
+		/*
+		 * A request's descriptors are dropped, never closed here:
+		 * its program may have closed its own already, its client
+		 * and the harness theirs (R11, channel.h).
+		 */
+		jr2_drop_flush();
 		len = jr2_recv_msg(sock, buf, JR2_SPAWN_MAX_BYTES, fds,
 				   JR2_REQ_MAX_FDS, &n_fds);
 		if (len == 0 || len == -ECONNRESET)
@@ -305,14 +316,14 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 					 "op is not spawn");
 			reply(sock, "error - %d %s", EPROTO, perr.msg);
 			jr2_request_free(&req);
-			jr2_close_fds(fds, n_fds);
+			jr2_drop_fds(fds, n_fds);
 			continue;
 		}
 		spawn(sock, &req, fds, n_fds, policy);
-		jr2_close_fds(fds, n_fds);
 		jr2_request_free(&req);
-		/* Less to steal: the Stand-ins of this request go. */
+		/* Less to steal: the Stand-ins of this request go, first. */
 		explicit_bzero(buf, (size_t)len < sizeof(buf) ? (size_t)len
 							      : sizeof(buf));
+		jr2_drop_fds(fds, n_fds);
 	}
 }

@@ -3,13 +3,15 @@
  * The harness holds against its own programs on its channels: every
  * descriptor of a refused or empty control message is closed (R10); a flood
  * of the Custodian socket leaves the control channel working, and its log
- * lines are counted, not repeated (R11); no value from a client forges a log
- * line (R11); a client gets the exit status of its own program only, even
- * when orphans' pids are reused (P7); the spawner holds no Stand-in or
- * bearer in its memory (E5).
+ * lines are counted, not repeated (R11); a socket whose last close lingers,
+ * passed on a channel or to exec, holds neither the harness nor its spawner
+ * (R11); no value from a client forges a log line (R11); a client gets the
+ * exit status of its own program only, even when orphans' pids are reused
+ * (P7); the spawner holds no Stand-in or bearer in its memory (E5).
  *
  * Promises: R10 R11 P7 E5
  */
+#include <net/if.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -329,6 +331,201 @@ static void start_program(struct __test_metadata *_metadata, struct hx *hx,
 	close(from[1]);
 	p->in = in[1];
 	p->from = from[0];
+}
+
+/* Loopback up in the binary's own network namespace (a program's TCP). */
+static int loopback_up(void)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int ret = fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) ? -1 : 0;
+
+	ifr.ifr_flags |= IFF_UP;
+	if (!ret)
+		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	if (fd >= 0)
+		close(fd);
+	return ret ? -errno : 0;
+}
+
+/*
+ * `status`, or `exec /bin/true`, answered within ms: 0; 1 when it did not
+ * answer in time (killed then), else the client's exit status.
+ */
+static int answers_within(struct hx *hx, bool exec, int ms)
+{
+	const char *const truth[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE];
+	pid_t child = fork();
+	int status = -1, pidfd;
+	struct pollfd pfd;
+
+	if (child == 0)
+		_exit(exec ? hx_exec(hx, truth, out, sizeof(out))
+			   : hx_status(hx, out, sizeof(out)));
+	pidfd = child < 0 ? -1 : (int)syscall(SYS_pidfd_open, child, 0);
+	pfd = (struct pollfd){.fd = pidfd, .events = POLLIN};
+	if (pidfd < 0 || poll(&pfd, 1, ms) != 1) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		return 1;
+	}
+	close(pidfd);
+	waitpid(child, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The harness (this test's child) stopped, so that it reads nothing. */
+static void harness_stop(struct __test_metadata *_metadata, struct hx *hx)
+{
+	siginfo_t info = {0};
+
+	ASSERT_EQ(0, kill(hx->pid, SIGSTOP));
+	ASSERT_EQ(0, waitid(P_PID, (id_t)hx->pid, &info,
+			    WSTOPPED | WEXITED | WNOWAIT));
+	ASSERT_EQ(CLD_STOPPED, info.si_code)
+	{
+		kill(hx->pid, SIGCONT);
+	}
+}
+
+/*
+ * After the trap: an hour's linger against this bound, which a slow guest's
+ * `status` or `exec` keeps well within.
+ */
+#define HELD_MS 10000
+
+/*
+ * Red team: a program passed the harness a TCP socket with SO_LINGER of an
+ * hour and data its peer never reads, on the control socket (in an empty
+ * message, or in one the harness never reads, behind a refused one) or on
+ * the Custodian socket; the harness made the last close in its own process
+ * and waited there (its signals, read from a signalfd, do not cut it short):
+ * status, exec and reaping all stopped.  Now what peers send is dropped and
+ * closed while a thread that then exits holds a copy.  The harness is stopped
+ * while the program passes it, so that the harness's close is the last: the
+ * program's own copies close first (the last of them in a child that exits,
+ * where nothing lingers).  Control: status answers before each round.
+ */
+TEST_F(harness_channel, R11_a_lingering_socket_passed_leaves_status)
+{
+	static const char *const rounds[][2] = {{HX_CONTROL, "read"},
+						{HX_CONTROL, "unread"},
+						{HX_CUSTODIAN, "read"}};
+	struct hx *hx = &self->hx;
+
+	ASSERT_EQ(0, loopback_up());
+	HX_START(hx, NULL);
+	for (size_t i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++) {
+		const char *const args[] = {"linger", rounds[i][0],
+					    rounds[i][1], NULL};
+		struct held_program p;
+		char line[256];
+		int unsent = 0, status, answered;
+		ssize_t go;
+
+		ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+		start_program(_metadata, hx, args, &p);
+		read_line(p.from, line, sizeof(line));
+		ASSERT_STREQ("ready", line);
+		harness_stop(_metadata, hx);
+		go = write(p.in, "g", 1);
+		read_line(p.from, line, sizeof(line));
+		ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+		ASSERT_EQ(1, go);
+		ASSERT_EQ(1, sscanf(line, "sent %d", &unsent))
+		{
+			TH_LOG("%s %s: the program said '%s'", rounds[i][0],
+			       rounds[i][1], line);
+		}
+		/* The trap is set: its last close would linger. */
+		ASSERT_LT(0, unsent);
+		answered = answers_within(hx, false, HELD_MS);
+		ASSERT_EQ(0, answered)
+		{
+			TH_LOG("status did not succeed within %d ms (%d; 1: no "
+			       "answer) once a program passed a lingering "
+			       "socket on %s (%s)",
+			       HELD_MS, answered, rounds[i][0], rounds[i][1]);
+			/* SIGKILL ends a wait in close(2): the teardown. */
+			kill(hx->pid, SIGKILL);
+		}
+		close(p.in);
+		close(p.from);
+		ASSERT_EQ(p.client, waitpid(p.client, &status, 0));
+	}
+}
+
+/*
+ * The exec path: a client's stdin is such a socket, and the client's copy
+ * closes as the request waits for the stopped harness; the spawner refuses
+ * the start (another descriptor leads into the protected dir), so no program
+ * ever holds it.  The last close was the harness's, after it handed the
+ * request to the spawner, or the spawner's, after the start: either held in
+ * close(2) stopped every exec (the spawner's requests timed out after 10 s).
+ * Control: exec answers before.
+ */
+TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
+{
+	struct hx *hx = &self->hx;
+	struct pollfd pfd = {.events = POLLIN};
+	char bearer[256] = "", answer[1024] = "";
+	int peer, unsent = 0, fds[4], answered;
+	struct jr2_msg msg;
+	ssize_t n;
+	FILE *file;
+
+	ASSERT_EQ(0, loopback_up());
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
+	fds[0] = hx_lingering_tcp(&peer, &unsent);
+	ASSERT_LE(0, fds[0])
+	{
+		TH_LOG("the lingering socket: %s", strerror(-fds[0]));
+	}
+	ASSERT_LT(0, unsent);
+	ASSERT_LE(0, fds[1] = fds[2] = open("/dev/null", O_RDWR | O_CLOEXEC));
+	ASSERT_LE(0, fds[3] =
+			 open(HX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC));
+	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
+	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
+	fclose(file);
+	bearer[strcspn(bearer, "\n")] = '\0';
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	jr2_msg_field(&msg, "bearer", bearer);
+	jr2_msg_field(&msg, "arg", "/bin/true");
+	harness_stop(_metadata, hx);
+	pfd.fd = control_send(msg.buf, msg.len, fds, 4);
+	/* The queued message holds them: these closes are not the last. */
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[3]);
+	jr2_msg_free(&msg);
+	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+	ASSERT_LE(0, pfd.fd);
+	n = poll(&pfd, 1, HELD_MS) == 1
+		? recv(pfd.fd, answer, sizeof(answer) - 1, 0)
+		: -1;
+	answer[n > 0 ? n : 0] = '\0';
+	close(pfd.fd);
+	ASSERT_EQ(0, strncmp(answer, "error 1 descriptor 3 refers to", 30))
+	{
+		TH_LOG("the start with a descriptor into the protected dir: "
+		       "'%s'",
+		       answer);
+		kill(hx->pid, SIGKILL);
+	}
+	answered = answers_within(hx, true, HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("exec did not succeed within %d ms (%d; 1: no answer) "
+		       "once a start with a lingering stdin was refused",
+		       HELD_MS, answered);
+		kill(hx->pid, SIGKILL);
+	}
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	close(peer);
 }
 
 /*

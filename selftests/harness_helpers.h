@@ -21,6 +21,8 @@
 #ifndef JR2_SELFTESTS_HARNESS_HELPERS_H
 #define JR2_SELFTESTS_HARNESS_HELPERS_H
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
@@ -151,6 +153,136 @@ static int hx_helper_custodian(const char *where, const char *line)
 		return hx_print_errno(errno);
 	answer[n] = '\0';
 	printf("%s", answer);
+	return 0;
+}
+
+/*
+ * R11: a TCP socket whose last close lingers: SO_LINGER of an hour, and data
+ * it cannot send to a loopback peer (*peer, to keep) that never reads.
+ * Returns it, or -errno; *unsent: the bytes it holds (TIOCOUTQ, more than 0).
+ */
+static int hx_lingering_tcp(int *peer, int *unsent)
+{
+	struct sockaddr_in at = {.sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct linger linger = {.l_onoff = 1, .l_linger = 3600};
+	socklen_t len = sizeof(at);
+	int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int small = 4096, err = 0;
+	char block[4096] = {0};
+
+	*peer = -1;
+	setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	setsockopt(tcp, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	if (listener < 0 || tcp < 0 ||
+	    bind(listener, (struct sockaddr *)&at, sizeof(at)) ||
+	    listen(listener, 1) ||
+	    getsockname(listener, (struct sockaddr *)&at, &len) ||
+	    connect(tcp, (struct sockaddr *)&at, sizeof(at)) ||
+	    (*peer = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    fcntl(tcp, F_SETFL, O_NONBLOCK))
+		err = errno;
+	while (!err && write(tcp, block, sizeof(block)) > 0)
+		;
+	/* Lingering last: no close below waits. */
+	if (!err &&
+	    (ioctl(tcp, TIOCOUTQ, unsent) ||
+	     setsockopt(tcp, SOL_SOCKET, SO_LINGER, &linger, sizeof(linger))))
+		err = errno;
+	if (listener >= 0)
+		close(listener);
+	if (!err)
+		return tcp;
+	if (*peer >= 0)
+		close(*peer);
+	if (tcp >= 0)
+		close(tcp);
+	return -err;
+}
+
+/*
+ * Connects to the harness's socket `path` (control: SOCK_SEQPACKET, an
+ * empty message; else the Custodian's SOCK_STREAM, "x\n") and passes fd
+ * with SCM_RIGHTS.  `behind` (control): first a message that is no request,
+ * so the harness ends the connection and never reads the one with fd.
+ * 0 or errno.
+ */
+static int hx_pass_fd(const char *path, bool behind, int fd)
+{
+	bool control = strstr(path, "control.sock");
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cmsg_buf;
+	struct iovec iov = {.iov_base = "x\n", .iov_len = control ? 0 : 2};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cmsg_buf.buf,
+			     .msg_controllen = sizeof(cmsg_buf.buf)};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	struct sockaddr_un addr;
+	int sock =
+	    socket(AF_UNIX,
+		   (control ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	fx_unix_addr(&addr, path);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    (behind && send(sock, "x", 1, 0) != 1) ||
+	    sendmsg(sock, &msg, 0) < 0)
+		return errno;
+	return 0;
+}
+
+/*
+ * R11: makes a lingering TCP socket (hx_lingering_tcp), prints "ready",
+ * waits for a byte on stdin, then has the harness hold its last reference:
+ * a child passes it on the socket `path` (hx_pass_fd; `how`: "read", or
+ * "unread" behind a refused message) and keeps its copy until this process
+ * closed its own, then exits.  So no live process of this program makes a
+ * last close (an exiting one never lingers).  Prints "sent N" (N: the bytes
+ * unsent), or the errno, then keeps the peer unread until stdin ends.
+ */
+static int hx_helper_linger(const char *path, const char *how)
+{
+	int peer, unsent = 0, err = EIO, sent[2], held[2];
+	int tcp = hx_lingering_tcp(&peer, &unsent);
+	char byte;
+	pid_t child;
+
+	if (tcp < 0)
+		return hx_print_errno(-tcp);
+	printf("ready\n");
+	fflush(stdout);
+	if (read(0, &byte, 1) != 1 || pipe2(sent, O_CLOEXEC) ||
+	    pipe2(held, O_CLOEXEC) || (child = fork()) < 0)
+		return hx_print_errno(errno ? errno : EIO);
+	if (child == 0) {
+		err = hx_pass_fd(path, !strcmp(how, "unread"), tcp);
+		close(held[1]);
+		if (write(sent[1], &err, sizeof(err)) == sizeof(err))
+			while (read(held[0], &byte, 1) > 0)
+				;
+		_exit(0);
+	}
+	close(sent[1]);
+	close(held[0]);
+	if (read(sent[0], &err, sizeof(err)) != sizeof(err))
+		err = EIO;
+	close(tcp);
+	close(held[1]);
+	waitpid(child, NULL, 0);
+	if (err)
+		return hx_print_errno(err);
+	printf("sent %d\n", unsent);
+	fflush(stdout);
+	while (read(0, &byte, 1) > 0)
+		;
+	close(peer);
 	return 0;
 }
 
@@ -388,6 +520,8 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_nested_widen(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "custodian"))
 		return hx_helper_custodian(argv[1], argv[2]);
+	if (argc == 3 && !strcmp(argv[0], "linger"))
+		return hx_helper_linger(argv[1], argv[2]);
 	if (argc == 2)
 		return hx_helper_mount(argv[0], argv[1]);
 	fprintf(stderr, "hx-helper: unknown verb; see harness_helpers.h\n");

@@ -202,10 +202,9 @@ static int close_held(const int *fds, size_t n, int from, int keep, bool join)
 /*
  * Whether fd's last close may wait, or let go of what a peer queued: a
  * socket's (its linger; an AF_UNIX socket's unread messages), a terminal's
- * (a serial port's until its output drains), a file's (every close flushes
- * it: NFS writes back, FUSE asks its server), another device's or kernel
- * object's.  Pipes, folders and the memory devices (/dev/null, /dev/zero,
- * ...) close at once.  SO_TYPE and statx(AT_STATX_DONT_SYNC) ask
+ * (a serial port's until its output drains), another device's or kernel
+ * object's.  Pipes, files, folders and the memory devices (/dev/null,
+ * /dev/zero, ...) close at once.  SO_TYPE and statx(AT_STATX_DONT_SYNC) ask
  * no file system's server (fstat(2) on FUSE may wait for it).
  */
 static bool may_wait(int fd)
@@ -223,6 +222,7 @@ static bool may_wait(int fd)
 		return true;
 	switch (stx.stx_mode & S_IFMT) {
 	case S_IFIFO:
+	case S_IFREG:
 	case S_IFDIR:
 	case S_IFLNK:
 		return false;

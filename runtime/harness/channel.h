@@ -42,11 +42,11 @@ void jr2_close_fds(int *fds, size_t n);
  * (the harness's, read from its signalfd) does not cut it short; an AF_UNIX
  * socket's last close lets go, in that task, of its unread messages and what
  * they carry.  A task that is exiting never lingers.  So jr2_drop_fds() keeps
- * what may wait (sockets, terminals, files, other devices, kernel objects;
- * pipes, folders and /dev/null close at once), and jr2_drop_flush() closes
- * them while a thread of this process holds the descriptor table they were
- * in, then lets that thread exit: any last copy closes as it exits.  What is
- * still kept when the process exits closes with it.
+ * what may wait (sockets, terminals, other devices, kernel objects; pipes,
+ * files and /dev/null close at once), and jr2_drop_flush() closes them while
+ * a thread of this process holds the descriptor table they were in, then
+ * lets that thread exit: any last copy closes as it exits.  What is still
+ * kept when the process exits closes with it.
  */
 void jr2_drop_fds(const int *fds, size_t n);
 /* 0, or -errno when no holding thread could be had: they stay kept. */

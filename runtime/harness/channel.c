@@ -9,6 +9,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -109,17 +112,15 @@ void jr2_close_fds(int *fds, size_t n)
 }
 
 /*
- * Kept until jr2_drop_flush(), which also runs every DROP_FLUSH_AT: a flood
- * of messages of 253 descriptors each must not fill the harness's table (the
- * kernel would then close the rest of a message here).  Past DROP_MAX, when
- * no thread could be had for so long, close(2) here is the last resort.
+ * Kept until jr2_drop_flush(), which also runs every DROP_FLUSH_AT.  The
+ * list grows as it must (the descriptors are in the table already; the
+ * table's room is jr2_fd_room's): only when memory fails is one closed here.
  */
 #define DROP_FLUSH_AT 1024
-#define DROP_MAX      4096
 #define HOLDER_STACK  (256 * 1024)
 
-static int dropped[DROP_MAX];
-static size_t n_dropped;
+static int *dropped;
+static size_t n_dropped, dropped_cap;
 
 /* Holds the old table until this process's copies are closed, then exits
  * with it: the last copies close as it exits. */
@@ -215,8 +216,9 @@ static bool may_wait(int fd)
 
 	if (!getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
 		return true;
+	/* O_PATH (EBADF too): its last close may free an unlinked file. */
 	if (errno == EBADF)
-		return false; /* not open, or O_PATH: nothing waits */
+		return fcntl(fd, F_GETFL) >= 0;
 	if (errno != ENOTSOCK ||
 	    statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &stx))
 		return true;
@@ -244,10 +246,18 @@ void jr2_drop_fds(const int *fds, size_t n)
 		}
 		if (n_dropped && n_dropped % DROP_FLUSH_AT == 0)
 			jr2_drop_flush();
-		if (n_dropped == DROP_MAX)
-			close(fds[i]);
-		else
-			dropped[n_dropped++] = fds[i];
+		if (n_dropped == dropped_cap) {
+			size_t cap = dropped_cap ? dropped_cap * 2 : 256;
+			int *grown = realloc(dropped, cap * sizeof(*dropped));
+
+			if (!grown) { /* no memory: the last resort */
+				close(fds[i]);
+				continue;
+			}
+			dropped = grown;
+			dropped_cap = cap;
+		}
+		dropped[n_dropped++] = fds[i];
 	}
 }
 
@@ -268,6 +278,31 @@ int jr2_drop_from(int from, int keep)
 		close_from_but(from, keep, -1);
 	n_dropped = 0;
 	return ret;
+}
+
+size_t jr2_fd_room(void)
+{
+	static int dir = -1;
+	struct rlimit limit;
+	char buf[4096];
+	size_t open_fds = 0;
+	long n;
+
+	if (dir < 0)
+		dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || lseek(dir, 0, SEEK_SET) ||
+	    getrlimit(RLIMIT_NOFILE, &limit))
+		return SIZE_MAX; /* cannot tell: read as before */
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < n;) {
+			const struct dirent64 *d = (const void *)(buf + at);
+
+			open_fds += d->d_name[0] != '.';
+			at += d->d_reclen;
+		}
+	if (n < 0)
+		return SIZE_MAX;
+	return open_fds >= limit.rlim_cur ? 0 : limit.rlim_cur - open_fds;
 }
 
 void jr2_protected_dir_of(const char *root, char *out, size_t size)

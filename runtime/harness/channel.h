@@ -53,10 +53,20 @@ void jr2_drop_fds(const int *fds, size_t n);
 int jr2_drop_flush(void);
 /*
  * Every descriptor from `from` up but `keep` (-1: none), the same way, and
- * nothing kept any more (a forked process's copies); the holding thread is
- * gone when it returns.  0, or -errno: closed here, as close_range(2) does.
+ * nothing kept any more (a forked process's copies).  The holding thread has
+ * ended when it returns, though its table may still be closing (pthread_join
+ * wakes before the exiting thread lets go of it).  0, or -errno: closed here,
+ * as close_range(2) does.
  */
 int jr2_drop_from(int from, int keep);
+/*
+ * Free slots in this process's descriptor table (RLIMIT_NOFILE less the
+ * open descriptors, counted in /proc/self/fd); SIZE_MAX when it cannot
+ * tell.  A message read with less room than its descriptors has the kernel
+ * release, in this task, those that do not fit: a lingering socket's last
+ * close (R11).
+ */
+size_t jr2_fd_room(void);
 /* The kernel's most descriptors in one message (SCM_MAX_FD). */
 #define JR2_SCM_MAX_FD 253
 

@@ -1950,6 +1950,32 @@ static void raise_nofile(void)
 		setrlimit(RLIMIT_NOFILE, &more);
 }
 
+/*
+ * R11: one read of a peer may bring JR2_SCM_MAX_FD descriptors, and closing
+ * its connection drops it and a request's own; where the table has no room
+ * for them (a low RLIMIT_NOFILE, what was dropped not closed yet: no thread
+ * could be had), the kernel would release the rest in this task, a
+ * lingering socket's last close among them.  Then the peers wait.
+ */
+#define PEER_READ_ROOM (JR2_SCM_MAX_FD + 1 + JR2_REQ_MAX_FDS)
+#define PEER_PAUSE_MS  100
+
+static bool peer_room(size_t *room)
+{
+	*room = jr2_fd_room();
+	if (*room >= PEER_READ_ROOM)
+		return true;
+	jr2_drop_flush();
+	*room = jr2_fd_room();
+	if (*room >= PEER_READ_ROOM)
+		return true;
+	say("no room for what peers may send: %zu descriptors free of "
+	    "RLIMIT_NOFILE, %d needed; their connections wait (raise the "
+	    "limit: ulimit -n)",
+	    *room, PEER_READ_ROOM);
+	return false;
+}
+
 int serve(const struct serve_options *opts)
 {
 	enum { FIXED = 5 };
@@ -2026,6 +2052,8 @@ int serve(const struct serve_options *opts)
 	for (;;) {
 		long long now = now_ms();
 		int timeout = -1, n = FIXED, ready, log_wait, err;
+		size_t room;
+		bool peers;
 
 		/* What the last round dropped closes now (R11, channel.h). */
 		err = jr2_drop_flush();
@@ -2055,7 +2083,14 @@ int serve(const struct serve_options *opts)
 		    .events = (short)(POLLIN | (H.spawner_ready && queue_waits()
 						    ? POLLOUT
 						    : 0))};
-		for (int i = 0; i < MAX_CONNS; i++) {
+		/* No room for what peers may send: they wait (R11). */
+		room = 0;
+		peers = peer_room(&room);
+		if (!peers && (timeout < 0 || timeout > PEER_PAUSE_MS))
+			timeout = PEER_PAUSE_MS;
+		for (int i = 1; i <= 3; i++)
+			pfd[i].events = peers ? POLLIN : 0;
+		for (int i = 0; i < MAX_CONNS && peers; i++) {
 			struct conn *c = &H.conns[i];
 
 			if (c->kind == CONN_FREE)
@@ -2092,6 +2127,9 @@ int serve(const struct serve_options *opts)
 			if (!pfd[i].revents || c->kind == CONN_FREE ||
 			    c->fd != pfd[i].fd)
 				continue;
+			if (room < PEER_READ_ROOM && !peer_room(&room))
+				break; /* the rest wait for the next round */
+			room -= PEER_READ_ROOM;
 			if (c->kind == CONN_CONTROL)
 				on_control_readable(c);
 			else

@@ -7,9 +7,7 @@
  *
  * Promises: A1 A2 A3 A4 A5
  */
-#include <net/if.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 
 #include "common.h"
 
@@ -181,22 +179,13 @@ TEST_F(allowed, A3_exec_script_from_work)
 /* A network namespace of the test's own, its loopback up: hermetic. */
 static void loopback_up(struct __test_metadata *_metadata)
 {
-	struct ifreq ifr = {0};
-	int fd;
-
 	ASSERT_EQ(0, unshare(CLONE_NEWNET))
 	{
 		TH_LOG("unshare(CLONE_NEWNET): %s: the kernel needs "
 		       "CONFIG_NET_NS (selftests/config)",
 		       strerror(errno));
 	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ASSERT_LE(0, fd);
-	strcpy(ifr.ifr_name, "lo");
-	ASSERT_EQ(0, ioctl(fd, SIOCGIFFLAGS, &ifr));
-	ifr.ifr_flags |= IFF_UP;
-	ASSERT_EQ(0, ioctl(fd, SIOCSIFFLAGS, &ifr));
-	close(fd);
+	fx_loopback_up(_metadata);
 }
 
 /* Binds type on 127.0.0.1 port 0, connects to it: 0 or the errno. */

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -727,6 +728,22 @@ static inline void fx_mount_root(struct __test_metadata *_metadata,
 		       "CONFIG_TMPFS (selftests/config)",
 		       FX_ROOT, strerror(errno));
 	}
+}
+
+/* The loopback interface up, in this network namespace (tests' own TCP). */
+static inline void fx_loopback_up(struct __test_metadata *_metadata)
+{
+	struct ifreq ifr = {.ifr_name = "lo"};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, SIOCGIFFLAGS, &ifr));
+	ifr.ifr_flags |= IFF_UP;
+	ASSERT_EQ(0, ioctl(fd, SIOCSIFFLAGS, &ifr))
+	{
+		TH_LOG("bringing lo up: %s", strerror(errno));
+	}
+	close(fd);
 }
 
 /* A mount namespace of the test's own, nothing shared with the host. */

@@ -11,7 +11,6 @@
  *
  * Promises: R10 R11 P7 E5
  */
-#include <net/if.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -333,21 +332,6 @@ static void start_program(struct __test_metadata *_metadata, struct hx *hx,
 	p->from = from[0];
 }
 
-/* Loopback up in the binary's own network namespace (a program's TCP). */
-static int loopback_up(void)
-{
-	struct ifreq ifr = {.ifr_name = "lo"};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int ret = fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) ? -1 : 0;
-
-	ifr.ifr_flags |= IFF_UP;
-	if (!ret)
-		ret = ioctl(fd, SIOCSIFFLAGS, &ifr);
-	if (fd >= 0)
-		close(fd);
-	return ret ? -errno : 0;
-}
-
 /*
  * `status`, or `exec /bin/true`, answered within ms: 0; 1 when it did not
  * answer in time (killed then), else the client's exit status.
@@ -414,7 +398,7 @@ TEST_F(harness_channel, R11_a_lingering_socket_passed_leaves_status)
 						{HX_CUSTODIAN, "read"}};
 	struct hx *hx = &self->hx;
 
-	ASSERT_EQ(0, loopback_up());
+	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
 	for (size_t i = 0; i < sizeof(rounds) / sizeof(rounds[0]); i++) {
 		const char *const args[] = {"linger", rounds[i][0],
@@ -475,7 +459,7 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 	ssize_t n;
 	FILE *file;
 
-	ASSERT_EQ(0, loopback_up());
+	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
 	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
 	fds[0] = hx_lingering_tcp(&peer, &unsent);

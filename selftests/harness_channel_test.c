@@ -4,10 +4,11 @@
  * descriptor of a refused or empty control message is closed (R10); a flood
  * of the Custodian socket leaves the control channel working, and its log
  * lines are counted, not repeated (R11); a socket whose last close lingers,
- * passed on a channel or to exec, holds neither the harness nor its spawner
- * (R11); no value from a client forges a log line (R11); a client gets the
- * exit status of its own program only, even when orphans' pids are reused
- * (P7); the spawner holds no Stand-in or bearer in its memory (E5).
+ * passed on a channel or to exec, holds neither the harness nor its spawner,
+ * even under a low RLIMIT_NOFILE or with no thread to be had (R11); no value
+ * from a client forges a log line (R11); a client gets the exit status of its
+ * own program only, even when orphans' pids are reused (P7); the spawner holds
+ * no Stand-in or bearer in its memory (E5).
  *
  * Promises: R10 R11 P7 E5
  */
@@ -509,6 +510,507 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 		kill(hx->pid, SIGKILL);
 	}
 	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	close(peer);
+}
+
+/* A connection to the Custodian socket (SOCK_STREAM); -errno. */
+static int custodian_connect(void)
+{
+	struct sockaddr_un addr;
+	int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	fx_unix_addr(&addr, HX_CUSTODIAN);
+	if (sock < 0)
+		return -errno;
+	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr))) {
+		int err = errno;
+
+		close(sock);
+		return -err;
+	}
+	return sock;
+}
+
+/*
+ * Sends `data` on sock with n descriptors (SCM_RIGHTS, n at most
+ * JR2_SCM_MAX_FD): n - 1 copies of fill, then `last`.  0 or errno.
+ */
+static int send_copies(int sock, const char *data, int fill, int last, int n)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * JR2_SCM_MAX_FD)];
+		struct cmsghdr align;
+	} control = {0};
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = strlen(data)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.buf,
+			     .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	int fds[JR2_SCM_MAX_FD];
+
+	if (n < 1 || n > JR2_SCM_MAX_FD)
+		return EINVAL;
+	for (int i = 0; i < n - 1; i++)
+		fds[i] = fill;
+	fds[n - 1] = last;
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int) * n);
+	memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * n);
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)strlen(data)
+		   ? 0
+		   : errno;
+}
+
+/*
+ * The Custodian's answer on sock, up to its newline or its end, read within
+ * ms: 0, or -1 when it did not come in time (out holds what came).
+ */
+static int answer_within(int sock, char *out, size_t size, int ms)
+{
+	long long deadline = hx_now_ms() + ms;
+	struct pollfd pfd = {.fd = sock, .events = POLLIN};
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (n + 1 < size && !memchr(out, '\n', n)) {
+		long long left = deadline - hx_now_ms();
+		ssize_t got;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) != 1)
+			return -1;
+		got = recv(sock, out + n, size - 1 - n, 0);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+		out[n] = '\0';
+	}
+	return 0;
+}
+
+/* What the Custodian answers a line that holds no control Stand-in. */
+#define CUSTODIAN_REFUSAL                                                      \
+	"refused the request has no control Stand-in; only the Harness holds " \
+	"it\n"
+
+/*
+ * Red team: the harness's RLIMIT_NOFILE is low and hard (a container's
+ * limit: raise_nofile cannot go above it), here 400 above what it holds at
+ * rest (set on its process alone, prlimit).  Two Custodian connections
+ * (the socket is every program's; this test is the peer) each send one line
+ * with 253 socket descriptors, the last one of the second a lingering TCP
+ * socket, while the harness is stopped: it accepts both in one round and
+ * reads both in the next, the first connection first.  The first fills the
+ * table with what it dropped and has not closed yet, so the kernel installs
+ * only part of the second (MSG_CTRUNC) and releases the rest in the harness's
+ * own task on its return from recvmsg: the lingering socket's last close, there
+ * (the red team's five messages under a limit of 1024, made cheaper).  Now the
+ * peers wait while the table has no room for what one read may bring, and what
+ * was dropped closes first.  Controls: status answers before and once the
+ * limit is set; each connection's line is answered (read whole, its
+ * descriptors dropped) before status and exec are asked.
+ */
+TEST_F(harness_channel, R11_a_low_nofile_limit_leaves_status_exec)
+{
+	struct hx *hx = &self->hx;
+	char answer[512];
+	struct rlimit limit, now;
+	int peer, unsent = 0, udp, tcp, sock[2], base, answered;
+
+	fx_loopback_up(_metadata);
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	base = harness_fds(hx->pid);
+	ASSERT_LT(0, base);
+	limit.rlim_cur = limit.rlim_max = (rlim_t)base + 400;
+	ASSERT_EQ(0, prlimit(hx->pid, RLIMIT_NOFILE, &limit, NULL));
+	ASSERT_EQ(0, prlimit(hx->pid, RLIMIT_NOFILE, NULL, &now));
+	ASSERT_EQ(limit.rlim_cur, now.rlim_cur);
+	ASSERT_EQ(limit.rlim_max, now.rlim_max);
+	/* The limit alone: status still answers. */
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	ASSERT_LE(0, udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	tcp = hx_lingering_tcp(&peer, &unsent);
+	ASSERT_LE(0, tcp)
+	{
+		TH_LOG("the lingering socket: %s", strerror(-tcp));
+	}
+	/* The trap is set: its last close would linger. */
+	ASSERT_LT(0, unsent);
+	harness_stop(_metadata, hx);
+	for (int i = 0; i < 2; i++) {
+		sock[i] = custodian_connect();
+		ASSERT_LE(0, sock[i])
+		{
+			TH_LOG("Custodian connection %d: %s", i,
+			       strerror(-sock[i]));
+			kill(hx->pid, SIGCONT);
+		}
+		ASSERT_EQ(0, send_copies(sock[i], "x\n", udp, i ? tcp : udp,
+					 JR2_SCM_MAX_FD))
+		{
+			kill(hx->pid, SIGCONT);
+		}
+	}
+	/* In flight only now: the harness holds the last reference. */
+	close(tcp);
+	close(udp);
+	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+	for (int i = 0; i < 2; i++) {
+		answered =
+		    answer_within(sock[i], answer, sizeof(answer), HELD_MS);
+		ASSERT_EQ(0, answered)
+		{
+			TH_LOG("Custodian connection %d (%s) was not answered "
+			       "within %d ms under a limit of %d descriptors",
+			       i, i ? "the lingering socket last" : "sockets",
+			       HELD_MS, (int)limit.rlim_max);
+			kill(hx->pid, SIGKILL);
+		}
+		ASSERT_STREQ(CUSTODIAN_REFUSAL, answer);
+		close(sock[i]);
+	}
+	answered = answers_within(hx, false, HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
+		       "once 2 messages of %d sockets came under a limit of %d",
+		       HELD_MS, answered, JR2_SCM_MAX_FD, (int)limit.rlim_max);
+		kill(hx->pid, SIGKILL);
+	}
+	answered = answers_within(hx, true, HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("exec did not succeed within %d ms (%d; 1: no answer)",
+		       HELD_MS, answered);
+		kill(hx->pid, SIGKILL);
+	}
+	close(peer);
+}
+
+/*
+ * A pids cgroup of the test's own, for the harness alone, in the hierarchy
+ * that has the pids controller where it is mounted (the harness refuses a
+ * cgroup file system outside /sys, so none of the test's own): cgroup2's,
+ * enabled in its root's subtree_control while the test runs where it was
+ * not, else the cgroup v1 pids hierarchy.  A guard made first, in a session
+ * of its own (a timeout kills the test's process group), undoes what the
+ * test did when the test ends, however it ends: the pipe carries what to
+ * undo ('g' the group, 'p' the subtree_control) before each step is taken,
+ * and its end says the test is over.  The guard exits 0 once all is undone.
+ */
+struct pids_cage {
+	char group[600], root_control[600];
+	int undo; /* the guard's pipe */
+	pid_t guard;
+};
+
+static int cage_file(const struct pids_cage *cage, const char *name,
+		     const char *text)
+{
+	char path[700];
+
+	snprintf(path, sizeof(path), "%s/%s", cage->group, name);
+	return test_write(path, text, 0);
+}
+
+static void cage_guard(const struct pids_cage *cage, int in)
+{
+	bool group = false, control = false, done = true;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	long long deadline;
+	char step;
+	ssize_t n;
+
+	setsid();
+	/* Nothing of the test's: not its output, not its sockets. */
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    dup2(null, 2) < 0 || dup2(in, 3) < 0)
+		_exit(2);
+	syscall(SYS_close_range, 4, ~0U, 0);
+	while ((n = read(3, &step, 1)) == 1 || (n < 0 && errno == EINTR)) {
+		if (n != 1)
+			continue;
+		group |= step == 'g';
+		/* 'P': the +pids was refused, nothing to undo there. */
+		if (step == 'p' || step == 'P')
+			control = step == 'p';
+	}
+	deadline = hx_now_ms() + 10000;
+	if (group) {
+		cage_file(cage, "pids.max", "max");
+		/* The harness's last tasks may still be leaving. */
+		while (rmdir(cage->group) && errno == EBUSY &&
+		       hx_now_ms() < deadline)
+			usleep(10000);
+		done = access(cage->group, F_OK) && errno == ENOENT;
+	}
+	if (control)
+		done &= !test_write(cage->root_control, "-pids", 0);
+	_exit(done ? 0 : 1);
+}
+
+/* Whether text (changed) holds `word` among the words seps separate. */
+static bool words_hold(char *text, const char *seps, const char *word)
+{
+	char *save = NULL;
+
+	for (char *w = strtok_r(text, seps, &save); w;
+	     w = strtok_r(NULL, seps, &save))
+		if (!strcmp(w, word))
+			return true;
+	return false;
+}
+
+/* Whether the file's first KiB holds `word` among its words. */
+static bool file_has_word(const char *path, const char *word)
+{
+	char text[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	return words_hold(text, " \n", word);
+}
+
+/*
+ * Where the pids controller is mounted (/proc/self/mountinfo): a cgroup2
+ * mount whose cgroup.controllers lists it (*v2), else a cgroup v1 mount of
+ * it.  False when there is none.
+ */
+static bool pids_mount(char *dir, size_t size, bool *v2)
+{
+	FILE *mounts = fopen("/proc/self/mountinfo", "re");
+	char line[2048], point[512], type[64], options[1024];
+	char path[600];
+
+	dir[0] = '\0';
+	*v2 = false;
+	while (mounts && !*v2 && fgets(line, sizeof(line), mounts)) {
+		const char *dash = strstr(line, " - ");
+
+		if (!dash ||
+		    sscanf(line, "%*s %*s %*s %*s %511s", point) != 1 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", type, options) != 2)
+			continue;
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", point);
+		if (!strcmp(type, "cgroup2") && file_has_word(path, "pids")) {
+			snprintf(dir, size, "%s", point);
+			*v2 = true;
+		} else if (!strcmp(type, "cgroup") && !dir[0] &&
+			   words_hold(options, ",", "pids")) {
+			snprintf(dir, size, "%s", point);
+		}
+	}
+	if (mounts)
+		fclose(mounts);
+	return dir[0];
+}
+
+/* Makes the cage: NULL, or why it cannot be had here (the test skips). */
+static const char *pids_cage_make(struct __test_metadata *_metadata,
+				  struct pids_cage *cage, char *why,
+				  size_t size)
+{
+	char root[512], path[700];
+	int pipe_fds[2];
+	bool v2;
+
+	cage->guard = -1;
+	cage->undo = -1;
+	if (!pids_mount(root, sizeof(root), &v2)) {
+		snprintf(why, size,
+			 "no pids cgroup controller is mounted to limit the "
+			 "harness with (/proc/self/mountinfo: no cgroup2 "
+			 "listing pids, no cgroup v1 pids hierarchy)");
+		return why;
+	}
+	snprintf(cage->group, sizeof(cage->group), "%s/jr2-r11-%d", root,
+		 (int)getpid());
+	snprintf(cage->root_control, sizeof(cage->root_control),
+		 "%s/cgroup.subtree_control", root);
+	ASSERT_EQ(0, pipe2(pipe_fds, O_CLOEXEC));
+	cage->guard = fork();
+	ASSERT_LE(0, cage->guard);
+	if (cage->guard == 0) {
+		close(pipe_fds[1]);
+		cage_guard(cage, pipe_fds[0]);
+	}
+	close(pipe_fds[0]);
+	cage->undo = pipe_fds[1];
+	if (v2 && !file_has_word(cage->root_control, "pids")) {
+		int err;
+
+		ASSERT_EQ(1, write(cage->undo, "p", 1));
+		err = test_write(cage->root_control, "+pids", 0);
+		if (err) {
+			ASSERT_EQ(1, write(cage->undo, "P", 1));
+			snprintf(why, size,
+				 "the pids controller cannot be enabled in "
+				 "%.200s: %s",
+				 cage->root_control, strerrorname_np(err));
+			return why;
+		}
+	}
+	ASSERT_EQ(1, write(cage->undo, "g", 1));
+	if (mkdir(cage->group, 0755)) {
+		ASSERT_TRUE(errno == EROFS || errno == EACCES || errno == EPERM)
+		{
+			TH_LOG("mkdir %s: %s", cage->group, strerror(errno));
+		}
+		snprintf(why, size,
+			 "a pids cgroup cannot be made in %s (a read-only or "
+			 "delegated cgroup tree): mkdir: %s",
+			 root, strerrorname_np(errno));
+		return why;
+	}
+	snprintf(path, sizeof(path), "%s/pids.max", cage->group);
+	ASSERT_EQ(0, access(path, W_OK));
+	return NULL;
+}
+
+/* Ends the guard (the test is over for it) and waits for its undoing. */
+static int pids_cage_undo(struct pids_cage *cage)
+{
+	int status = -1;
+
+	if (cage->undo >= 0)
+		close(cage->undo);
+	cage->undo = -1;
+	if (cage->guard <= 0)
+		return 0; /* nothing was done */
+	if (waitpid(cage->guard, &status, 0) != cage->guard)
+		return -1;
+	cage->guard = -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* 17 lines of 253 sockets: past the 4096 descriptors the old drop list
+ * held, after which it closed them in the loop. */
+#define PAST_OLD_DROP_MAX 17
+
+/*
+ * Red team: no thread can be had to close what peers sent (a pids limit
+ * reached: in a container, a program forks up to pids.max), so what the
+ * harness dropped only piles up.  The old list held 4096 descriptors and
+ * closed the rest in the loop: a program's line of 17 x 253 sockets, then
+ * a lingering TCP socket, had the harness make its last close there.  The
+ * harness alone is put in a pids cgroup whose pids.max is 1, its own task
+ * (its spawner stays out: exec still has programs), and its RLIMIT_NOFILE
+ * is raised where it would not hold them all (a guest's 4096), so that the
+ * table never fills (that is the other test's case).  Now the list grows
+ * and the harness keeps every one (counted in its /proc fd).  Controls:
+ * status answers before and inside the cgroup; the line is answered, read
+ * whole, before status and exec are asked; the harness said it could not
+ * make a thread.
+ */
+TEST_F(harness_channel, R11_no_thread_to_close_with_leaves_status_exec)
+{
+	const int copies = PAST_OLD_DROP_MAX * JR2_SCM_MAX_FD + 1;
+	struct hx *hx = &self->hx;
+	struct pids_cage cage;
+	char why[256], pid[32], answer[512], log[64 * 1024];
+	struct rlimit limit;
+	int peer, unsent = 0, udp, tcp, sock, base, answered, held;
+	const char *skip;
+	rlim_t need;
+
+	fx_loopback_up(_metadata);
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	skip = pids_cage_make(_metadata, &cage, why, sizeof(why));
+	if (skip) {
+		ASSERT_EQ(0, pids_cage_undo(&cage));
+		SKIP(return, "%s", skip);
+	}
+	ASSERT_EQ(0, cage_file(&cage, "cgroup.procs",
+			       hx_pid_str(hx->pid, pid, sizeof(pid))));
+	ASSERT_EQ(0, cage_file(&cage, "pids.max", "1"));
+	base = harness_fds(hx->pid);
+	ASSERT_LT(0, base);
+	need = (rlim_t)base + (rlim_t)copies + 1024;
+	ASSERT_EQ(0, prlimit(hx->pid, RLIMIT_NOFILE, NULL, &limit));
+	if (limit.rlim_cur < need) {
+		limit.rlim_cur = need;
+		if (limit.rlim_max < need)
+			limit.rlim_max = need;
+		ASSERT_EQ(0, prlimit(hx->pid, RLIMIT_NOFILE, &limit, NULL));
+	}
+	/* In the cgroup, before the line: status answers. */
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	ASSERT_LE(0, udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	tcp = hx_lingering_tcp(&peer, &unsent);
+	ASSERT_LE(0, tcp)
+	{
+		TH_LOG("the lingering socket: %s", strerror(-tcp));
+	}
+	ASSERT_LT(0, unsent);
+	harness_stop(_metadata, hx);
+	sock = custodian_connect();
+	ASSERT_LE(0, sock)
+	{
+		TH_LOG("Custodian connection: %s", strerror(-sock));
+		kill(hx->pid, SIGCONT);
+	}
+	/* "x" without a newline: the harness reads on, a message a read. */
+	for (int i = 0; i < PAST_OLD_DROP_MAX; i++)
+		ASSERT_EQ(0, send_copies(sock, "x", udp, udp, JR2_SCM_MAX_FD))
+		{
+			kill(hx->pid, SIGCONT);
+		}
+	ASSERT_EQ(0, send_copies(sock, "x\n", udp, tcp, 1))
+	{
+		kill(hx->pid, SIGCONT);
+	}
+	close(tcp);
+	close(udp);
+	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+	answered = answer_within(sock, answer, sizeof(answer), HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("the Custodian line of %d sockets, the lingering one "
+		       "last, was not answered within %d ms with no thread to "
+		       "be had",
+		       copies, HELD_MS);
+		kill(hx->pid, SIGKILL);
+	}
+	ASSERT_STREQ(CUSTODIAN_REFUSAL, answer);
+	close(sock);
+	answered = answers_within(hx, false, HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
+		       "once %d sockets came with no thread to be had",
+		       HELD_MS, answered, copies);
+		kill(hx->pid, SIGKILL);
+	}
+	answered = answers_within(hx, true, HELD_MS);
+	ASSERT_EQ(0, answered)
+	{
+		TH_LOG("exec did not succeed within %d ms (%d; 1: no answer)",
+		       HELD_MS, answered);
+		kill(hx->pid, SIGKILL);
+	}
+	/* The condition held: no thread, and every one of them kept. */
+	held = harness_fds(hx->pid);
+	ASSERT_LE(base + copies, held);
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "cannot make a thread to close what "
+				    "peers sent"))
+	{
+		TH_LOG("log: %.2000s", log);
+	}
+	/* Undone: the harness gone first, then the cgroup. */
+	ASSERT_EQ(0, cage_file(&cage, "pids.max", "max"));
+	hx_stop(hx);
+	ASSERT_EQ(0, pids_cage_undo(&cage));
+	ASSERT_EQ(-1, access(cage.group, F_OK));
+	ASSERT_EQ(ENOENT, errno);
 	close(peer);
 }
 

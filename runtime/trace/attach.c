@@ -394,6 +394,63 @@ static void note_why_not(struct jr2_tracer *t, int i)
 			      "is traced");
 }
 
+/*
+ * The points landlock_log_denial tells whole (JR2_DENIAL_POINTS) lose their
+ * hook programs where it is traced: an allowed open then runs none (the
+ * tracer's cost on every open).  Where the shared kprobe.multi link would
+ * carry landlock_log_denial alone, fentry serves it, or nothing changes.
+ */
+static void use_log_denial(struct jr2_tracer *t, const struct btf *btf)
+{
+	bool multi_left = false;
+
+	if (!t->log_denial || (t->avoid & (1U << JR2_HOW_DENIAL)))
+		return;
+	for (int i = 0; i < JR2_POINT_COUNT; i++)
+		if (!(JR2_DENIAL_POINTS & (1ULL << i)) &&
+		    t->points[i].how == JR2_HOW_MULTI)
+			multi_left = true;
+	if (t->log_denial_multi && !multi_left) {
+		if (!tracing_works(&t->kernel, btf))
+			return;
+		t->log_denial_multi = false;
+	}
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+
+		if (!(JR2_DENIAL_POINTS & (1ULL << i)) ||
+		    s->how == JR2_HOW_NONE)
+			continue;
+		s->how = JR2_HOW_DENIAL;
+		s->note[0] = '\0';
+		note(s->note, "no program on %s: landlock_log_denial tells",
+		     jr2_points[i].hook);
+	}
+}
+
+/* landlock_log_denial is not traced after all: the hooks' ways again. */
+static void drop_denial_points(struct jr2_tracer *t, const struct btf *btf)
+{
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		struct jr2_point_state *s = &t->points[i];
+
+		if (s->how != JR2_HOW_DENIAL)
+			continue;
+		s->note[0] = '\0';
+		note(s->note, "landlock_log_denial: not traced");
+		s->how = next_way(t, i, JR2_HOW_NONE, btf);
+		note_why_not(t, i);
+	}
+}
+
+static bool has_denial_points(const struct jr2_tracer *t)
+{
+	for (int i = 0; i < JR2_POINT_COUNT; i++)
+		if (t->points[i].how == JR2_HOW_DENIAL)
+			return true;
+	return false;
+}
+
 static struct bpf_program *program(struct denials_bpf *skel, const char *prefix,
 				   int i)
 {
@@ -414,6 +471,7 @@ static void set_autoload(struct denials_bpf *skel, const struct jr2_tracer *t,
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		switch (t->points[i].how) {
 		case JR2_HOW_NONE:
+		case JR2_HOW_DENIAL:
 			break;
 		case JR2_HOW_MULTI:
 			multi = true;
@@ -468,6 +526,8 @@ static void fall_back_from_multi(struct jr2_tracer *t, const char *what,
 		note(t->log_denial_note, "kprobe.multi: %s (%s)", what,
 		     strerrorname_np(err));
 	}
+	if (!t->log_denial)
+		drop_denial_points(t, btf);
 }
 
 /* A program failed to load: fall back for what it served. */
@@ -490,6 +550,7 @@ static bool give_up_program(struct jr2_tracer *t, const char *name, int err,
 		t->log_denial = false;
 		note(t->log_denial_note, "failed to load: %s",
 		     strerrorname_np(err));
+		drop_denial_points(t, btf);
 		return true;
 	}
 	if (!strcmp(name, "on_fork") || !strcmp(name, "on_exit")) {
@@ -533,6 +594,9 @@ static int load(struct jr2_tracer *t, __u32 root_tgid, const struct btf *btf,
 		}
 		verbose_step("BPF object opened");
 		t->skel->rodata->root_tgid = root_tgid;
+		for (int i = 0; i < JR2_POINT_COUNT; i++)
+			if (t->points[i].how == JR2_HOW_DENIAL)
+				t->skel->rodata->denial_points |= 1ULL << i;
 		set_autoload(t->skel, t, root_tgid);
 		libbpf_log.failed_prog[0] = '\0';
 		ret = denials_bpf__load(t->skel);
@@ -729,6 +793,16 @@ static int attach(struct jr2_tracer *t, const struct btf *btf)
 		detach(t);
 		return ret;
 	}
+	if (t->log_denial && !t->log_denial_multi &&
+	    !attach_one(t, skel->progs.on_log_denial, NULL, false,
+			t->log_denial_note)) {
+		t->log_denial = false;
+		if (has_denial_points(t)) {
+			drop_denial_points(t, btf);
+			detach(t);
+			return 1;
+		}
+	}
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
 		struct jr2_point_state *s = &t->points[i];
 		bool ok = false;
@@ -738,6 +812,9 @@ static int attach(struct jr2_tracer *t, const struct btf *btf)
 			continue;
 		case JR2_HOW_MULTI:
 			ok = true; /* by attach_multi() */
+			break;
+		case JR2_HOW_DENIAL:
+			ok = true; /* by landlock_log_denial's program */
 			break;
 		case JR2_HOW_FEXIT:
 			ok = attach_one(t, program(skel, "fx", i), NULL, false,
@@ -759,10 +836,6 @@ static int attach(struct jr2_tracer *t, const struct btf *btf)
 		if (s->how != JR2_HOW_SECURITY)
 			t->landlock_points++;
 	}
-	if (t->log_denial && !t->log_denial_multi &&
-	    !attach_one(t, skel->progs.on_log_denial, NULL, false,
-			t->log_denial_note))
-		t->log_denial = false;
 	if (bpf_program__autoload(skel->progs.on_fork) &&
 	    (!attach_one(t, skel->progs.on_fork, NULL, false, t->fork_note) ||
 	     !attach_one(t, skel->progs.on_exit, NULL, false, t->fork_note)))
@@ -805,6 +878,7 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 		note(t->log_denial_note, "%s",
 		     !t->log_denial_btf ? "not in this kernel (6.15+)"
 					: "tracing programs refused");
+	use_log_denial(t, btf);
 	t->fork_tracking = true;
 	if (t->kernel.btf_errno) {
 		/* CO-RE needs the kernel's BTF: nothing can load. */
@@ -827,8 +901,8 @@ int jr2_tracer_open(struct jr2_tracer *t, const struct jr2_trace_opts *opts,
 		denials_bpf__destroy(t->skel);
 		t->skel = NULL;
 		if (ret == 1) {
-			verbose_step("a hook outside BTF refused kprobe.multi: "
-				     "loading again");
+			verbose_step("a point falls back to programs not "
+				     "loaded: loading again");
 			continue;
 		}
 		/* No kprobe.multi here (no fprobe): the ways per function. */
@@ -855,6 +929,8 @@ static const char *how_name(enum jr2_how how)
 		return "kprobe";
 	case JR2_HOW_SECURITY:
 		return "security";
+	case JR2_HOW_DENIAL:
+		return "log_denial";
 	case JR2_HOW_NONE:
 		break;
 	}

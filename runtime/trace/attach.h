@@ -5,7 +5,8 @@
  * where the kernel has fprobe, else fexit on the Landlock hook where the
  * kernel takes tracing programs, else a kprobe pair where kallsyms has it,
  * else fexit on the security_* entry point; fentry on landlock_log_denial
- * where present.
+ * where present, which then tells an open's denial alone (no program on
+ * hook_file_open: JR2_HOW_DENIAL).
  */
 #ifndef JR2_TRACE_ATTACH_H
 #define JR2_TRACE_ATTACH_H
@@ -22,6 +23,7 @@ enum jr2_how {
 	JR2_HOW_FEXIT, /* fexit on the Landlock hook */
 	JR2_HOW_KPROBE, /* kprobe + kretprobe on the Landlock hook */
 	JR2_HOW_SECURITY, /* fexit on the security_* entry point */
+	JR2_HOW_DENIAL, /* landlock_log_denial alone: nothing on the hook */
 };
 
 #define JR2_NOTE_LEN 256

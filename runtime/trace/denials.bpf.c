@@ -6,7 +6,9 @@
  * target this kernel has: fx_ (fexit on the Landlock hook), kp_ and kr_ (a
  * kprobe pair on the hook, where BTF lacks it), sx_ (fexit on the
  * security_* entry point, where the hook itself cannot be traced).  fentry
- * on landlock_log_denial (6.15+) adds the request type, access and domain.
+ * on landlock_log_denial (6.15+) adds the request type, access and domain;
+ * there it emits an open's denial itself, and hook_file_open carries no
+ * program at all (denial_points), so an allowed open runs none.
  * Where the kernel has kprobe.multi (fprobe), km_entry and km_return serve
  * every hook, and landlock_log_denial, through one link each: the link's
  * cookie names the point.  One link is one ftrace update, not a trampoline
@@ -26,10 +28,17 @@ char LICENSE[] SEC("license") = "GPL";
 #define AF_INET		2
 #define AF_INET6	10
 #define PARENT_WALK_MAX 32
-#define SUN_PATH_MAX	108
+#define EACCES		13
+/* LANDLOCK_ACCESS_FS_{EXECUTE,WRITE_FILE,READ_FILE,READ_DIR} (uapi). */
+#define LANDLOCK_OPEN_RIGHTS 0xfULL
+#define SUN_PATH_MAX	     108
 
 /* The tgid whose descendants are traced; 0 traces every process. */
 const volatile __u32 root_tgid = 0;
+
+/* Points (1 << JR2_POINT_*) whose hooks carry no program: on_log_denial
+   emits their denials itself (JR2_DENIAL_POINTS). */
+const volatile __u64 denial_points = 0;
 
 /* Events the ring buffer had no room for. */
 __u64 lost = 0;
@@ -141,6 +150,24 @@ struct landlock_cred_security___jr2 {
 	struct landlock_domain___jr2 *domain;
 } __attribute__((preserve_access_index));
 
+static __always_inline void
+read_request(const struct landlock_cred_security *subject,
+	     const struct landlock_request *request, struct denial_request *r)
+{
+	r->type = BPF_CORE_READ(request, type);
+	r->layer = BPF_CORE_READ(request, layer_plus_one);
+	r->access = BPF_CORE_READ(request, access);
+	if (bpf_core_type_exists(struct landlock_domain___jr2))
+		r->domain = BPF_CORE_READ(
+		    (const struct landlock_cred_security___jr2 *)subject,
+		    domain, hierarchy, id);
+	else if (bpf_core_field_exists(struct landlock_hierarchy, id))
+		r->domain = BPF_CORE_READ(subject, domain, hierarchy, id);
+}
+
+static __always_inline int emit_open(const struct denial_request *r,
+				     const struct landlock_request *request);
+
 static __always_inline int
 log_denial(const struct landlock_cred_security *subject,
 	   const struct landlock_request *request)
@@ -148,15 +175,17 @@ log_denial(const struct landlock_cred_security *subject,
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct denial_request r = {};
 
-	r.type = BPF_CORE_READ(request, type);
-	r.layer = BPF_CORE_READ(request, layer_plus_one);
-	r.access = BPF_CORE_READ(request, access);
-	if (bpf_core_type_exists(struct landlock_domain___jr2))
-		r.domain = BPF_CORE_READ(
-		    (const struct landlock_cred_security___jr2 *)subject,
-		    domain, hierarchy, id);
-	else if (bpf_core_field_exists(struct landlock_hierarchy, id))
-		r.domain = BPF_CORE_READ(subject, domain, hierarchy, id);
+	read_request(subject, request, &r);
+	/*
+	 * An open's request: a file access right that only opening asks for
+	 * (every other file-system request wants a make, remove, refer,
+	 * truncate or ioctl right).
+	 */
+	if ((denial_points & (1ULL << JR2_POINT_file_open)) &&
+	    r.type == bpf_core_enum_value(enum landlock_request_type,
+					  LANDLOCK_REQUEST_FS_ACCESS) &&
+	    (r.access & LANDLOCK_OPEN_RIGHTS))
+		return emit_open(&r, request);
 	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
 	return 0;
 }
@@ -351,43 +380,48 @@ static __always_inline void read_target(struct jr2_denial *e, int kind,
 #define RECORD(path_bytes) \
 	(__builtin_offsetof(struct jr2_denial, path) + (path_bytes))
 
-static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
-				__u64 a0, __u64 a1, __u64 a2)
+/* The event's common fields; NULL when this task is not traced. */
+static __always_inline struct jr2_denial *begin(long ret, __u16 point,
+						__u8 source)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct denial_request *request;
 	const __u32 zero = 0;
 	struct jr2_denial *e;
 
-	/* Hooks return 0 or -errno; only a denial goes on. */
-	if ((int)ret >= 0 || !descends_from_root(task))
-		return 0;
+	if (!descends_from_root(task))
+		return NULL;
 	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
-		return 0;
+		return NULL;
 	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->path));
 	e->path[0] = 0;
 	e->time_ns = bpf_ktime_get_ns();
-	e->pid = tid;
+	e->pid = (__u32)pid_tgid;
 	e->tgid = pid_tgid >> 32;
 	e->ret = (int)ret;
 	e->point = point;
 	e->source = source;
 	e->landlock = source != JR2_SOURCE_SECURITY;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
-	request = bpf_map_lookup_elem(&requests, &tid);
-	if (request) {
-		e->has_request = 1;
-		e->landlock = 1;
-		e->request_type = request->type;
-		e->layer = request->layer;
-		e->access = request->access;
-		e->domain = request->domain;
-		bpf_map_delete_elem(&requests, &tid);
-	}
-	read_target(e, kind, a0, a1, a2);
+	return e;
+}
+
+static __always_inline void put_request(struct jr2_denial *e,
+					const struct denial_request *r)
+{
+	e->has_request = 1;
+	e->landlock = 1;
+	e->request_type = r->type;
+	e->layer = r->layer;
+	e->access = r->access;
+	e->domain = r->domain;
+}
+
+static __always_inline int output(struct jr2_denial *e)
+{
+	long ret;
+
 	/* Constant sizes: most paths are short, and a burst must fit. */
 	if (e->path_used <= JR2_TRACE_PATH_SHORT)
 		ret = bpf_ringbuf_output(&events, e,
@@ -400,6 +434,43 @@ static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 	if (ret)
 		__sync_fetch_and_add(&lost, 1);
 	return 0;
+}
+
+static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
+				__u64 a0, __u64 a1, __u64 a2)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct denial_request *request;
+	struct jr2_denial *e;
+
+	/* Hooks return 0 or -errno; only a denial goes on. */
+	if ((int)ret >= 0)
+		return 0;
+	e = begin(ret, point, source);
+	if (!e)
+		return 0;
+	request = bpf_map_lookup_elem(&requests, &tid);
+	if (request) {
+		put_request(e, request);
+		bpf_map_delete_elem(&requests, &tid);
+	}
+	read_target(e, kind, a0, a1, a2);
+	return output(e);
+}
+
+/* An open's denial from its request alone: the path it names. */
+static __always_inline int emit_open(const struct denial_request *r,
+				     const struct landlock_request *request)
+{
+	struct jr2_denial *e =
+	    begin(-EACCES, JR2_POINT_file_open, JR2_SOURCE_LOG_DENIAL);
+
+	if (!e)
+		return 0;
+	put_request(e, r);
+	read_path(e, BPF_CORE_READ(request, audit.u.path.mnt),
+		  BPF_CORE_READ(request, audit.u.path.dentry));
+	return output(e);
 }
 
 static __always_inline int save_args(__u64 a0, __u64 a1, __u64 a2)

@@ -101,7 +101,15 @@ enum jr2_source {
 	JR2_SOURCE_FEXIT = 1, /* fexit on the Landlock hook */
 	JR2_SOURCE_KRETPROBE, /* kretprobe on the Landlock hook */
 	JR2_SOURCE_SECURITY, /* fexit on the security_* entry point */
+	JR2_SOURCE_LOG_DENIAL, /* landlock_log_denial alone (6.15+) */
 };
+
+/*
+ * The points that landlock_log_denial (6.15+) tells whole, so that no
+ * program runs on their hook when Landlock allows: an open's request names
+ * the file's path, and hook_file_open returns -EACCES whenever it logs.
+ */
+#define JR2_DENIAL_POINTS (1ULL << JR2_POINT_file_open)
 
 #define JR2_TRACE_COMM_LEN 16
 /* Path components, leaf first, each NUL-terminated. */

@@ -25,6 +25,8 @@ const char *jr2_source_name(enum jr2_source source)
 		return "kretprobe";
 	case JR2_SOURCE_SECURITY:
 		return "security";
+	case JR2_SOURCE_LOG_DENIAL:
+		return "log_denial";
 	}
 	return "unknown";
 }

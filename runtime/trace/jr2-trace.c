@@ -60,9 +60,11 @@ static const char usage[] =
     "  --verbose      show libbpf's messages and each step's time on stderr\n"
     "  --points IDS   trace only these points (as --probe names them,\n"
     "                 file_open,path_mkdir,...): less to load and attach\n"
-    "  --avoid WAYS   attach without multi (one kprobe.multi link for all\n"
-    "                 hooks), fexit or kprobe (any kprobe, multi too), or\n"
-    "                 a list of them (multi,fexit): checks the fallbacks\n"
+    "  --avoid WAYS   attach without denial (on 6.15+, opens seen by\n"
+    "                 landlock_log_denial alone, no program on their\n"
+    "                 hook), multi (one kprobe.multi link for all hooks),\n"
+    "                 fexit or kprobe (any kprobe, multi too), or a list\n"
+    "                 of them (denial,multi): checks the fallbacks\n"
     "\n"
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
     "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
@@ -179,10 +181,13 @@ static unsigned int parse_avoid(const char *text)
 			avoid |= 1U << JR2_HOW_FEXIT;
 		else if (!strcmp(way, "kprobe"))
 			avoid |= 1U << JR2_HOW_KPROBE;
+		else if (!strcmp(way, "denial"))
+			avoid |= 1U << JR2_HOW_DENIAL;
 		else
 			die(EXIT_USAGE, 0,
 			    "--avoid '%s': '%s' is not a way to attach: name "
-			    "multi, fexit or kprobe, or a list (multi,fexit)",
+			    "denial, multi, fexit or kprobe, or a list "
+			    "(denial,multi)",
 			    text, way);
 	}
 	return avoid;

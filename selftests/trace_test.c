@@ -13,8 +13,10 @@
  *
  * Promises: T1 T2 T3
  */
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sysmacros.h>
 
 #include "common.h"
 #include "ruleset.h"
@@ -89,6 +91,18 @@ static int denier_confine(void)
 	return ret;
 }
 
+/* An ioctl the device itself answers (ENOTTY) unless Landlock denies it. */
+static int denier_ioctl(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n, err;
+
+	if (fd < 0)
+		return errno;
+	err = ioctl(fd, FIONREAD, &n) ? errno : 0;
+	close(fd);
+	return err;
+}
+
 /* A grandchild of the tracer: it must be followed through fork(). */
 static int denier_fork_open(const char *path)
 {
@@ -129,6 +143,8 @@ static int denier_op(const char *op, const char *arg)
 		return test_connect_unix(arg);
 	if (!strcmp(op, "fork-open"))
 		return denier_fork_open(arg);
+	if (!strcmp(op, "ioctl"))
+		return denier_ioctl(arg);
 	return EINVAL;
 }
 
@@ -571,7 +587,8 @@ TEST_F_TIMEOUT(trace, T3_fallback_ways_see_the_denial, 240)
  *   1: a denial of the group's own child, followed through fork();
  *   2: a denial (the positive control), then allowed operations: the trace
  *      holds the control's denial and nothing else;
- *   3: file-system denials, each seen, Landlock's, with its path and errno;
+ *   3: file-system denials, each seen, Landlock's, with its path and errno
+ *      (an ioctl on a device in the read-only tree: ABI 5);
  *   4: scope denials (ABI 6): a signal to this test's process and an
  *      abstract unix socket outside the domain; on a kernel (or a cap)
  *      without scoping, the honest side: both reach, and nothing is traced.
@@ -586,7 +603,11 @@ TEST_F_TIMEOUT(trace, T1_T2_denials_of_one_traced_run, 180)
 	const struct traced_group *g = run.group;
 	int truncate_errno =
 	    fx_expect(&self->fx.abi, JR2_FEAT_TRUNCATE, EACCES);
-	const int fs_denials = 4 + (truncate_errno != 0);
+	/* Allowed, /dev/null's own answer to FIONREAD. */
+	int ioctl_errno =
+	    fx_expect(&self->fx.abi, JR2_FEAT_IOCTL_DEV, EACCES) ?: ENOTTY;
+	const int fs_denials =
+	    4 + (truncate_errno != 0) + (ioctl_errno == EACCES);
 	const bool signal_scoped =
 	    jr2_abi_has(&self->fx.abi, JR2_FEAT_SCOPE_SIGNAL);
 	const bool abstract_scoped =
@@ -625,6 +646,9 @@ TEST_F_TIMEOUT(trace, T1_T2_denials_of_one_traced_run, 180)
 	ASSERT_LE(0, listener);
 	/* Positive control: unconfined, the socket answers. */
 	ASSERT_EQ(0, test_connect_unix(name));
+	/* A device where the read-only tree grants no ioctl: /dev/null's. */
+	ASSERT_EQ(0, mknod(FX_REPOS "/null", S_IFCHR | 0666, makedev(1, 3)));
+	ASSERT_EQ(ENOTTY, denier_ioctl(FX_REPOS "/null"));
 	snprintf(ops, sizeof(ops),
 		 "open-read " FX_SECRET "|fork-open " FX_SECRET
 		 "|open-read " FX_SECRET ";open-read " FX_FILE
@@ -632,7 +656,8 @@ TEST_F_TIMEOUT(trace, T1_T2_denials_of_one_traced_run, 180)
 		 ";unlink " FX_FILE2 ";open-read " FX_README
 		 "|open-write " FX_SECRET ";mkdir " FX_PROTECTED "/new"
 		 ";unlink " FX_DEEP ";symlink " FX_PROTECTED "/link"
-		 ";truncate " FX_DEEP "|kill-pid %d;connect-unix %s",
+		 ";truncate " FX_DEEP ";ioctl " FX_REPOS "/null"
+		 "|kill-pid %d;connect-unix %s",
 		 getpid(), name);
 	run_traced_as(_metadata, ops, audited, NULL, &run);
 	close(listener);
@@ -710,12 +735,13 @@ TEST_F_TIMEOUT(trace, T1_T2_denials_of_one_traced_run, 180)
 	}
 
 	/* 3: file-system denials with their targets. */
-	ASSERT_EQ(5, g[3].ops);
+	ASSERT_EQ(6, g[3].ops);
 	ASSERT_EQ(EACCES, g[3].errnos[0]);
 	ASSERT_EQ(EACCES, g[3].errnos[1]);
 	ASSERT_EQ(EACCES, g[3].errnos[2]);
 	ASSERT_EQ(EACCES, g[3].errnos[3]);
 	ASSERT_EQ(truncate_errno, g[3].errnos[4]);
+	ASSERT_EQ(ioctl_errno, g[3].errnos[5]);
 	ASSERT_TRACED(&run, g[3].pid, "open",
 		      path_needle(FX_SECRET, path, sizeof(path)), EACCES);
 	ASSERT_TRACED(&run, g[3].pid, "mkdir",
@@ -730,6 +756,10 @@ TEST_F_TIMEOUT(trace, T1_T2_denials_of_one_traced_run, 180)
 		ASSERT_TRACED(&run, g[3].pid, "truncate",
 			      path_needle(FX_DEEP, path, sizeof(path)),
 			      truncate_errno);
+	if (ioctl_errno == EACCES)
+		ASSERT_TRACED(&run, g[3].pid, "ioctl",
+			      path_needle(FX_REPOS "/null", path, sizeof(path)),
+			      EACCES);
 	ASSERT_EQ(fs_denials, g[3].events)
 	{
 		TH_LOG("expected %d denials, trace:\n%s", fs_denials,

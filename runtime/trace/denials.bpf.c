@@ -31,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define EACCES		13
 /* LANDLOCK_ACCESS_FS_{EXECUTE,WRITE_FILE,READ_FILE,READ_DIR} (uapi). */
 #define LANDLOCK_OPEN_RIGHTS 0xfULL
+#define LANDLOCK_IOCTL_DEV   (1ULL << 15)
 #define SUN_PATH_MAX	     108
 
 /* The tgid whose descendants are traced; 0 traces every process. */
@@ -165,8 +166,9 @@ read_request(const struct landlock_cred_security *subject,
 		r->domain = BPF_CORE_READ(subject, domain, hierarchy, id);
 }
 
-static __always_inline int emit_open(const struct denial_request *r,
-				     const struct landlock_request *request);
+static __always_inline int emit_file(const struct denial_request *r,
+				     const struct landlock_request *request,
+				     __u16 point);
 
 static __always_inline int
 log_denial(const struct landlock_cred_security *subject,
@@ -177,15 +179,20 @@ log_denial(const struct landlock_cred_security *subject,
 
 	read_request(subject, request, &r);
 	/*
-	 * An open's request: a file access right that only opening asks for
-	 * (every other file-system request wants a make, remove, refer,
-	 * truncate or ioctl right).
+	 * An open's request wants a file access right that only opening asks
+	 * for, an ioctl's the ioctl right alone; every other file-system
+	 * request wants a make, remove, refer or truncate right.
 	 */
-	if ((denial_points & (1ULL << JR2_POINT_file_open)) &&
+	if (denial_points &&
 	    r.type == bpf_core_enum_value(enum landlock_request_type,
-					  LANDLOCK_REQUEST_FS_ACCESS) &&
-	    (r.access & LANDLOCK_OPEN_RIGHTS))
-		return emit_open(&r, request);
+					  LANDLOCK_REQUEST_FS_ACCESS)) {
+		if ((denial_points & (1ULL << JR2_POINT_file_open)) &&
+		    (r.access & LANDLOCK_OPEN_RIGHTS))
+			return emit_file(&r, request, JR2_POINT_file_open);
+		if ((denial_points & (1ULL << JR2_POINT_file_ioctl)) &&
+		    r.access == LANDLOCK_IOCTL_DEV)
+			return emit_file(&r, request, JR2_POINT_file_ioctl);
+	}
 	bpf_map_update_elem(&requests, &tid, &r, BPF_ANY);
 	return 0;
 }
@@ -458,18 +465,29 @@ static __always_inline int emit(long ret, __u16 point, __u8 source, int kind,
 	return output(e);
 }
 
-/* An open's denial from its request alone: the path it names. */
-static __always_inline int emit_open(const struct denial_request *r,
-				     const struct landlock_request *request)
+/*
+ * An open's or an ioctl's denial from its request alone: the path it names
+ * (an ioctl's request names it in its ioctl record, with the command).
+ */
+static __always_inline int emit_file(const struct denial_request *r,
+				     const struct landlock_request *request,
+				     __u16 point)
 {
-	struct jr2_denial *e =
-	    begin(-EACCES, JR2_POINT_file_open, JR2_SOURCE_LOG_DENIAL);
+	struct jr2_denial *e = begin(-EACCES, point, JR2_SOURCE_LOG_DENIAL);
+	struct lsm_ioctlop_audit *op;
 
 	if (!e)
 		return 0;
 	put_request(e, r);
-	read_path(e, BPF_CORE_READ(request, audit.u.path.mnt),
-		  BPF_CORE_READ(request, audit.u.path.dentry));
+	if (point == JR2_POINT_file_ioctl) {
+		op = BPF_CORE_READ(request, audit.u.op);
+		read_path(e, BPF_CORE_READ(op, path.mnt),
+			  BPF_CORE_READ(op, path.dentry));
+		e->ioctl_cmd = BPF_CORE_READ(op, cmd);
+	} else {
+		read_path(e, BPF_CORE_READ(request, audit.u.path.mnt),
+			  BPF_CORE_READ(request, audit.u.path.dentry));
+	}
 	return output(e);
 }
 

@@ -107,9 +107,12 @@ enum jr2_source {
 /*
  * The points that landlock_log_denial (6.15+) tells whole, so that no
  * program runs on their hook when Landlock allows: an open's request names
- * the file's path, and hook_file_open returns -EACCES whenever it logs.
+ * the file's path, an ioctl's the file's path and the command, and their
+ * hooks return -EACCES whenever they log.  A 32-bit program's ioctl keeps
+ * its own hook (hook_file_ioctl_compat), so that the event names it.
  */
-#define JR2_DENIAL_POINTS (1ULL << JR2_POINT_file_open)
+#define JR2_DENIAL_POINTS \
+	(1ULL << JR2_POINT_file_open | 1ULL << JR2_POINT_file_ioctl)
 
 #define JR2_TRACE_COMM_LEN 16
 /* Path components, leaf first, each NUL-terminated. */

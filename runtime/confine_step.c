@@ -674,19 +674,20 @@ void jr2_step_helpers_line(char *buf, size_t size)
 
 /* ---- step 8: the kernel's keyrings, other processes' limits ---- */
 
-/* One syscall table: its keyring calls and its prlimit64. */
+/* One syscall table: its keyring calls, its prlimit64 and its fcntls. */
 struct sys_table {
 	unsigned int arch, add_key, request_key, keyctl, prlimit64;
+	unsigned int fcntl, fcntl64; /* fcntl64: 0 where there is none */
 	bool wide; /* 64-bit pointers: both halves of an argument count */
 };
 
 static const struct sys_table sys_tables[] = {
 #if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, true},
-    {AUDIT_ARCH_I386, 286, 287, 288, 340, false},
+    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, 72, 0, true},
+    {AUDIT_ARCH_I386, 286, 287, 288, 340, 55, 221, false},
 #elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, true},
-    {AUDIT_ARCH_ARM, 309, 310, 311, 369, false},
+    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, 25, 0, true},
+    {AUDIT_ARCH_ARM, 309, 310, 311, 369, 55, 221, false},
 #else
 #error "the syscall tables of this arch are not known: add them to sys_tables"
 #endif
@@ -703,7 +704,7 @@ static const struct sys_table sys_tables[] = {
  * the 8 bits of an offset.
  */
 #define FILTER_MAX 64
-#define PART_MAX   16 /* the instructions of one table's part, at most */
+#define PART_MAX   20 /* the instructions of one table's part, at most */
 #define N_TABLES   (sizeof(sys_tables) / sizeof(*sys_tables))
 _Static_assert(2 + PART_MAX * N_TABLES <= FILTER_MAX,
 	       "the seccomp filter does not fit FILTER_MAX");
@@ -746,10 +747,12 @@ static void jeq(struct filter *p, unsigned int k, size_t jt)
 }
 
 /*
- * One table's part (16 instructions, 14 without the high halves), with the
- * arch in A on entry.  Not this arch: on to the next part.  Else: the
- * keyring calls give EPERM; prlimit64(pid, resource, new, old) with new
- * limits for another pid (not 0) gives EPERM; all else is allowed.
+ * One table's part (at most 19 instructions: 18 without the high halves),
+ * with the arch in A on entry.  Not this arch: on to the next part.  Else:
+ * the keyring calls give EPERM; prlimit64(pid, resource, new, old) with new
+ * limits for another pid (not 0) gives EPERM; fcntl(fd, F_SETLEASE, ...)
+ * gives EPERM (the command is an unsigned int: its low half); all else is
+ * allowed.
  */
 static void emit_table(struct filter *p, const struct sys_table *t)
 {
@@ -760,9 +763,13 @@ static void emit_table(struct filter *p, const struct sys_table *t)
 	const size_t hi =
 	    t->wide ? load_jeq(p, ARG_HI(2), 0, allow, new_limits) : allow;
 	const size_t prlimit = load_jeq(p, ARG_LO(2), 0, hi, new_limits);
+	const size_t lease = load_jeq(p, ARG_LO(1), F_SETLEASE, deny, allow);
 
 	ret(p, SECCOMP_RET_ALLOW);
 	jeq(p, t->prlimit64, prlimit);
+	jeq(p, t->fcntl, lease);
+	if (t->fcntl64)
+		jeq(p, t->fcntl64, lease);
 	jeq(p, t->keyctl, deny);
 	jeq(p, t->request_key, deny);
 	jeq(p, t->add_key, deny);
@@ -775,7 +782,7 @@ static void emit_table(struct filter *p, const struct sys_table *t)
 }
 
 /*
- * Two doors around Landlock that no path guards:
+ * Three doors around Landlock that no path guards:
  *  - the keyrings: root's user keyring is shared by every process of uid 0,
  *    the unconfined ones included (a key another process keeps there reads
  *    back), and request_key(2) with callout info makes the kernel run
@@ -785,7 +792,14 @@ static void emit_table(struct filter *p, const struct sys_table *t)
  *  - other processes' limits: prlimit(2) on a process of the same user needs
  *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
  *    harness (issue 18 row 11): prlimit64 with another pid and new limits
- *    gives EPERM (reading them, and a program's own, stay).
+ *    gives EPERM (reading them, and a program's own, stay);
+ *  - file leases: a write lease (F_SETLEASE F_WRLCK) needs only to own the
+ *    file, and root owns nearly all of them (CAP_LEASE for the rest); every
+ *    other open of the file, by any process, then waits in break_lease() for
+ *    fs.lease-break-time (45 s).  A program leased its own /proc/self/status
+ *    and connected: the harness, looking at its peer, waited there with its
+ *    whole loop; a leased executable held the spawner's vfork child in
+ *    execve, and the spawner with it (red team): F_SETLEASE gives EPERM.
  * In every syscall table of the arch (compat included); an unknown arch
  * (none on a normal system) gets ENOSYS for every call.
  */
@@ -928,7 +942,7 @@ static int confine_step(const struct jr2_policy *policy,
 	if (ret)
 		return jr2_fail(err, -ret, false,
 				"seccomp (deny add_key, request_key, keyctl, "
-				"prlimit of another process): "
+				"prlimit of another process, F_SETLEASE): "
 				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
 				"see jr2-confine(1), CONFINEMENT STEP",
 				strerror(-ret));

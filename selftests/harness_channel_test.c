@@ -1096,6 +1096,97 @@ TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
 }
 
 /*
+ * Red team: a write lease (F_SETLEASE F_WRLCK) needs only to own the file,
+ * and a root program owns its /proc/self/status; it connected to the control
+ * socket, and the harness's look at its peer (peer_is_program opens that
+ * file) waited in break_lease() for fs.lease-break-time (45 s) with its
+ * whole loop: status and exec stopped, again at each new connection.  Now
+ * programs cannot take a lease (seccomp: EPERM), and the harness opens
+ * /proc files O_NONBLOCK.  Control: status answers before.
+ */
+TEST_F(harness_channel, R11_a_lease_on_a_peers_proc_file_leaves_status)
+{
+	const char *const lease[] = {"lease", "self-status", HX_CONTROL, NULL};
+	struct hx *hx = &self->hx;
+	struct held_program p;
+	char line[256];
+	int answered, status;
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	start_program(_metadata, hx, lease, &p);
+	read_line(p.from, line, sizeof(line));
+	TH_LOG("the program said: %s", line);
+	read_line(p.from, line, sizeof(line));
+	ASSERT_STREQ("held", line);
+	answered = answers_within(hx, false, HELD_MS);
+	EXPECT_EQ(0, answered)
+	{
+		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
+		       "while a program that leased its /proc status was "
+		       "connected",
+		       HELD_MS, answered);
+	}
+	close(p.in);
+	close(p.from);
+	ASSERT_EQ(p.client, waitpid(p.client, &status, 0));
+}
+
+/*
+ * Red team: a program leased an executable no one ran at the time; the next
+ * exec of it held the spawner's vfork child in execve (open_exec ->
+ * break_lease) for 45 s, and the spawner with it: that exec hung, and the
+ * next request timed out (125) and cost a spawner.  Now the lease is
+ * refused (EPERM): both run.
+ */
+TEST_F(harness_channel, R11_a_lease_on_an_executable_leaves_exec)
+{
+	const char *const lease[] = {"lease", HX_MNT "/tool", "-", NULL};
+	const char *const tool[] = {HX_MNT "/tool", NULL};
+	struct hx *hx = &self->hx;
+	struct held_program p;
+	char line[256], out[HX_OUT_SIZE];
+	int status, rc;
+	pid_t client;
+
+	fx_make_file(_metadata, HX_MNT "/tool", "#!/bin/sh\nexit 7\n", 0755);
+	HX_START(hx, NULL);
+	start_program(_metadata, hx, lease, &p);
+	read_line(p.from, line, sizeof(line));
+	TH_LOG("the program said: %s", line);
+	read_line(p.from, line, sizeof(line));
+	ASSERT_STREQ("held", line);
+	client = fork();
+	ASSERT_LE(0, client);
+	if (client == 0)
+		_exit(hx_exec(hx, tool, out, sizeof(out)));
+	rc = answers_within(hx, true, HELD_MS);
+	EXPECT_EQ(0, rc)
+	{
+		TH_LOG("exec /bin/true did not succeed within %d ms (%d) after "
+		       "an exec of a leased file",
+		       HELD_MS, rc);
+	}
+	/* The leased file's own exec: its status, 7, not a hang. */
+	for (int waited = 0; waited < HELD_MS; waited += 50) {
+		if (waitpid(client, &status, WNOHANG) == client)
+			break;
+		usleep(50000);
+	}
+	if (waitpid(client, &status, WNOHANG) == 0) {
+		kill(client, SIGKILL);
+		waitpid(client, &status, 0);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7)
+	{
+		TH_LOG("exec of the leased file: status 0x%x", status);
+	}
+	close(p.in);
+	close(p.from);
+	ASSERT_EQ(p.client, waitpid(p.client, &status, 0));
+}
+
+/*
  * Row 9: a client value with a newline forged a line of the harness's log.
  * Every control character of it is written as \xNN.
  */

@@ -451,6 +451,40 @@ static int hx_helper_deep(const char *path, int depth, int n)
 	return 0;
 }
 
+/*
+ * Takes a write lease on `file` ("self-status": its own /proc/self/status)
+ * and prints "lease 0" or "lease ERRNO"; with a socket `path` (not "-"), it
+ * then connects there (the harness looks at the peer's /proc status).
+ * Prints "held" and keeps both until stdin ends.  Red team: a lease holds
+ * every other open of the file for fs.lease-break-time (45 s).
+ */
+static int hx_helper_lease(const char *file, const char *path)
+{
+	const char *what = strcmp(file, "self-status") ? file
+						       : "/proc/self/status";
+	int fd = open(what, O_RDONLY | O_CLOEXEC), s = -1;
+	char byte;
+
+	signal(SIGIO, SIG_IGN); /* the break notice */
+	if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK))
+		printf("lease %s\n", strerrorname_np(errno));
+	else
+		printf("lease 0\n");
+	if (strcmp(path, "-")) {
+		struct sockaddr_un addr;
+
+		fx_unix_addr(&addr, path);
+		s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (s < 0 || connect(s, (struct sockaddr *)&addr, sizeof(addr)))
+			return hx_print_errno(errno);
+	}
+	printf("held\n");
+	fflush(stdout);
+	while (read(0, &byte, 1) > 0)
+		;
+	return 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -520,6 +554,8 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_nested_widen(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "custodian"))
 		return hx_helper_custodian(argv[1], argv[2]);
+	if (argc == 3 && !strcmp(argv[0], "lease"))
+		return hx_helper_lease(argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "linger"))
 		return hx_helper_linger(argv[1], argv[2]);
 	if (argc == 2)

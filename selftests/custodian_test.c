@@ -241,19 +241,21 @@ TEST_F(custodian, R8_confined_program_cannot_drive_the_harness)
 TEST_F(custodian, R8_bearer_file_read_once_at_start)
 {
 	struct hx *hx = &self->hx;
-	/* The bearer file lies in a read-only tree (E4): HX_ETC. */
-	const char *const extra[] = {"--bearer-file", HX_ETC "/bearer",
+	/* The bearer file lies in a protected dir (E4): HX_SECRET. */
+	const char *const extra[] = {"--bearer-file", HX_SECRET "/bearer",
 				     "--config", HX_ETC "/harness.conf", NULL};
 	char *const with_file[] = {
 	    hx->harness,     "status",	       "--root", HX_ROOT,
-	    "--bearer-file", HX_ETC "/bearer", NULL};
+	    "--bearer-file", HX_SECRET "/bearer", NULL};
 	char out[HX_OUT_SIZE];
 	int status;
 
-	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+	fx_make_dir(_metadata, HX_SECRET, 0700);
+	fx_make_file(_metadata, HX_SECRET "/bearer", "a-long-enough-bearer\n",
 		     0600);
-	fx_make_file(_metadata, HX_ETC "/harness.conf", HX_TRUST_ETC, 0644);
-	hx->bearer_file = HX_ETC "/bearer";
+	fx_make_file(_metadata, HX_ETC "/harness.conf",
+		     HX_TRUST_ETC HX_TRUST_SECRET, 0644);
+	hx->bearer_file = HX_SECRET "/bearer";
 	HX_START(hx, extra);
 	/* No bearer file of its own in the protected dir. */
 	ASSERT_EQ(ENOENT, test_open(HX_BEARER, O_RDONLY));
@@ -261,19 +263,19 @@ TEST_F(custodian, R8_bearer_file_read_once_at_start)
 	ASSERT_EQ(0, status);
 	/* Read once at start (only its SHA-256 kept): a new file changes
 	 * nothing. */
-	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
-	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+	ASSERT_EQ(0, unlink(HX_SECRET "/bearer"));
+	fx_make_file(_metadata, HX_SECRET "/bearer", "a-long-enough-bearer\n",
 		     0600);
 	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
 	ASSERT_EQ(0, status);
-	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
-	fx_make_file(_metadata, HX_ETC "/bearer", "another\n", 0600);
+	ASSERT_EQ(0, unlink(HX_SECRET "/bearer"));
+	fx_make_file(_metadata, HX_SECRET "/bearer", "another\n", 0600);
 	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
 	ASSERT_EQ(125, status);
 	ASSERT_NE(NULL, strstr(out, "wrong bearer"));
 	/* Back to the right bearer for the teardown. */
-	ASSERT_EQ(0, unlink(HX_ETC "/bearer"));
-	fx_make_file(_metadata, HX_ETC "/bearer", "a-long-enough-bearer\n",
+	ASSERT_EQ(0, unlink(HX_SECRET "/bearer"));
+	fx_make_file(_metadata, HX_SECRET "/bearer", "a-long-enough-bearer\n",
 		     0600);
 }
 

@@ -47,6 +47,10 @@
 /* A config line that makes HX_ETC a read-only tree: the files the harness
  * trusts (config, bearer) must lie in one (E4). */
 #define HX_TRUST_ETC "read-only " HX_ETC "\n"
+/* A folder for a bearer file, protected by the config line below: a secret
+ * lies in a protected dir, not in a read-only tree, which programs read. */
+#define HX_SECRET	"/mnt/secret"
+#define HX_TRUST_SECRET "protect " HX_SECRET "\n"
 #define HX_OUT_SIZE  8192
 
 struct hx {

@@ -85,13 +85,17 @@ static int refused_start(struct __test_metadata *_metadata, struct hx *hx,
 	return status;
 }
 
-/* Row 2: a bearer file where a program could read or change it. */
+/* Row 2: a bearer file where a program could read or change it: outside
+ * every restricted dir, or in a read-only tree, which programs read (red
+ * team: with it, exec --secret gave a program every Held secret's Stand-in). */
 TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
 {
 	struct hx *hx = &self->hx;
 	const char *const args[] = {"--bearer-file", BEARER, NULL};
-	const char *const trusted[] = {"--bearer-file", BEARER, "--config",
-				       CONFIG, NULL};
+	const char *const readable[] = {"--bearer-file", BEARER, "--config",
+					CONFIG, NULL};
+	const char *const trusted[] = {"--bearer-file", HX_SECRET "/bearer",
+				       "--config", CONFIG, NULL};
 	char before[8192], after[8192], out[HX_OUT_SIZE];
 
 	HX_REQUIRE_ACCEPTED(hx);
@@ -102,19 +106,36 @@ TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
 	{
 		TH_LOG("%s", out);
 	}
-	ASSERT_NE(NULL, strstr(out, "add 'read-only <its folder>'"));
+	ASSERT_NE(NULL, strstr(out, "add 'protect <its folder>'"));
 	ASSERT_EQ(NULL, strchr(out, '\n') + 1 < out + strlen(out)
 			    ? strchr(strchr(out, '\n') + 1, '\n')
 			    : NULL); /* one line */
 	snapshot(after, sizeof(after));
 	ASSERT_STREQ(before, after);
-	/* Positive control: in a read-only tree of the policy, it starts, and
-	 * no program can change it. */
+	/* In a read-only tree (programs read it): refused too. */
 	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC, 0644);
-	hx->bearer_file = BEARER;
+	snapshot(before, sizeof(before));
+	ASSERT_EQ(2, refused_start(_metadata, hx, readable, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "a confined program could read it"))
+	{
+		TH_LOG("%s", out);
+	}
+	snapshot(after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	/* Positive control: in a protected dir of the policy, it starts, and
+	 * no program can read or change it. */
+	unlink(CONFIG);
+	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC HX_TRUST_SECRET, 0644);
+	fx_make_dir(_metadata, HX_SECRET, 0700);
+	fx_make_file(_metadata, HX_SECRET "/bearer", "a-long-enough-bearer\n",
+		     0600);
+	hx->bearer_file = HX_SECRET "/bearer";
 	HX_START(hx, trusted);
-	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "open-write", BEARER));
-	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "unlink", BEARER));
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "open-read", HX_SECRET "/bearer"));
+	ASSERT_STREQ(hx_write_denied(),
+		     HX_TRY(hx, "open-write", HX_SECRET "/bearer"));
+	ASSERT_STREQ(hx_write_denied(),
+		     HX_TRY(hx, "unlink", HX_SECRET "/bearer"));
 	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
 }
 
@@ -238,7 +259,7 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 	    {{"--root", HX_MNT "/link", NULL}, "is a symlink"},
 	    {{"--root", HX_MNT "/h/../h", NULL}, "without '.' or '..'"},
 	    {{"--root", HX_MNT "/./h", NULL}, "without '.' or '..'"},
-	    {{"--bearer-file", HX_ETC "/short", "--config", CONFIG + 0, NULL},
+	    {{"--bearer-file", HX_SECRET "/short", "--config", CONFIG + 0, NULL},
 	     "write a secret of at least 16"},
 	    {{"--bearer-file", HX_ETC "/none", NULL}, "No such file"},
 	    {{"--max-abi", "99", NULL}, "is not an ABI"},
@@ -267,14 +288,15 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 	HX_START(hx, NULL);
 	hx_stop(hx); /* its files stay: control.bearer, stand-ins, home */
 	ASSERT_EQ(0, symlink(HX_ROOT, HX_MNT "/link"));
-	fx_make_file(_metadata, HX_ETC "/short", "short\n", 0600);
+	fx_make_dir(_metadata, HX_SECRET, 0700);
+	fx_make_file(_metadata, HX_SECRET "/short", "short\n", 0600);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		/* Case 0: a protect line naming a folder that is not there;
 		 * case 4: a valid config, so that the bearer is what fails. */
 		unlink(CONFIG);
 		fx_make_file(_metadata, CONFIG,
 			     i == 0 ? HX_TRUST_ETC "protect /mnt/missing\n"
-				    : HX_TRUST_ETC,
+				    : HX_TRUST_ETC HX_TRUST_SECRET,
 			     0644);
 		snapshot(before, sizeof(before));
 		ASSERT_EQ(2, refused_start(_metadata, hx, cases[i].args, out,

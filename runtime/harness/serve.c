@@ -347,19 +347,32 @@ static bool within_any(const char *resolved, const struct jr2_paths *dirs)
 }
 
 /*
- * E4: the files the harness trusts (the config, the bearer file) lie in a
- * protected dir or a read-only tree of the policy in force, where no confined
- * program can change or (protected) read them; else the start is refused.
+ * E4: the files the harness trusts lie where no confined program can change
+ * them: the config in a protected dir or a read-only tree of the policy in
+ * force; the bearer file, a secret, in a protected dir only, since programs
+ * read read-only trees (red team: a bearer under /opt/jr2 was read, and
+ * exec --secret then gave a program the Stand-in of every Held secret).
+ * Else the start is refused.
  */
-static void check_trusted_file(const char *input, const char *path)
+static void check_trusted_file(const char *input, const char *path,
+			       bool secret)
 {
 	char resolved[PATH_MAX];
 
 	if (!realpath(path, resolved))
 		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
-	if (within_any(resolved, &H.policy.protect) ||
-	    within_any(resolved, &H.policy.read_only))
+	if (within_any(resolved, &H.policy.protect))
+		return;
+	if (secret)
+		die_msg(JR2_EXIT_USAGE,
+			"%s '%s' (%s) is outside every protected dir of the "
+			"policy, so a confined program could read it (read-only "
+			"trees are readable) or change it; move it into one "
+			"(e.g. under %s) or add 'protect <its folder>' to the "
+			"config",
+			input, path, resolved, H.protected_dir);
+	if (within_any(resolved, &H.policy.read_only))
 		return;
 	die_msg(JR2_EXIT_USAGE,
 		"%s '%s' (%s) is outside every protected dir and read-only "
@@ -720,7 +733,7 @@ static void read_bearer(const char *bearer_file)
 	if (!bearer_file)
 		return;
 	check_read_file("--bearer-file", bearer_file);
-	check_trusted_file("--bearer-file", bearer_file);
+	check_trusted_file("--bearer-file", bearer_file, true);
 	bearer = read_small_file(bearer_file, "--bearer-file");
 	len = strcspn(bearer, "\r\n");
 	if (len < 16)
@@ -2022,7 +2035,7 @@ int serve(const struct serve_options *opts)
 	check_protected_dir(opts->root);
 	make_policy(opts->root);
 	if (opts->config)
-		check_trusted_file("--config", opts->config);
+		check_trusted_file("--config", opts->config, false);
 	read_bearer(opts->bearer_file);
 	compose_environments(&start);
 	jr2_env_free(&start);

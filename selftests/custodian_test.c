@@ -245,8 +245,8 @@ TEST_F(custodian, R8_bearer_file_read_once_at_start)
 	const char *const extra[] = {"--bearer-file", HX_SECRET "/bearer",
 				     "--config", HX_ETC "/harness.conf", NULL};
 	char *const with_file[] = {
-	    hx->harness,     "status",	       "--root", HX_ROOT,
-	    "--bearer-file", HX_SECRET "/bearer", NULL};
+	    hx->harness,	 "status", "--root", HX_ROOT, "--bearer-file",
+	    HX_SECRET "/bearer", NULL};
 	char out[HX_OUT_SIZE];
 	int status;
 

@@ -51,7 +51,7 @@
  * lies in a protected dir, not in a read-only tree, which programs read. */
 #define HX_SECRET	"/mnt/secret"
 #define HX_TRUST_SECRET "protect " HX_SECRET "\n"
-#define HX_OUT_SIZE  8192
+#define HX_OUT_SIZE	8192
 
 struct hx {
 	struct jr2_abi abi;
@@ -464,8 +464,8 @@ static int hx_helper_deep(const char *path, int depth, int n)
  */
 static int hx_helper_lease(const char *file, const char *path)
 {
-	const char *what = strcmp(file, "self-status") ? file
-						       : "/proc/self/status";
+	const char *what =
+	    strcmp(file, "self-status") ? file : "/proc/self/status";
 	int fd = open(what, O_RDONLY | O_CLOEXEC), s = -1;
 	char byte;
 

@@ -354,8 +354,7 @@ static bool within_any(const char *resolved, const struct jr2_paths *dirs)
  * exec --secret then gave a program the Stand-in of every Held secret).
  * Else the start is refused.
  */
-static void check_trusted_file(const char *input, const char *path,
-			       bool secret)
+static void check_trusted_file(const char *input, const char *path, bool secret)
 {
 	char resolved[PATH_MAX];
 
@@ -365,13 +364,14 @@ static void check_trusted_file(const char *input, const char *path,
 	if (within_any(resolved, &H.policy.protect))
 		return;
 	if (secret)
-		die_msg(JR2_EXIT_USAGE,
-			"%s '%s' (%s) is outside every protected dir of the "
-			"policy, so a confined program could read it (read-only "
-			"trees are readable) or change it; move it into one "
-			"(e.g. under %s) or add 'protect <its folder>' to the "
-			"config",
-			input, path, resolved, H.protected_dir);
+		die_msg(
+		    JR2_EXIT_USAGE,
+		    "%s '%s' (%s) is outside every protected dir of the "
+		    "policy, so a confined program could read it (read-only "
+		    "trees are readable) or change it; move it into one "
+		    "(e.g. under %s) or add 'protect <its folder>' to the "
+		    "config",
+		    input, path, resolved, H.protected_dir);
 	if (within_any(resolved, &H.policy.read_only))
 		return;
 	die_msg(JR2_EXIT_USAGE,

@@ -10,9 +10,14 @@
  * `jr2-confine run` (on this test, the unconfined parent) and `jr2-harness
  * exec` (on the harness); the control is the same call unconfined.
  *
- * Promises: P1
+ * R11 too: the harness is out of the OOM killer's choice, its programs are
+ * not.
+ *
+ * Promises: P1 R11
  */
+#include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "step_helpers.h"
 
@@ -60,8 +65,80 @@ TEST_F(escapes, P1_limits_no_prlimit_of_others)
 	ASSERT_STREQ("ok", ST_HELP(st, ST_EXEC, "lm-get", "0"));
 }
 
+/* This process's oom_score_adj, as /proc prints it, into buf. */
+static const char *lm_oom_score_adj(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, size - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? (size_t)n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/* Whether this process may lower an oom_score_adj (CAP_SYS_RESOURCE). */
+static bool lm_has_sys_resource(void)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
+
+	return !syscall(SYS_capget, &head, data) &&
+	       (data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &
+		CAP_TO_MASK(CAP_SYS_RESOURCE));
+}
+
+/*
+ * R11: a program that fills the memory (tmpfs pages are no process's) must
+ * not get the harness killed once the OOM killer has taken the programs:
+ * the harness is out of its choice (-1000), and the spawner's programs have
+ * the value the harness started with (the test's own), so the killer still
+ * takes them.  Where the harness may not lower it (no CAP_SYS_RESOURCE), it
+ * says so in its log and nothing changes.
+ */
+TEST_F(escapes, R11_harness_out_of_the_oom_killers_choice)
+{
+	struct st *st = &self->st;
+	char start[16], harness[16], log[HX_OUT_SIZE];
+
+	lm_oom_score_adj(getpid(), start, sizeof(start));
+	ASSERT_NE('\0', start[0]);
+	ST_START(st);
+	lm_oom_score_adj(st->hx.pid, harness, sizeof(harness));
+	if (lm_has_sys_resource()) {
+		ASSERT_STREQ("-1000", harness);
+	} else {
+		hx_log(log, sizeof(log));
+		ASSERT_STREQ(start, harness);
+		ASSERT_NE(NULL, strstr(log, "out of the OOM killer's choice"))
+		{
+			TH_LOG("no CAP_SYS_RESOURCE, and the log says nothing "
+			       "of it: %s",
+			       log);
+		}
+	}
+	/* Control: the test's own value, unconfined; then the programs'. */
+	ASSERT_STREQ(start, ST_HELP(st, ST_UNCONFINED, "lm-oom", "0"));
+	ASSERT_STREQ(start, ST_HELP(st, ST_EXEC, "lm-oom", "0"));
+	ASSERT_STREQ(start, ST_HELP(st, ST_RUN, "lm-oom", "0"));
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "--step-helper") &&
+	    !strcmp(argv[2], "lm-oom")) {
+		char value[16];
+
+		printf("%s\n",
+		       lm_oom_score_adj(getpid(), value, sizeof(value)));
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "--step-helper") &&
 	    !strncmp(argv[2], "lm-", 3))
 		return lm_helper(argv[2], (pid_t)atoi(argv[3]));

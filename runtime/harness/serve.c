@@ -1000,6 +1000,26 @@ static void watch_signals(void)
 /* RLIMIT_NOFILE at start: the spawner and its programs get it back. */
 static struct rlimit start_nofile;
 
+/* oom_score_adj at start (keep_out_of_oom), likewise; "" when unchanged. */
+static char start_oom_score_adj[16];
+
+/* Writes text to /proc/self/NAME; 0 or -1 (errno set). */
+static int write_proc_self(const char *name, const char *text)
+{
+	char path[64];
+	int fd, ret, err;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
 /* The last control request read (it held a bearer); see forget_secrets. */
 static char request_buf[JR2_REQ_MAX_BYTES + 1];
 
@@ -1082,6 +1102,10 @@ static void start_spawner(void)
 		close(pair[0]);
 		forget_secrets();
 		setrlimit(RLIMIT_NOFILE, &start_nofile);
+		/* Raising it back needs no capability: it cannot fail. */
+		if (start_oom_score_adj[0] &&
+		    write_proc_self("oom_score_adj", start_oom_score_adj))
+			_exit(125);
 		/*
 		 * Every spawner compiles once, after its read-only mounts
 		 * (or, without them, just before restricting); the plan
@@ -1959,6 +1983,32 @@ static void expire_waiting(long long now)
 
 /* Room for every connection and its descriptors; programs get the old. */
 
+/*
+ * R11: a program that fills the memory (a tmpfs file is no process's) must
+ * not get the harness killed once the OOM killer has taken the programs: the
+ * harness is out of its choice (-1000: CAP_SYS_RESOURCE), and the spawner
+ * and its programs get the start value back.
+ */
+static void keep_out_of_oom(void)
+{
+	int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1
+			   : read(fd, start_oom_score_adj,
+				  sizeof(start_oom_score_adj) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	start_oom_score_adj[n > 0 ? strcspn(start_oom_score_adj, "\n") : 0] =
+	    '\0';
+	if (n > 0 && !write_proc_self("oom_score_adj", "-1000"))
+		return;
+	say("cannot keep the harness out of the OOM killer's choice "
+	    "(/proc/self/oom_score_adj -1000: %s): a program that fills the "
+	    "memory may get it killed; give the harness CAP_SYS_RESOURCE",
+	    strerror(errno));
+	start_oom_score_adj[0] = '\0';
+}
+
 static void raise_nofile(void)
 {
 	struct rlimit more;
@@ -2044,6 +2094,7 @@ int serve(const struct serve_options *opts)
 		 JR2_ABSTRACT_PREFIX, H.protected_dir);
 	bind_abstract();
 	raise_nofile();
+	keep_out_of_oom();
 
 	/* Act: each step undone if a later one fails (undo_start). */
 	die_set_cleanup(undo_start);

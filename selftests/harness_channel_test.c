@@ -1463,4 +1463,86 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 	ASSERT_FALSE(memory_holds(hx->spawner, bearer));
 }
 
+/* The Stand-in of NAME in the Stand-ins file (the test is unconfined). */
+static void standin_of(struct __test_metadata *_metadata, const char *name,
+		       char *value, size_t size)
+{
+	char text[4096], key[128];
+	const char *at;
+	ssize_t n;
+	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	snprintf(key, sizeof(key), "\n%s=", name);
+	at = !strncmp(text, key + 1, strlen(key + 1)) ? text - 1
+						      : strstr(text, key);
+	ASSERT_NE(NULL, at);
+	at += strlen(key);
+	snprintf(value, size, "%.*s", (int)strcspn(at, "\n"), at);
+}
+
+/*
+ * Red team: a request's spawn message grew by realloc(), whose freed old
+ * blocks kept the Stand-ins written before each growth; a spawner forked
+ * after such requests (any generation after the first: a program may kill
+ * its spawner) inherited them.  Twelve secrets a request: their fields span
+ * more than one doubling of the message, whatever comes before them.  Now
+ * no later spawner holds a Stand-in of an earlier request (the harness
+ * itself holds each: positive control).
+ */
+#define N_HELD 12
+TEST_F(harness_channel, E5_later_spawner_inherits_no_standin_of_requests)
+{
+	struct hx *hx = &self->hx;
+	const char *opts[2 * N_HELD + 1] = {NULL};
+	const char *const truth[] = {"/bin/true", NULL};
+	const char *const extra[] = {"--config", HX_ETC "/harness.conf", NULL};
+	char conf[64 * N_HELD + 256] = "", names[N_HELD][16];
+	char value[N_HELD][128], control[128], out[HX_OUT_SIZE];
+	unsigned int generation;
+	int held = 0;
+
+	for (int i = 0; i < N_HELD; i++) {
+		snprintf(names[i], sizeof(names[i]), "HELD_%02d", i);
+		snprintf(conf + strlen(conf), sizeof(conf) - strlen(conf),
+			 "secret %s\n", names[i]);
+		opts[2 * i] = "--secret";
+		opts[2 * i + 1] = names[i];
+	}
+	strcat(conf, HX_TRUST_ETC);
+	fx_make_file(_metadata, HX_ETC "/harness.conf", conf, 0644);
+	HX_START(hx, extra);
+	/* Requests of other sizes: blocks of other places in the heap. */
+	for (int i = 0; i < 4; i++) {
+		static char pad[4][4096];
+		const char *const padded[] = {"/bin/true", pad[i], NULL};
+
+		memset(pad[i], 'x', (size_t)(i * 700));
+		ASSERT_EQ(0, hx_exec_opts(hx, opts, i ? padded : truth, out,
+					  sizeof(out)));
+	}
+	standin_of(_metadata, "control", control, sizeof(control));
+	for (int i = 0; i < N_HELD; i++) {
+		standin_of(_metadata, names[i], value[i], sizeof(value[i]));
+		ASSERT_TRUE(memory_holds(hx->pid, value[i]));
+	}
+	generation = hx->generation;
+	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
+	hx_wait_ready(_metadata, hx, generation + 1);
+	ASSERT_EQ(generation + 1, hx->generation);
+	for (int i = 0; i < N_HELD; i++)
+		if (memory_holds(hx->spawner, value[i])) {
+			TH_LOG("generation %u's spawner holds the Stand-in of "
+			       "%s",
+			       hx->generation, names[i]);
+			held++;
+		}
+	ASSERT_EQ(0, held);
+	ASSERT_FALSE(memory_holds(hx->spawner, control));
+}
+
 HX_MAIN

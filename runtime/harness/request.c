@@ -298,10 +298,20 @@ static void append(struct jr2_msg *msg, const void *data, size_t len)
 
 		while (cap < msg->len + len)
 			cap *= 2;
-		bigger = realloc(msg->buf, cap);
+		/*
+		 * Not realloc: the old block, freed, would keep what the
+		 * message held (a bearer, Stand-ins) in the heap, which a
+		 * spawner forked later inherits (red team).
+		 */
+		bigger = malloc(cap);
 		if (!bigger) {
 			msg->failed = true;
 			return;
+		}
+		if (msg->buf) {
+			memcpy(bigger, msg->buf, msg->len);
+			explicit_bzero(msg->buf, msg->cap);
+			free(msg->buf);
 		}
 		msg->buf = bigger;
 		msg->cap = cap;

@@ -1037,10 +1037,14 @@ static void forget_secrets(void)
 			       sizeof(H.standins.values[i]));
 	explicit_bzero(H.bearer_digest, sizeof(H.bearer_digest));
 	explicit_bzero(request_buf, sizeof(request_buf));
-	for (int i = 0; i < MAX_CONNS; i++)
+	for (int i = 0; i < MAX_CONNS; i++) {
 		if (H.conns[i].spawn.buf)
 			explicit_bzero(H.conns[i].spawn.buf,
 				       H.conns[i].spawn.cap);
+		/* A Custodian line not ended yet may start with the
+		 * control Stand-in. */
+		explicit_bzero(H.conns[i].line, sizeof(H.conns[i].line));
+	}
 }
 
 static void log_generation(void)

@@ -1495,6 +1495,8 @@ out:
 	jr2_request_free(&req);
 }
 
+static void custodian_answer(struct conn *c);
+
 /* R8: a request is answered only when it starts with the control Stand-in. */
 static void on_custodian_readable(struct conn *c)
 {
@@ -1505,7 +1507,6 @@ static void on_custodian_readable(struct conn *c)
 	ssize_t len = jr2_recv_msg(c->fd, c->line + c->line_len,
 				   sizeof(c->line) - 1 - c->line_len, fds,
 				   JR2_SCM_MAX_FD, &n_fds);
-	size_t standin_len = strlen(H.standins.control);
 	char *newline;
 
 	jr2_drop_fds(fds, n_fds);
@@ -1517,6 +1518,17 @@ static void on_custodian_readable(struct conn *c)
 	newline = strchr(c->line, '\n');
 	if (!newline && len > 0 && c->line_len < sizeof(c->line) - 1)
 		return;
+	custodian_answer(c);
+}
+
+/*
+ * The answer to what the connection sent, a line or (at its deadline, or
+ * when the peer ended it) what came of one; the connection ends.
+ */
+static void custodian_answer(struct conn *c)
+{
+	size_t standin_len = strlen(H.standins.control);
+
 	if (c->line_len > standin_len &&
 	    jr2_secret_equal(c->line, H.standins.control, standin_len) &&
 	    (c->line[standin_len] == ' ' || c->line[standin_len] == '\n'))
@@ -1981,7 +1993,11 @@ static void expire_waiting(long long now)
 			       "the request right after connecting",
 			       REQUEST_TIMEOUT_MS);
 		else
-			on_custodian_readable(c);
+			/* Not a read: one that finds nothing (EAGAIN) would
+			 * leave the connection, its deadline past, and the
+			 * loop would poll with timeout 0 while the peer
+			 * waits (red team: a busy loop, a slot held). */
+			custodian_answer(c);
 	}
 }
 

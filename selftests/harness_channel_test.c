@@ -6,7 +6,9 @@
  * lines are counted, not repeated (R11); a socket whose last close lingers,
  * passed on a channel or to exec, holds neither the harness nor its spawner,
  * even under a low RLIMIT_NOFILE or with no thread to be had (R11); no value
- * from a client forges a log line (R11); a client gets the exit status of its
+ * from a client forges a log line, and a terminal the harness logs to that a
+ * program stops (tcflow, tostop) holds neither status, exec nor a new
+ * spawner (R11); a client gets the exit status of its
  * own program only, even when orphans' pids are reused (P7); the spawner holds
  * no Stand-in or bearer in its memory (E5).
  *
@@ -511,6 +513,405 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 	}
 	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
 	close(peer);
+}
+
+/* ---- a terminal the harness logs to (R11) ---- */
+
+/* What the log's terminal showed so far (its master, read by the test). */
+struct shown {
+	int master;
+	size_t len;
+	char text[256 * 1024];
+};
+
+/* A pty for the harness's stderr: the master (non-blocking) and the slave. */
+static void log_pty(struct __test_metadata *_metadata, struct shown *t,
+		    int *slave)
+{
+	t->len = 0;
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, t->master);
+	ASSERT_EQ(0, grantpt(t->master));
+	ASSERT_EQ(0, unlockpt(t->master));
+	*slave = open(ptsname(t->master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ASSERT_LE(0, *slave);
+}
+
+/*
+ * Reads the master until `needle` shows at or after offset `from`, at most
+ * ms: its place in t->text, or NULL.  Nothing written there holds a NUL.
+ */
+static const char *shown_wait(struct shown *t, size_t from, const char *needle,
+			      int ms)
+{
+	long long until = hx_now_ms() + ms;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = t->master, .events = POLLIN};
+		const char *at = from < t->len
+				     ? memmem(t->text + from, t->len - from,
+					      needle, strlen(needle))
+				     : NULL;
+		long long left = until - hx_now_ms();
+		ssize_t n;
+
+		if (at || left <= 0)
+			return at;
+		if (poll(&pfd, 1, (int)left) != 1)
+			continue;
+		n = read(t->master, t->text + t->len,
+			 sizeof(t->text) - 1 - t->len);
+		if (n <= 0 && errno != EAGAIN)
+			return NULL;
+		if (n > 0)
+			t->len += (size_t)n;
+		t->text[t->len] = '\0';
+	}
+}
+
+/* Waits up to ms for a child; its exit status, or -1 (killed then). */
+static int child_within(pid_t child, int ms)
+{
+	int pidfd, status = 0;
+	struct pollfd pfd;
+	bool done;
+
+	if (child < 0)
+		return -1;
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	pfd = (struct pollfd){.fd = pidfd, .events = POLLIN};
+	done = pidfd >= 0 && poll(&pfd, 1, ms) == 1;
+	if (!done)
+		kill(child, SIGKILL);
+	if (pidfd >= 0)
+		close(pidfd);
+	waitpid(child, &status, 0);
+	if (!done)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* The helper `tty HOW` run by exec with stdout `tty`: its status, or -1. */
+static int tty_program(struct hx *hx, int tty, const char *how, int ms)
+{
+	pid_t client = fork();
+
+	if (client == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(tty, 1);
+		dup2(null, 2);
+		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
+		      hx->self, "--hx-helper", "tty", how, NULL);
+		_exit(127);
+	}
+	return child_within(client, ms);
+}
+
+/*
+ * `status` within ms, its text in out: 0; 1 when it did not answer in time,
+ * else its exit status.
+ */
+static int status_within(struct hx *hx, char *out, size_t size, int ms)
+{
+	int text[2], rc;
+	ssize_t n = 0, got;
+	pid_t child;
+
+	out[0] = '\0';
+	if (pipe2(text, O_CLOEXEC))
+		return -1;
+	child = fork();
+	if (child == 0) {
+		char mine[HX_OUT_SIZE];
+		int status = hx_status(hx, mine, sizeof(mine));
+
+		if (write(text[1], mine, strlen(mine)) < 0)
+			_exit(126);
+		_exit(status);
+	}
+	close(text[1]);
+	rc = child_within(child, ms);
+	while (rc >= 0 && (size_t)n < size - 1 &&
+	       (got = read(text[0], out + n, size - 1 - (size_t)n)) > 0)
+		n += got;
+	out[n] = '\0';
+	close(text[0]);
+	return rc < 0 ? 1 : rc;
+}
+
+/* The number in status's `key` (0 when absent). */
+static unsigned long status_number(const char *status, const char *key)
+{
+	char value[64];
+
+	return hx_field(status, key, value, sizeof(value))
+		   ? strtoul(value, NULL, 10)
+		   : 0;
+}
+
+/*
+ * A request the harness refuses and logs in one long line (~900 bytes: a
+ * relative cwd of `tag` and 190 control characters, each written \xNN).
+ * 0 once refused within HELD_MS.
+ */
+static int refuse_logged(const char *tag)
+{
+	char cwd[256], answer[512];
+	struct pollfd pfd = {.events = POLLIN};
+	struct jr2_msg msg;
+	ssize_t n = -1;
+
+	snprintf(cwd, sizeof(cwd), "%s-", tag);
+	memset(cwd + strlen(cwd), '\x01', 190);
+	cwd[strlen(tag) + 1 + 190] = '\0';
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	jr2_msg_field(&msg, "arg", "/bin/true");
+	jr2_msg_field(&msg, "cwd", cwd);
+	pfd.fd = control_send(msg.buf, msg.len, NULL, 0);
+	jr2_msg_free(&msg);
+	if (pfd.fd >= 0 && poll(&pfd, 1, HELD_MS) == 1)
+		n = recv(pfd.fd, answer, sizeof(answer) - 1, 0);
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	answer[n > 0 ? n : 0] = '\0';
+	return strncmp(answer, "refused request: cwd", 20) ? -1 : 0;
+}
+
+/*
+ * Red team: the harness's stderr was a terminal a program also had
+ * (jr2-harness(1) EXAMPLES: `serve ... &`, then `exec` in that shell); the
+ * program suspended its output (tcflow TCOOFF: no controlling terminal
+ * needed), then had the harness log a line: the loop's write(2) never
+ * returned (n_tty_write), and status and exec stopped until someone typed
+ * Ctrl-Q.  Now the log goes through a queue that a thread writes: the loop
+ * never waits for the reader.  While stopped, refusals are logged until the
+ * queue holds no more (status says how many were dropped); status and exec
+ * answer all along.  Once resumed, one line says how many were not written
+ * (what status says), and the log works again.  Control: before the stop the
+ * log reaches the terminal and status and exec answer.
+ */
+TEST_F_TIMEOUT(harness_channel, R11_a_stopped_terminal_leaves_status_exec, 90)
+{
+	static struct shown t;
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE];
+	int slave, stopped_status = -1, stopped_exec = -1, refused = 0;
+	unsigned long dropped_while = 0, counted = 0;
+	const char *count, *line;
+	long long start, stopped_ms;
+
+	log_pty(_metadata, &t, &slave);
+	hx->log_fd = slave;
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, refuse_logged("tty-before"));
+	ASSERT_NE(NULL, shown_wait(&t, 0, "cwd 'tty-before-", HELD_MS))
+	{
+		TH_LOG("the terminal showed: %.2000s", t.text);
+	}
+	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
+	ASSERT_EQ(0, tty_program(hx, slave, "off", HELD_MS));
+	/* Stopped: measured first, asserted once the terminal runs again. */
+	start = hx_now_ms();
+	while (hx_now_ms() - start < 30000) {
+		bool answered = true;
+
+		/* A refusal unanswered: the loop is held (and status then). */
+		for (int i = 0; i < 3 && answered; i++)
+			refused += answered = refuse_logged("tty-stopped") == 0;
+		stopped_status =
+		    answered ? status_within(hx, out, sizeof(out), HELD_MS) : 1;
+		dropped_while = status_number(out, "log_lines_dropped");
+		if (stopped_status || dropped_while)
+			break;
+	}
+	stopped_ms = hx_now_ms() - start;
+	if (stopped_status == 0)
+		stopped_exec = answers_within(hx, true, HELD_MS);
+	/* The test's own TCOON, whatever the harness did. */
+	ASSERT_EQ(0, tcflow(slave, TCOON));
+	ASSERT_EQ(0, stopped_status)
+	{
+		TH_LOG("a refusal or status did not succeed within %d ms (%d; "
+		       "1: no answer) while the terminal of the harness's "
+		       "stderr was stopped (%d requests refused before)",
+		       HELD_MS, stopped_status, refused);
+	}
+	ASSERT_EQ(0, stopped_exec)
+	{
+		TH_LOG("exec did not succeed within %d ms (%d; 1: no answer) "
+		       "while the terminal of the harness's stderr was stopped",
+		       HELD_MS, stopped_exec);
+	}
+	ASSERT_LT(0, dropped_while)
+	{
+		TH_LOG("no log line dropped after %d refusals in 30 s; "
+		       "status: %s",
+		       refused, out);
+	}
+	count = shown_wait(&t, 0, " log lines were not written", HELD_MS);
+	ASSERT_NE(NULL, count)
+	{
+		TH_LOG("no count of the lines not written: %.3000s",
+		       t.len > 3000 ? t.text + t.len - 3000 : t.text);
+	}
+	for (line = count; line > t.text && line[-1] != '\n'; line--)
+		;
+	ASSERT_EQ(1, sscanf(line, "jr2-harness: %lu log lines", &counted))
+	{
+		TH_LOG("the count's line: %.300s", line);
+	}
+	ASSERT_EQ(0, status_within(hx, out, sizeof(out), HELD_MS));
+	ASSERT_EQ(status_number(out, "log_lines_dropped"), counted);
+	ASSERT_LE(dropped_while, counted);
+	TH_LOG("while stopped: %d refusals in %lld ms, status said %lu lines "
+	       "dropped; once resumed the count said %lu",
+	       refused, stopped_ms, dropped_while, counted);
+	/* Written again, after the count. */
+	ASSERT_EQ(0, refuse_logged("tty-after"));
+	ASSERT_NE(NULL, shown_wait(&t, (size_t)(count - t.text),
+				   "cwd 'tty-after-", HELD_MS));
+	close(slave);
+}
+
+/*
+ * The spawner wrote its start lines to that stderr itself, so a new
+ * spawner, after a restart while the terminal was stopped, blocked there
+ * before it said "ready": exec stopped (and a spawner the harness replaced
+ * blocked again).  Now its lines go to the harness on its channel, and its
+ * own stdio is /dev/null.  The spawner is killed while the output is
+ * stopped: the next one is ready and exec answers; once resumed, its start
+ * lines are written, before the harness's line of its generation.  Control:
+ * the first spawner's lines reach the terminal.
+ */
+TEST_F_TIMEOUT(harness_channel,
+	       R11_a_stopped_terminal_leaves_a_new_spawner_ready, 90)
+{
+	static struct shown t;
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE];
+	int slave, exec_rc = -1, status_rc = -1;
+	const char *gen2, *metadata, *helpers;
+	unsigned long generation = 0;
+	long long start;
+	size_t mark;
+
+	log_pty(_metadata, &t, &slave);
+	hx->log_fd = slave;
+	HX_START(hx, NULL);
+	ASSERT_NE(NULL,
+		  shown_wait(&t, 0, "jr2-harness: kernel helpers:", HELD_MS))
+	{
+		TH_LOG("the terminal showed: %.2000s", t.text);
+	}
+	ASSERT_NE(NULL,
+		  shown_wait(&t, 0, "spawner generation 1 (pid", HELD_MS));
+	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
+	ASSERT_EQ(0, tty_program(hx, slave, "off", HELD_MS));
+	mark = t.len;
+	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
+	start = hx_now_ms();
+	while (hx_now_ms() - start < HX_READY_MS) {
+		status_rc = status_within(hx, out, sizeof(out), HELD_MS);
+		generation = status_number(out, "generation");
+		if (status_rc ||
+		    (generation >= 2 && strstr(out, "spawner_ready: true")))
+			break;
+	}
+	if (status_rc == 0)
+		exec_rc = answers_within(hx, true, HELD_MS);
+	ASSERT_EQ(0, tcflow(slave, TCOON));
+	ASSERT_EQ(0, status_rc)
+	{
+		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
+		       "after a spawner restart while the terminal was stopped",
+		       HELD_MS, status_rc);
+	}
+	ASSERT_EQ(2, generation)
+	{
+		TH_LOG("no ready spawner of generation 2 within %d ms while "
+		       "the terminal was stopped: %s",
+		       HX_READY_MS, out);
+	}
+	ASSERT_EQ(0, exec_rc)
+	{
+		TH_LOG("exec did not succeed within %d ms (%d; 1: no answer) "
+		       "by a spawner started while the terminal was stopped",
+		       HELD_MS, exec_rc);
+	}
+	gen2 = shown_wait(&t, mark, "spawner generation 2 (pid", HELD_MS);
+	metadata = shown_wait(&t, mark, "jr2-harness: metadata:", 0);
+	helpers = shown_wait(&t, mark, "jr2-harness: kernel helpers:", 0);
+	ASSERT_NE(NULL, gen2)
+	{
+		TH_LOG("after the restart the terminal showed: %.3000s",
+		       t.text + mark);
+	}
+	ASSERT_TRUE(metadata && metadata < gen2);
+	ASSERT_TRUE(helpers && helpers < gen2);
+	close(slave);
+}
+
+/*
+ * The same door with job control: the harness a background job of the
+ * terminal it logs to, and a program sets TOSTOP there (it is in no session
+ * of that terminal, so nothing stops it); the harness's next write sent
+ * SIGTTOU to its group, which stopped it: status and exec stopped until a
+ * `fg`.  Now the writer thread blocks every signal, and a blocked SIGTTOU
+ * counts as ignored (the kernel's tty_check_change): the line is written,
+ * and nothing stops.  Control: the harness is a background job of that
+ * terminal, its log reaches it, and TOSTOP took.
+ */
+TEST_F_TIMEOUT(harness_channel,
+	       R11_tostop_on_a_background_harness_terminal_leaves_status_exec,
+	       90)
+{
+	static struct shown t;
+	struct hx *hx = &self->hx;
+	int slave, stopped_status, stopped_exec = -1;
+	struct termios term;
+	const char *shown = NULL;
+	size_t mark;
+
+	log_pty(_metadata, &t, &slave);
+	hx->log_fd = slave;
+	hx->tty_job = true;
+	HX_START(hx, NULL);
+	ASSERT_EQ(hx->session, tcgetpgrp(t.master));
+	ASSERT_EQ(hx->pid, getpgid(hx->pid));
+	ASSERT_EQ(0, refuse_logged("tty-before"));
+	ASSERT_NE(NULL, shown_wait(&t, 0, "cwd 'tty-before-", HELD_MS));
+	mark = t.len;
+	ASSERT_EQ(0, tty_program(hx, slave, "tostop", HELD_MS));
+	ASSERT_EQ(0, tcgetattr(slave, &term));
+	ASSERT_TRUE(term.c_lflag & TOSTOP);
+	ASSERT_EQ(0, refuse_logged("tty-tostop"));
+	stopped_status = answers_within(hx, false, HELD_MS);
+	if (stopped_status == 0)
+		stopped_exec = answers_within(hx, true, HELD_MS);
+	if (stopped_exec == 0)
+		shown = shown_wait(&t, mark, "cwd 'tty-tostop-", HELD_MS);
+	/* Restored first, whatever the harness did: TOSTOP off, and SIGCONT. */
+	term.c_lflag &= ~(tcflag_t)TOSTOP;
+	ASSERT_EQ(0, tcsetattr(slave, TCSANOW, &term));
+	ASSERT_EQ(0, kill(hx->pid, SIGCONT));
+	ASSERT_EQ(0, stopped_status)
+	{
+		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
+		       "once a program set TOSTOP on the terminal of a "
+		       "background harness",
+		       HELD_MS, stopped_status);
+	}
+	ASSERT_EQ(0, stopped_exec);
+	ASSERT_NE(NULL, shown)
+	{
+		TH_LOG("the refusal was not written with TOSTOP: %.2000s",
+		       t.text + mark);
+	}
+	close(slave);
 }
 
 /* A connection to the Custodian socket (SOCK_STREAM); -errno. */

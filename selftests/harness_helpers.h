@@ -29,6 +29,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
+#include <termios.h>
 #include <time.h>
 
 #include "common.h"
@@ -61,6 +62,11 @@ struct hx {
 	unsigned int generation;
 	int serve_status; /* when it exited at start: its exit status */
 	const char *bearer_file; /* NULL: the one the harness makes */
+	int log_fd; /* above 2: the harness's stderr (a pty), not HX_LOG */
+	/* With log_fd: the harness is a background job of a session whose
+	 * terminal log_fd is (`serve ... &` in a shell there); its leader: */
+	bool tty_job;
+	pid_t session;
 };
 
 /* ---- the helper mode: `<test binary> --hx-helper VERB ARG...` ---- */
@@ -489,6 +495,25 @@ static int hx_helper_lease(const char *file, const char *path)
 	return 0;
 }
 
+/*
+ * R11: on its stdout, a terminal the harness logs to: "off" and "on" suspend
+ * and resume its output (tcflow: no controlling terminal needed), "tostop"
+ * sets TOSTOP.  It prints nothing there (the output may be stopped): its exit
+ * status is 0 or the errno.
+ */
+static int hx_helper_tty(const char *how)
+{
+	struct termios t;
+
+	if (!strcmp(how, "tostop")) {
+		if (tcgetattr(1, &t))
+			return errno;
+		t.c_lflag |= TOSTOP;
+		return tcsetattr(1, TCSANOW, &t) ? errno : 0;
+	}
+	return tcflow(1, strcmp(how, "off") ? TCOON : TCOOFF) ? errno : 0;
+}
+
 static int hx_helper(int argc, char **argv)
 {
 	if (argc == 1 && !strcmp(argv[0], "fds"))
@@ -560,6 +585,8 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_custodian(argv[1], argv[2]);
 	if (argc == 3 && !strcmp(argv[0], "lease"))
 		return hx_helper_lease(argv[1], argv[2]);
+	if (argc == 2 && !strcmp(argv[0], "tty"))
+		return hx_helper_tty(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "linger"))
 		return hx_helper_linger(argv[1], argv[2]);
 	if (argc == 2)
@@ -798,6 +825,39 @@ static inline void hx_wait_ready(struct __test_metadata *_metadata,
 }
 
 /*
+ * In the harness's child, before its exec (hx->tty_job): a new session whose
+ * controlling terminal is hx->log_fd, led by this process, which stays in the
+ * foreground and forks the harness-to-be into a process group of its own (a
+ * background job, as a shell's `serve ... &`; its parent in the session keeps
+ * the group from being orphaned, so the kernel's job control applies).  The
+ * leader reports the job's pid on `report` and exits with it.  Returns in the
+ * job.
+ */
+static inline void hx_become_job(struct hx *hx, int report)
+{
+	int status = 0;
+	pid_t job;
+
+	if (setsid() < 0 || ioctl(hx->log_fd, TIOCSCTTY, 0))
+		_exit(126);
+	job = fork();
+	if (job < 0)
+		_exit(126);
+	if (job == 0) {
+		setpgid(0, 0);
+		close(report);
+		return;
+	}
+	setpgid(job, job);
+	if (write(report, &job, sizeof(job)) != sizeof(job))
+		_exit(126);
+	close(report);
+	while (waitpid(job, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+}
+
+/*
  * Starts `jr2-harness serve --root HX_ROOT EXTRA...` with envp (NULL: this
  * process's environment).  Returns 0 once it serves with a ready spawner,
  * or the exit status it ended with (a refusal at start).
@@ -807,24 +867,41 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 {
 	extern char **environ;
 	char *argv[32] = {hx->harness, "serve", "--root", HX_ROOT};
-	int n = 4, status = -1;
+	int n = 4, status = -1, report[2] = {-1, -1};
 
 	for (int i = 0; extra && extra[i]; i++)
 		argv[n++] = (char *)extra[i];
 	argv[n] = NULL;
+	if (hx->tty_job)
+		ASSERT_EQ(0, pipe2(report, O_CLOEXEC));
 	hx->pid = fork();
 	ASSERT_LE(0, hx->pid);
 	if (hx->pid == 0) {
-		int log = open(HX_LOG, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int log =
+		    hx->log_fd > 2
+			? hx->log_fd
+			: open(HX_LOG, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		int null = open("/dev/null", O_RDWR);
 
+		/* Never outlives the test, even when an assert aborts it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (hx->tty_job) {
+			close(report[0]);
+			hx_become_job(hx, report[1]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+		}
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(log, 2);
-		/* Never outlives the test, even when an assert aborts it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execve(argv[0], argv, envp ? envp : environ);
 		_exit(127);
+	}
+	if (hx->tty_job) {
+		hx->session = hx->pid;
+		close(report[1]);
+		ASSERT_EQ((ssize_t)sizeof(hx->pid),
+			  read(report[0], &hx->pid, sizeof(hx->pid)));
+		close(report[0]);
 	}
 	switch (hx_await_ready(hx, 1, hx->pid, &status)) {
 	case 1:
@@ -1059,9 +1136,13 @@ static inline void hx_stop(struct hx *hx)
 			   sizeof(groups) / sizeof(groups[0]));
 	kill(hx->pid, SIGTERM);
 	waitpid(hx->pid, NULL, 0);
+	/* A job's harness is the session leader's child: it reaps it. */
+	if (hx->session > 0)
+		waitpid(hx->session, NULL, 0);
 	for (size_t i = 0; i < n; i++)
 		kill(-groups[i], SIGKILL);
 	hx->pid = 0;
+	hx->session = 0;
 }
 
 /* A fixture `group` with a struct hx; the harness stops at teardown. */

@@ -17,6 +17,12 @@
 /* Run by die() and die_msg() before they exit (serve: undo a start). */
 void die_set_cleanup(void (*cleanup)(void));
 
+/*
+ * Where die() and die_msg() write their line (NULL: stderr); serve sets its
+ * log's queue, so that an exit does not wait on the log's reader (R11).
+ */
+void die_set_writer(void (*writer)(const char *line));
+
 /* Prints "jr2-harness: <what> '<value>': <strerror(errno)>" and exits. */
 void die(int status, const char *what, const char *value)
     __attribute__((noreturn));

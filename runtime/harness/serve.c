@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `jr2-harness serve`: the unconfined supervisor.  One thread, one poll loop:
+ * `jr2-harness serve`: the unconfined supervisor.  One poll loop (its log has
+ * a writer thread of its own, log.h):
  * the control channel (bearer-authenticated), the Custodian-like sockets, the
  * spawner's channel and a signalfd for SIGCHLD.  The harness is a child
  * subreaper and reaps every process; programs are its children (the spawner
@@ -36,6 +37,7 @@
 #include "env.h"
 #include "harness.h"
 #include "json.h"
+#include "log.h"
 #include "policy.h"
 #include "request.h"
 #include "sha256.h"
@@ -150,11 +152,16 @@ static void log_tick(long long now)
 	for (int i = 0; i < LOG_KINDS; i++) {
 		if (!L[i].fmt || now - L[i].start_ms < LOG_WINDOW_MS)
 			continue;
-		if (L[i].dropped)
-			fprintf(stderr,
-				"jr2-harness: %lu more lines like \"%.40s...\" "
-				"within %d ms were not logged (a flood?)\n",
-				L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
+		if (L[i].dropped) {
+			char line[160];
+
+			snprintf(
+			    line, sizeof(line),
+			    "jr2-harness: %lu more lines like \"%.40s...\" "
+			    "within %d ms were not logged (a flood?)\n",
+			    L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
+			jr2_log_line(line);
+		}
 		L[i].fmt = NULL;
 	}
 }
@@ -177,11 +184,13 @@ static int log_wait_ms(long long now)
  * The harness's log: stderr, one line per event.  Every control character
  * (newlines of a client's argument included) is written as \xNN, so no value
  * from a client can forge a line; a flood of one kind of line is counted.
+ * Lines go through log.h's queue: no write of the loop waits for the log's
+ * reader, which a program may stop (R11).
  */
 static void say(const char *fmt, ...)
 {
-	char raw[1536], line[2048];
-	size_t used = 0;
+	char raw[1536], line[2048 + 16] = "jr2-harness: ";
+	size_t used = strlen(line);
 	long long now = now_ms();
 	int slot = -1;
 	va_list ap;
@@ -207,15 +216,44 @@ static void say(const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	for (const unsigned char *c = (const unsigned char *)raw;
-	     *c && used + 5 < sizeof(line); c++) {
+	     *c && used + 6 < sizeof(line); c++) {
 		if (*c < 0x20 || *c == 0x7f || *c == '\\')
 			used += (size_t)snprintf(
 			    line + used, sizeof(line) - used, "\\x%02x", *c);
 		else
 			line[used++] = (char)*c;
 	}
+	line[used++] = '\n';
 	line[used] = '\0';
-	fprintf(stderr, "jr2-harness: %s\n", line);
+	jr2_log_line(line);
+}
+
+/* An exit's line (die.h) through the queue, written if the reader takes it
+ * within JR2_LOG_EXIT_MS. */
+static void die_to_log(const char *line)
+{
+	jr2_log_line(line);
+	jr2_log_flush(JR2_LOG_EXIT_MS);
+}
+
+/*
+ * R11: the log's writer, before any program runs.  Without it, a program
+ * that stops the log's reader (a terminal it shares: tcflow TCOOFF) would
+ * hold the loop in write(2): no start rather than such a harness.
+ */
+static void start_log(void)
+{
+	int err = jr2_log_start();
+
+	if (err)
+		die_msg(1,
+			"cannot make the log's writer thread: %s; without it a "
+			"program that stops the log's reader (a terminal it "
+			"shares) would stop the harness; raise the limit of "
+			"tasks (ulimit -u, the cgroup's pids.max) or free "
+			"memory",
+			strerror(-err));
+	die_set_writer(die_to_log);
 }
 
 /* ---- setup: everything is checked before anything is written ---------- */
@@ -1295,17 +1333,18 @@ static void status_reply(struct conn *c, bool json)
 		OUT("{\"harness_pid\": %d, ", (int)getpid());
 		OUT_STR("protected_dir", H.protected_dir);
 		OUT(", \"abi\": %d, \"spawner_pid\": %d, \"spawner_ready\": "
-		    "%s, \"generation\": %u, ",
+		    "%s, \"generation\": %u, \"log_lines_dropped\": %lu, ",
 		    H.abi.in_force, (int)H.spawner_pid,
-		    H.spawner_ready ? "true" : "false", H.generation);
+		    H.spawner_ready ? "true" : "false", H.generation,
+		    jr2_log_dropped());
 		OUT_STR("abstract_socket", abstract);
 	} else {
 		OUT("harness_pid: %d\nprotected_dir: %s\nabi: %d\nspawner_pid: "
-		    "%d\nspawner_ready: %s\ngeneration: %u\nabstract_socket: "
-		    "%s",
+		    "%d\nspawner_ready: %s\ngeneration: %u\nlog_lines_dropped: "
+		    "%lu\nabstract_socket: %s",
 		    (int)getpid(), H.protected_dir, H.abi.in_force,
 		    (int)H.spawner_pid, H.spawner_ready ? "true" : "false",
-		    H.generation, abstract);
+		    H.generation, jr2_log_dropped(), abstract);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool first = true;
@@ -1718,6 +1757,10 @@ static void on_spawner_message(void)
 			H.spawner_ready = true;
 			log_generation();
 			flush_queue();
+		} else if (!strncmp(buf, "log ", 4)) {
+			/* A start line of the spawner, which writes to no
+			 * stderr (spawner.c): a kind of line of its own. */
+			say("%s", buf + 4);
 		} else if (!strncmp(buf, "fail ", 5)) {
 			say("spawner generation %u could not confine itself: "
 			    "%s",
@@ -1937,6 +1980,8 @@ static void shut_down(int signo)
 	char path[PATH_MAX + 32];
 
 	say("stopping on signal %d; programs keep running", signo);
+	/* Written if the log's reader takes it soon; the exit waits no more. */
+	jr2_log_flush(JR2_LOG_EXIT_MS);
 	if (H.spawner_pid > 0)
 		kill(H.spawner_pid, SIGKILL);
 	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
@@ -2098,6 +2143,7 @@ int serve(const struct serve_options *opts)
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
 	take_start_environment(opts->start_env_fd, &start);
+	start_log();
 
 	/* Validate: flags, config, files, policy, sockets; nothing written. */
 	if (opts->config)

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The harness's log (R11): its lines go to a bounded queue in memory that
+ * one thread of the harness writes to fd 2 with blocking writes, so that no
+ * reader of the log (a terminal a program stopped with tcflow(TCOOFF), a pipe
+ * nobody reads) can hold the harness's loop.  What the queue cannot hold is
+ * counted, and one line says how many once the writer caught up.
+ */
+#ifndef JR2_HARNESS_LOG_H
+#define JR2_HARNESS_LOG_H
+
+#include <stddef.h>
+
+#define JR2_LOG_QUEUE_BYTES (16 * 1024)
+#define JR2_LOG_EXIT_MS	    500 /* what an exit waits for the queue */
+
+/* Starts the writer thread (once, before any program runs); 0 or -errno. */
+int jr2_log_start(void);
+/*
+ * Queues one line (its newline included).  In a process with no writer
+ * thread (before jr2_log_start(), or a forked child: the spawner, which never
+ * takes the queue's lock) it is written to fd 2 at once.
+ */
+void jr2_log_line(const char *line);
+/* Waits up to ms for the queue to be written; 0, or -ETIMEDOUT. */
+int jr2_log_flush(int ms);
+/* Lines the queue could not hold since the start. */
+unsigned long jr2_log_dropped(void);
+
+#endif /* JR2_HARNESS_LOG_H */

@@ -1946,26 +1946,32 @@ TEST_F(harness_channel, E5_later_spawner_inherits_no_standin_of_requests)
 	ASSERT_FALSE(memory_holds(hx->spawner, control));
 }
 
-/* Sends `line` to the Custodian, then waits (at most 12 s) for its answer;
- * `ms`: how long it took, `closed`: whether the harness ended it. */
-static void custodian_partial(struct __test_metadata *_metadata,
-			      const char *line, char *answer, size_t size,
-			      long long *ms, bool *closed)
+/* A Custodian connection that sent `line`; its start in *start. */
+static int custodian_send(struct __test_metadata *_metadata, const char *line,
+			  long long *start)
 {
 	struct sockaddr_un addr;
 	struct timeval wait = {.tv_sec = 12};
-	long long start = hx_now_ms();
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	ssize_t n;
-	char more;
 
+	*start = hx_now_ms();
 	ASSERT_LE(0, fd);
 	fx_unix_addr(&addr, HX_CUSTODIAN);
 	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&addr, sizeof(addr)));
 	ASSERT_EQ(0,
 		  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)));
 	ASSERT_EQ((ssize_t)strlen(line), write(fd, line, strlen(line)));
-	n = read(fd, answer, size - 1);
+	return fd;
+}
+
+/* Its answer (waited for at most 12 s), closing fd; `ms`: since its start,
+ * `closed`: whether the harness ended it. */
+static void custodian_answer(int fd, long long start, char *answer, size_t size,
+			     long long *ms, bool *closed)
+{
+	ssize_t n = read(fd, answer, size - 1);
+	char more;
+
 	answer[n > 0 ? n : 0] = '\0';
 	*ms = hx_now_ms() - start;
 	*closed = n > 0 && read(fd, &more, 1) == 0;
@@ -1980,27 +1986,32 @@ static void custodian_partial(struct __test_metadata *_metadata,
  * for good, so programs could hold the Custodian's whole budget).  Now the
  * part that came is answered at the deadline (5 s) and the connection ends:
  * without the control Stand-in refused, with it accepted (as a full buffer
- * is judged), and a whole line at once (positive control).
+ * is judged), and a whole line at once (positive control).  The two partial
+ * lines wait for their deadlines together.
  */
 TEST_F(harness_channel,
        R11_a_partial_custodian_line_is_answered_at_its_deadline)
 {
 	struct hx *hx = &self->hx;
 	char control[128], line[160], answer[256], status[HX_OUT_SIZE];
-	long long ms;
+	long long ms, start, start_bare, start_control;
+	int bare, with_control;
 	bool closed;
 
 	HX_START(hx, NULL);
 	standin_of(_metadata, "control", control, sizeof(control));
-	custodian_partial(_metadata, "partial\n", answer, sizeof(answer), &ms,
-			  &closed);
+	bare = custodian_send(_metadata, "partial\n", &start);
+	custodian_answer(bare, start, answer, sizeof(answer), &ms, &closed);
 	ASSERT_STREQ("refused the request has no control Stand-in; only the "
 		     "Harness holds it\n",
 		     answer);
 	ASSERT_TRUE(closed);
 	ASSERT_GT(2000, ms);
-	custodian_partial(_metadata, "partial", answer, sizeof(answer), &ms,
-			  &closed);
+	snprintf(line, sizeof(line), "%s GET /x", control);
+	bare = custodian_send(_metadata, "partial", &start_bare);
+	with_control = custodian_send(_metadata, line, &start_control);
+	custodian_answer(bare, start_bare, answer, sizeof(answer), &ms,
+			 &closed);
 	ASSERT_STREQ("refused the request has no control Stand-in; only the "
 		     "Harness holds it\n",
 		     answer)
@@ -2010,11 +2021,11 @@ TEST_F(harness_channel,
 	ASSERT_TRUE(closed);
 	ASSERT_LE(4500, ms);
 	ASSERT_GT(8000, ms);
-	snprintf(line, sizeof(line), "%s GET /x", control);
-	custodian_partial(_metadata, line, answer, sizeof(answer), &ms,
-			  &closed);
+	custodian_answer(with_control, start_control, answer, sizeof(answer),
+			 &ms, &closed);
 	ASSERT_STREQ("ok request accepted with the control Stand-in\n", answer);
 	ASSERT_TRUE(closed);
+	ASSERT_LE(4500, ms);
 	/* The harness serves on. */
 	ASSERT_EQ(0, hx_status(hx, status, sizeof(status)));
 	ASSERT_STREQ("true",

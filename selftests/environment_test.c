@@ -29,31 +29,6 @@ static void start_env(char **out, size_t size, const char *const entries[])
 	out[n] = NULL;
 }
 
-/* The value of NAME in the Stand-ins file (the test is unconfined). */
-static void standin(struct __test_metadata *_metadata, const char *name,
-		    char *value, size_t size)
-{
-	char text[4096], key[128];
-	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	const char *at;
-
-	ASSERT_LE(0, fd);
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	text[n] = '\0';
-	snprintf(key, sizeof(key), "\n%s=", name);
-	at = !strncmp(text, key + 1, strlen(key + 1)) ? text - 1
-						      : strstr(text, key);
-	ASSERT_NE(NULL, at)
-	{
-		TH_LOG("no Stand-in '%s' in %s", name, HX_STANDINS);
-	}
-	at += strlen(key);
-	snprintf(value, size, "%.*s", (int)strcspn(at, "\n"), at);
-}
-
 static void read_proc_environ(struct __test_metadata *_metadata, pid_t pid,
 			      char *out, size_t size)
 {
@@ -104,9 +79,9 @@ TEST_F(environment, E1_confined_environment_exact)
 
 		ASSERT_EQ(0, rc);
 	}
-	standin(_metadata, "GH_TOKEN", token, sizeof(token));
-	standin(_metadata, "OPENAI_API_KEY", model_key, sizeof(model_key));
-	standin(_metadata, "control", control, sizeof(control));
+	hx_standin(_metadata, "GH_TOKEN", token, sizeof(token));
+	hx_standin(_metadata, "OPENAI_API_KEY", model_key, sizeof(model_key));
+	hx_standin(_metadata, "control", control, sizeof(control));
 	/* The workspace lists GH_TOKEN only. */
 	ASSERT_EQ(0, hx_exec_opts(hx, with_secret, argv, out, sizeof(out)));
 	snprintf(expected, sizeof(expected),
@@ -157,7 +132,7 @@ TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
 		     0644);
 	start_env(envp, 16, entries);
 	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
-	standin(_metadata, "GH_TOKEN", token, sizeof(token));
+	hx_standin(_metadata, "GH_TOKEN", token, sizeof(token));
 	/* Not listed: no GH_TOKEN at all. */
 	ASSERT_EQ(0, hx_exec(hx, get, out, sizeof(out)));
 	ASSERT_STREQ("(unset)\n", out);
@@ -352,17 +327,17 @@ TEST_F(environment, E5_home_in_protected_dir_and_fresh_standins)
 	ASSERT_EQ(geteuid(), st.st_uid);
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_STANDINS));
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_BEARER));
-	standin(_metadata, "control", first, sizeof(first));
-	standin(_metadata, "GH_TOKEN", token1, sizeof(token1));
-	standin(_metadata, "fetch", fetch, sizeof(fetch));
+	hx_standin(_metadata, "control", first, sizeof(first));
+	hx_standin(_metadata, "GH_TOKEN", token1, sizeof(token1));
+	hx_standin(_metadata, "fetch", fetch, sizeof(fetch));
 	ASSERT_STREQ("jr2-fetch-public", fetch);
 	ASSERT_EQ(68, strlen(first));
 	ASSERT_EQ(0, strncmp(first, "jr2-", 4));
 	hx_stop(hx);
 	HX_START(hx, extra);
-	standin(_metadata, "control", second, sizeof(second));
-	standin(_metadata, "GH_TOKEN", token2, sizeof(token2));
-	standin(_metadata, "fetch", fetch, sizeof(fetch));
+	hx_standin(_metadata, "control", second, sizeof(second));
+	hx_standin(_metadata, "GH_TOKEN", token2, sizeof(token2));
+	hx_standin(_metadata, "fetch", fetch, sizeof(fetch));
 	ASSERT_STRNE(first, second);
 	ASSERT_STRNE(token1, token2);
 	ASSERT_STRNE(first, token1);

@@ -524,20 +524,6 @@ struct shown {
 	char text[256 * 1024];
 };
 
-/*
- * A harness that must refuse this ABI (G1-G3) would say so on the pty, not in
- * the log file HX_START reads; its refusal is every other HX_START's test, and
- * a refused harness has no log to stop: these tests skip, naming the reason.
- */
-#define TTY_REQUIRE_ACCEPTED(hx)                                       \
-	do {                                                           \
-		char _why[256];                                        \
-		if (!fx_accepted(&(hx)->abi))                          \
-			SKIP(return, "%s",                             \
-				   fx_refusal_reason(&(hx)->abi, _why, \
-						     sizeof(_why)));   \
-	} while (0)
-
 /* A pty for the harness's stderr: the master (non-blocking) and the slave. */
 static void log_pty(struct __test_metadata *_metadata, struct shown *t,
 		    int *slave)
@@ -717,7 +703,9 @@ TEST_F_TIMEOUT(harness_channel, R11_a_stopped_terminal_leaves_status_exec, 90)
 	const char *count, *line;
 	long long start, stopped_ms;
 
-	TTY_REQUIRE_ACCEPTED(hx);
+	/* A refused harness would say so on the pty, not in the log file
+	 * HX_START reads (its refusal is the other tests'): a skip. */
+	HX_REQUIRE_ACCEPTED(hx);
 	log_pty(_metadata, &t, &slave);
 	hx->log_fd = slave;
 	HX_START(hx, NULL);
@@ -814,7 +802,9 @@ TEST_F_TIMEOUT(harness_channel,
 	long long start;
 	size_t mark;
 
-	TTY_REQUIRE_ACCEPTED(hx);
+	/* A refused harness would say so on the pty, not in the log file
+	 * HX_START reads (its refusal is the other tests'): a skip. */
+	HX_REQUIRE_ACCEPTED(hx);
 	log_pty(_metadata, &t, &slave);
 	hx->log_fd = slave;
 	HX_START(hx, NULL);
@@ -892,7 +882,9 @@ TEST_F_TIMEOUT(harness_channel,
 	const char *shown = NULL;
 	size_t mark;
 
-	TTY_REQUIRE_ACCEPTED(hx);
+	/* A refused harness would say so on the pty, not in the log file
+	 * HX_START reads (its refusal is the other tests'): a skip. */
+	HX_REQUIRE_ACCEPTED(hx);
 	log_pty(_metadata, &t, &slave);
 	hx->log_fd = slave;
 	hx->tty_job = true;
@@ -1881,28 +1873,6 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 	ASSERT_FALSE(memory_holds(hx->spawner, bearer));
 }
 
-/* The Stand-in of NAME in the Stand-ins file (the test is unconfined). */
-static void standin_of(struct __test_metadata *_metadata, const char *name,
-		       char *value, size_t size)
-{
-	char text[4096], key[128];
-	const char *at;
-	ssize_t n;
-	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
-
-	ASSERT_LE(0, fd);
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	text[n] = '\0';
-	snprintf(key, sizeof(key), "\n%s=", name);
-	at = !strncmp(text, key + 1, strlen(key + 1)) ? text - 1
-						      : strstr(text, key);
-	ASSERT_NE(NULL, at);
-	at += strlen(key);
-	snprintf(value, size, "%.*s", (int)strcspn(at, "\n"), at);
-}
-
 /*
  * Red team: a request's spawn message grew by realloc(), whose freed old
  * blocks kept the Stand-ins written before each growth; a spawner forked
@@ -1943,9 +1913,9 @@ TEST_F(harness_channel, E5_later_spawner_inherits_no_standin_of_requests)
 		ASSERT_EQ(0, hx_exec_opts(hx, opts, i ? padded : truth, out,
 					  sizeof(out)));
 	}
-	standin_of(_metadata, "control", control, sizeof(control));
+	hx_standin(_metadata, "control", control, sizeof(control));
 	for (int i = 0; i < N_HELD; i++) {
-		standin_of(_metadata, names[i], value[i], sizeof(value[i]));
+		hx_standin(_metadata, names[i], value[i], sizeof(value[i]));
 		ASSERT_TRUE(memory_holds(hx->pid, value[i]));
 	}
 	generation = hx->generation;
@@ -2016,7 +1986,7 @@ TEST_F(harness_channel,
 	bool closed;
 
 	HX_START(hx, NULL);
-	standin_of(_metadata, "control", control, sizeof(control));
+	hx_standin(_metadata, "control", control, sizeof(control));
 	bare = custodian_send(_metadata, "partial\n", &start);
 	custodian_answer(bare, start, answer, sizeof(answer), &ms, &closed);
 	ASSERT_STREQ("refused the request has no control Stand-in; only the "

@@ -977,6 +977,31 @@ static inline const char *hx_write_denied(void)
 		}                                                          \
 	} while (0)
 
+/* The value of NAME in the Stand-ins file (the test is unconfined). */
+static inline void hx_standin(struct __test_metadata *_metadata,
+			      const char *name, char *value, size_t size)
+{
+	char text[4096], key[128];
+	int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	const char *at;
+
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	snprintf(key, sizeof(key), "\n%s=", name);
+	at = !strncmp(text, key + 1, strlen(key + 1)) ? text - 1
+						      : strstr(text, key);
+	ASSERT_NE(NULL, at)
+	{
+		TH_LOG("no Stand-in '%s' in %s", name, HX_STANDINS);
+	}
+	at += strlen(key);
+	snprintf(value, size, "%.*s", (int)strcspn(at, "\n"), at);
+}
+
 /* For tests of refusals at start: the ABI refusal would come first. */
 #define HX_REQUIRE_ACCEPTED(hx)                                        \
 	do {                                                           \

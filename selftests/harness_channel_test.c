@@ -377,6 +377,24 @@ static void harness_stop(struct __test_metadata *_metadata, struct hx *hx)
 }
 
 /*
+ * The trap of the R11 tests: a TCP socket whose last close would linger (its
+ * peer, in *peer, never reads what it holds); the test passes it, then
+ * closes its own copy.
+ */
+static int lingering_trap(struct __test_metadata *_metadata, int *peer)
+{
+	int unsent = 0, tcp = hx_lingering_tcp(peer, &unsent);
+
+	ASSERT_LE(0, tcp)
+	{
+		TH_LOG("the lingering socket: %s", strerror(-tcp));
+	}
+	/* The trap is set: its last close would linger. */
+	ASSERT_LT(0, unsent);
+	return tcp;
+}
+
+/*
  * After the trap: an hour's linger against this bound, which a slow guest's
  * `status` or `exec` keeps well within.
  */
@@ -457,7 +475,7 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 	struct hx *hx = &self->hx;
 	struct pollfd pfd = {.events = POLLIN};
 	char bearer[256] = "", answer[1024] = "";
-	int peer, unsent = 0, fds[4], answered;
+	int peer, fds[4], answered;
 	struct jr2_msg msg;
 	ssize_t n;
 	FILE *file;
@@ -465,12 +483,7 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
 	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
-	fds[0] = hx_lingering_tcp(&peer, &unsent);
-	ASSERT_LE(0, fds[0])
-	{
-		TH_LOG("the lingering socket: %s", strerror(-fds[0]));
-	}
-	ASSERT_LT(0, unsent);
+	fds[0] = lingering_trap(_metadata, &peer);
 	ASSERT_LE(0, fds[1] = fds[2] = open("/dev/null", O_RDWR | O_CLOEXEC));
 	ASSERT_LE(0, fds[3] =
 			 open(HX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC));
@@ -1026,7 +1039,7 @@ TEST_F(harness_channel, R11_a_low_nofile_limit_leaves_status_exec)
 	struct hx *hx = &self->hx;
 	char answer[512];
 	struct rlimit limit, now;
-	int peer, unsent = 0, udp, tcp, sock[2], base, answered;
+	int peer, udp, tcp, sock[2], base, answered;
 
 	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
@@ -1041,13 +1054,7 @@ TEST_F(harness_channel, R11_a_low_nofile_limit_leaves_status_exec)
 	/* The limit alone: status still answers. */
 	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
 	ASSERT_LE(0, udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-	tcp = hx_lingering_tcp(&peer, &unsent);
-	ASSERT_LE(0, tcp)
-	{
-		TH_LOG("the lingering socket: %s", strerror(-tcp));
-	}
-	/* The trap is set: its last close would linger. */
-	ASSERT_LT(0, unsent);
+	tcp = lingering_trap(_metadata, &peer);
 	harness_stop(_metadata, hx);
 	for (int i = 0; i < 2; i++) {
 		sock[i] = custodian_connect();
@@ -1326,7 +1333,7 @@ TEST_F(harness_channel, R11_no_thread_to_close_with_leaves_status_exec)
 	struct pids_cage cage;
 	char why[256], pid[32], answer[512], log[64 * 1024];
 	struct rlimit limit;
-	int peer, unsent = 0, udp, tcp, sock, base, answered, held;
+	int peer, udp, tcp, sock, base, answered, held;
 	const char *skip;
 	rlim_t need;
 
@@ -1354,12 +1361,7 @@ TEST_F(harness_channel, R11_no_thread_to_close_with_leaves_status_exec)
 	/* In the cgroup, before the line: status answers. */
 	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
 	ASSERT_LE(0, udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-	tcp = hx_lingering_tcp(&peer, &unsent);
-	ASSERT_LE(0, tcp)
-	{
-		TH_LOG("the lingering socket: %s", strerror(-tcp));
-	}
-	ASSERT_LT(0, unsent);
+	tcp = lingering_trap(_metadata, &peer);
 	harness_stop(_metadata, hx);
 	sock = custodian_connect();
 	ASSERT_LE(0, sock)

@@ -703,6 +703,11 @@ static const struct sys_table sys_tables[] = {
  * FILTER_MAX holds the largest (static check below); a jump within it fits
  * the 8 bits of an offset.
  */
+/* Linux 6.19's delegation: a lease by another name (the same setlease()). */
+#ifndef F_SETDELEG
+#define F_SETDELEG (F_SETLEASE + 16)
+#endif
+
 #define FILTER_MAX 64
 #define PART_MAX   20 /* the instructions of one table's part, at most */
 #define N_TABLES   (sizeof(sys_tables) / sizeof(*sys_tables))
@@ -747,12 +752,12 @@ static void jeq(struct filter *p, unsigned int k, size_t jt)
 }
 
 /*
- * One table's part (at most 19 instructions: 18 without the high halves),
+ * One table's part (at most 20 instructions: 19 without the high halves),
  * with the arch in A on entry.  Not this arch: on to the next part.  Else:
  * the keyring calls give EPERM; prlimit64(pid, resource, new, old) with new
- * limits for another pid (not 0) gives EPERM; fcntl(fd, F_SETLEASE, ...)
- * gives EPERM (the command is an unsigned int: its low half); all else is
- * allowed.
+ * limits for another pid (not 0) gives EPERM; fcntl(fd, F_SETLEASE or
+ * F_SETDELEG, ...) gives EPERM (the command is an unsigned int: its low
+ * half); all else is allowed.
  */
 static void emit_table(struct filter *p, const struct sys_table *t)
 {
@@ -763,7 +768,9 @@ static void emit_table(struct filter *p, const struct sys_table *t)
 	const size_t hi =
 	    t->wide ? load_jeq(p, ARG_HI(2), 0, allow, new_limits) : allow;
 	const size_t prlimit = load_jeq(p, ARG_LO(2), 0, hi, new_limits);
-	const size_t lease = load_jeq(p, ARG_LO(1), F_SETLEASE, deny, allow);
+	const size_t deleg =
+	    put(p, BPF_JMP | BPF_JEQ | BPF_K, F_SETDELEG, deny, allow);
+	const size_t lease = load_jeq(p, ARG_LO(1), F_SETLEASE, deny, deleg);
 
 	ret(p, SECCOMP_RET_ALLOW);
 	jeq(p, t->prlimit64, prlimit);
@@ -799,7 +806,8 @@ static void emit_table(struct filter *p, const struct sys_table *t)
  *    fs.lease-break-time (45 s).  A program leased its own /proc/self/status
  *    and connected: the harness, looking at its peer, waited there with its
  *    whole loop; a leased executable held the spawner's vfork child in
- *    execve, and the spawner with it (red team): F_SETLEASE gives EPERM.
+ *    execve, and the spawner with it (red team): F_SETLEASE gives EPERM,
+ *    and so does 6.19's F_SETDELEG, a lease by another name.
  * In every syscall table of the arch (compat included); an unknown arch
  * (none on a normal system) gets ENOSYS for every call.
  */

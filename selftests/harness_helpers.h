@@ -462,8 +462,9 @@ static int hx_helper_deep(const char *path, int depth, int n)
 }
 
 /*
- * Takes a write lease on `file` ("self-status": its own /proc/self/status)
- * and prints "lease 0" or "lease ERRNO"; with a socket `path` (not "-"), it
+ * Takes a write lease on `file` ("self-status": its own /proc/self/status),
+ * then a write delegation (6.19's F_SETDELEG), and prints "lease 0|ERRNO
+ * deleg 0|ERRNO"; with a socket `path` (not "-"), it
  * then connects there (the harness looks at the peer's /proc status).
  * Prints "held" and keeps both until stdin ends.  Red team: a lease holds
  * every other open of the file for fs.lease-break-time (45 s).
@@ -475,11 +476,18 @@ static int hx_helper_lease(const char *file, const char *path)
 	int fd = open(what, O_RDONLY | O_CLOEXEC), s = -1;
 	char byte;
 
+	/* struct delegation (6.19's uapi): d_flags, d_type, padding. */
+	struct {
+		__u32 d_flags;
+		__u16 d_type, pad;
+	} deleg = {.d_type = F_WRLCK};
+	int lease, delegated;
+
 	signal(SIGIO, SIG_IGN); /* the break notice */
-	if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK))
-		printf("lease %s\n", strerrorname_np(errno));
-	else
-		printf("lease 0\n");
+	lease = fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) ? errno : 0;
+	delegated = fd < 0 || fcntl(fd, F_SETLEASE + 16, &deleg) ? errno : 0;
+	printf("lease %s deleg %s\n", lease ? strerrorname_np(lease) : "0",
+	       delegated ? strerrorname_np(delegated) : "0");
 	if (strcmp(path, "-")) {
 		struct sockaddr_un addr;
 

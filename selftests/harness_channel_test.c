@@ -794,6 +794,43 @@ TEST_F_TIMEOUT(harness_channel, R11_a_stopped_terminal_leaves_status_exec, 90)
 }
 
 /*
+ * Red team 3: a program of an earlier harness may still hold the terminal
+ * stopped (tcflow TCOOFF) when the next harness starts; the lines a start
+ * wrote before its log's writer existed (E2's "dropped" line, before the
+ * re-execution) held that start for good.  Now the writer comes first: the
+ * start goes on (what the reader does not take within 500 ms before the
+ * re-execution is lost), and once the terminal runs the log reaches it.
+ */
+TEST_F_TIMEOUT(harness_channel,
+	       R11_a_terminal_stopped_before_the_start_leaves_it_starting, 60)
+{
+	static struct shown t;
+	struct hx *hx = &self->hx;
+	const char *abi = getenv("JR2_MAX_ABI");
+	char cap[32];
+	char *envp[] = {"LD_PRELOAD=/nonexistent/evil.so", "PATH=/usr/bin:/bin",
+			abi ? cap : NULL, NULL};
+	int slave, rc;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	snprintf(cap, sizeof(cap), "JR2_MAX_ABI=%s", abi ? abi : "");
+	log_pty(_metadata, &t, &slave);
+	hx->log_fd = slave;
+	ASSERT_EQ(0, tcflow(slave, TCOOFF));
+	rc = hx_start_env(_metadata, hx, NULL, envp);
+	/* The test's own TCOON, whatever the start did. */
+	ASSERT_EQ(0, tcflow(slave, TCOON));
+	ASSERT_EQ(0, rc);
+	ASSERT_EQ(0, answers_within(hx, true, HELD_MS));
+	/* Control: the log reaches the terminal that runs again. */
+	ASSERT_EQ(0, refuse_logged("tty-after"));
+	ASSERT_NE(NULL, shown_wait(&t, 0, "cwd 'tty-after-", HELD_MS))
+	{
+		TH_LOG("the terminal showed: %.2000s", t.text);
+	}
+}
+
+/*
  * The spawner wrote its start lines to that stderr itself, so a new
  * spawner, after a restart while the terminal was stopped, blocked there
  * before it said "ready": exec stopped (and a spawner the harness replaced

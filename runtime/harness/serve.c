@@ -237,7 +237,8 @@ static void die_to_log(const char *line)
 }
 
 /*
- * R11: the log's writer, before any program runs.  Without it, a program
+ * R11: the log's writer, before any line (a program of an earlier harness
+ * may hold the terminal) and before any program runs.  Without it, a program
  * that stops the log's reader (a terminal it shares: tcflow TCOOFF) would
  * hold the loop in write(2): no start rather than such a harness.
  */
@@ -591,6 +592,9 @@ static void reexec_with_own_environment(const struct serve_options *opts)
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
 	args[argc] = "--start-env-fd";
 	args[argc + 1] = fd_arg;
+	/* The execve ends the writer thread: its lines go first, if the
+	 * reader takes them soon. */
+	jr2_log_flush(JR2_LOG_EXIT_MS);
 	execve("/proc/self/exe", args, own_array);
 	die(1, "cannot re-execute the harness with its own environment",
 	    "/proc/self/exe");
@@ -2129,6 +2133,9 @@ int serve(const struct serve_options *opts)
 	H.spawner_fd = -1;
 	H.max_backoff_ms = opts->max_backoff_ms;
 	H.config_path = opts->config;
+	/* Before any line: a program of an earlier harness may still hold
+	 * the terminal stopped (red team 3). */
+	start_log();
 	jr2_abi_probe(&H.abi, opts->max_abi);
 	if (jr2_abi_verdict(&H.abi) != JR2_VERDICT_ACCEPT) {
 		char reason[512];
@@ -2143,7 +2150,6 @@ int serve(const struct serve_options *opts)
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
 	take_start_environment(opts->start_env_fd, &start);
-	start_log();
 
 	/* Validate: flags, config, files, policy, sockets; nothing written. */
 	if (opts->config)

@@ -2012,48 +2012,79 @@ static void custodian_answer(int fd, long long start, char *answer, size_t size,
  * connection stayed, its deadline past, and the loop polled with timeout 0
  * for as long as the peer waited (a core at 100 %, measured; the slot held
  * for good, so programs could hold the Custodian's whole budget).  Now the
- * part that came is answered at the deadline (5 s) and the connection ends:
- * without the control Stand-in refused, with it accepted (as a full buffer
- * is judged), and a whole line at once (positive control).  The two partial
- * lines wait for their deadlines together.
+ * part that came is answered at the deadline (--request-timeout-ms, short
+ * here) and the connection ends: without the control Stand-in refused, with
+ * it accepted (as a full buffer is judged), and a whole line at once
+ * (positive control).  A control connection that sends nothing is refused
+ * at the same deadline.  The three wait for it together.
  */
+#define PARTIAL_DEADLINE_MS 1500
+
+static void deadline_answered(struct __test_metadata *_metadata,
+			      const char *expected, const char *answer,
+			      long long ms, bool closed)
+{
+	ASSERT_STREQ(expected, answer)
+	{
+		TH_LOG("no such answer within %lld ms", ms);
+	}
+	ASSERT_TRUE(closed);
+	ASSERT_LE(PARTIAL_DEADLINE_MS * 9 / 10, ms);
+	ASSERT_GT(PARTIAL_DEADLINE_MS + 3000, ms);
+}
+
 TEST_F(harness_channel,
        R11_a_partial_custodian_line_is_answered_at_its_deadline)
 {
+	static const char refused[] = "refused the request has no control "
+				      "Stand-in; only the Harness holds it\n";
+	char flag[16], control[128], line[160], answer[256],
+	    silent_refused[160], status[HX_OUT_SIZE];
+	const char *const deadline[] = {"--request-timeout-ms", flag, NULL};
 	struct hx *hx = &self->hx;
-	char control[128], line[160], answer[256], status[HX_OUT_SIZE];
-	long long ms, start, start_bare, start_control;
-	int bare, with_control;
+	long long ms, start, start_bare, start_control, start_silent;
+	struct timeval wait = {.tv_sec = 12};
+	int bare, with_control, silent;
+	struct sockaddr_un addr;
 	bool closed;
+	ssize_t n;
 
-	HX_START(hx, NULL);
+	snprintf(flag, sizeof(flag), "%d", PARTIAL_DEADLINE_MS);
+	snprintf(silent_refused, sizeof(silent_refused),
+		 "refused no request within %d ms of connecting; send the "
+		 "request right after connecting\n",
+		 PARTIAL_DEADLINE_MS);
+	HX_START(hx, deadline);
 	hx_standin(_metadata, "control", control, sizeof(control));
 	bare = custodian_send(_metadata, "partial\n", &start);
 	custodian_answer(bare, start, answer, sizeof(answer), &ms, &closed);
-	ASSERT_STREQ("refused the request has no control Stand-in; only the "
-		     "Harness holds it\n",
-		     answer);
+	ASSERT_STREQ(refused, answer);
 	ASSERT_TRUE(closed);
-	ASSERT_GT(2000, ms);
+	ASSERT_GT(PARTIAL_DEADLINE_MS / 2, ms);
 	snprintf(line, sizeof(line), "%s GET /x", control);
 	bare = custodian_send(_metadata, "partial", &start_bare);
 	with_control = custodian_send(_metadata, line, &start_control);
+	start_silent = hx_now_ms();
+	silent = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, silent);
+	fx_unix_addr(&addr, HX_CONTROL);
+	ASSERT_EQ(0, connect(silent, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(0, setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &wait,
+				sizeof(wait)));
 	custodian_answer(bare, start_bare, answer, sizeof(answer), &ms,
 			 &closed);
-	ASSERT_STREQ("refused the request has no control Stand-in; only the "
-		     "Harness holds it\n",
-		     answer)
-	{
-		TH_LOG("no answer within %lld ms", ms);
-	}
-	ASSERT_TRUE(closed);
-	ASSERT_LE(4500, ms);
-	ASSERT_GT(8000, ms);
+	deadline_answered(_metadata, refused, answer, ms, closed);
 	custodian_answer(with_control, start_control, answer, sizeof(answer),
 			 &ms, &closed);
-	ASSERT_STREQ("ok request accepted with the control Stand-in\n", answer);
-	ASSERT_TRUE(closed);
-	ASSERT_LE(4500, ms);
+	deadline_answered(_metadata,
+			  "ok request accepted with the control Stand-in\n",
+			  answer, ms, closed);
+	n = recv(silent, answer, sizeof(answer) - 1, 0);
+	answer[n > 0 ? n : 0] = '\0';
+	ms = hx_now_ms() - start_silent;
+	closed = n > 0 && recv(silent, line, 1, 0) == 0;
+	close(silent);
+	deadline_answered(_metadata, silent_refused, answer, ms, closed);
 	/* The harness serves on. */
 	ASSERT_EQ(0, hx_status(hx, status, sizeof(status)));
 	ASSERT_STREQ("true",

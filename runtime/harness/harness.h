@@ -17,6 +17,7 @@ struct serve_options {
 	const char *bearer_file; /* NULL: make one in the protected dir */
 	int max_abi; /* 0: none */
 	unsigned int max_backoff_ms;
+	unsigned int request_timeout_ms; /* to send a request or a line */
 	int start_env_fd; /* -1: first run, re-executes with its own env;
 			     else validated as the re-execution's own */
 	char **argv; /* for that re-execution */

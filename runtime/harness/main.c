@@ -12,12 +12,14 @@
 #include "policy.h"
 #include "request.h"
 
-#define DEFAULT_MAX_BACKOFF_MS 2000
+#define DEFAULT_MAX_BACKOFF_MS	   2000
+#define DEFAULT_REQUEST_TIMEOUT_MS 5000
 
 static const char usage[] =
     "usage: jr2-harness serve [--root DIR] [--config FILE] [--bearer-file "
     "FILE]\n"
     "                         [--max-abi N] [--max-backoff-ms MS]\n"
+    "                         [--request-timeout-ms MS]\n"
     "       jr2-harness exec [--root DIR] [--bearer-file FILE] [--cwd DIR]\n"
     "                        [--secret NAME]... [--pass-fd N]... -- CMD "
     "[ARG]...\n"
@@ -89,6 +91,8 @@ static int run_serve(int argc, char **argv)
 {
 	struct serve_options opts = {.root = "/",
 				     .max_backoff_ms = DEFAULT_MAX_BACKOFF_MS,
+				     .request_timeout_ms =
+					 DEFAULT_REQUEST_TIMEOUT_MS,
 				     .start_env_fd = -1,
 				     .argv = argv};
 	const char *max_abi = NULL;
@@ -107,6 +111,10 @@ static int run_serve(int argc, char **argv)
 			opts.max_backoff_ms = (unsigned int)parse_number(
 			    "--max-backoff-ms", flag_value(argc, argv, &i), 0,
 			    600000);
+		else if (!strcmp(argv[i], "--request-timeout-ms"))
+			opts.request_timeout_ms = (unsigned int)parse_number(
+			    "--request-timeout-ms", flag_value(argc, argv, &i),
+			    100, 600000);
 		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 == argc &&
 			 opts.start_env_fd < 0)
 			/* Internal: the re-execution's own, always last;

@@ -57,7 +57,6 @@
 #define MAX_CONTROL_PROGRAMS 16
 #define MAX_CONNS	     (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
 #define MAX_PROGRAMS	     4096
-#define REQUEST_TIMEOUT_MS   5000 /* to send a request after connecting */
 #define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
 #define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
 #define BACKOFF_FIRST_MS     10
@@ -110,6 +109,7 @@ static struct {
 	struct jr2_standins standins;
 	uint8_t bearer_digest[JR2_SHA256_LEN];
 	unsigned int max_backoff_ms;
+	unsigned int request_timeout_ms; /* to send a request or a line */
 
 	int signal_fd, control_fd, custodian_fd, abstract_fd;
 	int spawner_fd; /* -1: none */
@@ -1716,7 +1716,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 		c->peer = cred.pid;
 		c->from_program = program;
 		c->state = WAIT_REQUEST;
-		c->deadline_ms = now_ms() + REQUEST_TIMEOUT_MS;
+		c->deadline_ms = now_ms() + H.request_timeout_ms;
 	}
 }
 
@@ -2038,9 +2038,9 @@ static void expire_waiting(long long now)
 			continue;
 		if (c->kind == CONN_CONTROL)
 			refuse(c,
-			       "no request within %d ms of connecting; send "
+			       "no request within %u ms of connecting; send "
 			       "the request right after connecting",
-			       REQUEST_TIMEOUT_MS);
+			       H.request_timeout_ms);
 		else
 			/* Not a read: one that finds nothing (EAGAIN) would
 			 * leave the connection, its deadline past, and the
@@ -2132,6 +2132,7 @@ int serve(const struct serve_options *opts)
 	 */
 	H.spawner_fd = -1;
 	H.max_backoff_ms = opts->max_backoff_ms;
+	H.request_timeout_ms = opts->request_timeout_ms;
 	H.config_path = opts->config;
 	/* Before any line: a program of an earlier harness may still hold
 	 * the terminal stopped (red team 3). */

@@ -1146,6 +1146,7 @@ static void start_spawner(void)
 	}
 	if (pid == 0) {
 		close(pair[0]);
+		prctl(PR_SET_NAME, "jr2-spawner");
 		forget_secrets();
 		setrlimit(RLIMIT_NOFILE, &start_nofile);
 		/* Raising it back needs no capability: it cannot fail. */
@@ -2150,6 +2151,9 @@ int serve(const struct serve_options *opts)
 	/* E2 first: it writes nothing (a memfd). */
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
+	/* ps, pgrep and the kernel's messages say jr2-harness, not "exe"
+	 * (the re-execution's /proc/self/exe). */
+	prctl(PR_SET_NAME, "jr2-harness");
 	take_start_environment(opts->start_env_fd, &start);
 
 	/* Validate: flags, config, files, policy, sockets; nothing written. */

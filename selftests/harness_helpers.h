@@ -63,6 +63,7 @@ struct hx {
 	int serve_status; /* when it exited at start: its exit status */
 	const char *bearer_file; /* NULL: the one the harness makes */
 	int log_fd; /* above 2: the harness's stderr (a pty), not HX_LOG */
+	off_t log_from; /* HX_LOG's size when this harness started */
 	/* With log_fd: the harness is a background job of a session whose
 	 * terminal log_fd is (`serve ... &` in a shell there); its leader: */
 	bool tty_job;
@@ -704,32 +705,55 @@ static inline int hx_status(struct hx *hx, char *out, size_t size)
 
 /*
  * Whether the log's last 16 KiB say that a spawner of generation >= gen is
- * ready: the harness logs its start line when the spawner says "ready".
- * Cheap beside a `status` (an exec): a hint, never the answer.
+ * ready: the harness logs its start line, with its generation and pid, when
+ * the spawner says "ready", the moment `status` would say spawner_ready:
+ * true.  Only lines of this harness count (from hx->log_from: a test may
+ * start another in the same log).  Sets hx->generation and hx->spawner from
+ * the last such line.
  */
-static inline bool hx_log_says_ready(unsigned int gen)
+static inline bool hx_log_says_ready(struct hx *hx, unsigned int gen)
 {
+	static const char start_line[] = "\njr2-harness: spawner generation ";
 	char tail[16384];
 	const char *at, *last = NULL;
 	int fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
 	off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
-	ssize_t n = end < 0 ? -1
-			    : pread(fd, tail, sizeof(tail) - 1,
-				    end > (off_t)sizeof(tail) - 1
-					? end - (off_t)sizeof(tail) + 1
-					: 0);
+	off_t from;
+	ssize_t n = -1;
+	unsigned int seen;
+	int pid;
 
+	/* Emptied since (truncate): its lines start over. */
+	if (end >= 0 && end < hx->log_from)
+		hx->log_from = 0;
+	from = end - (off_t)sizeof(tail) + 2;
+	if (from < hx->log_from)
+		from = hx->log_from;
+	/* A line is one the harness began (a client's newline is written
+	 * \x0a): the first one read is whole only from log_from. */
+	tail[0] = '\n';
+	if (end >= 0)
+		n = pread(fd, tail + 1, sizeof(tail) - 2, from);
 	if (fd >= 0)
 		close(fd);
 	if (n <= 0)
 		return false;
-	tail[n] = '\0';
-	for (at = tail; (at = strstr(at, "spawner generation ")); at++)
-		if (strstr(at, " confined at Landlock ABI ") ==
-		    strchr(at, ')') + 1)
-			last = at;
-	return last &&
-	       strtoul(last + strlen("spawner generation "), NULL, 10) >= gen;
+	tail[n + 1] = '\0';
+	for (at = from == hx->log_from ? tail : strchrnul(tail + 1, '\n');
+	     (at = strstr(at, start_line)); at++)
+		last = at + 1;
+	if (!last ||
+	    sscanf(last,
+		   "jr2-harness: spawner generation %u (pid %d) confined "
+		   "at Landlock ABI ",
+		   &seen, &pid) != 2 ||
+	    !strstr(last, ") confined at Landlock ABI ") ||
+	    strstr(last, ") confined at Landlock ABI ") != strchr(last, ')') ||
+	    seen < gen || pid <= 0)
+		return false;
+	hx->generation = seen;
+	hx->spawner = pid;
+	return true;
 }
 
 static inline long long hx_now_ms(void)
@@ -743,9 +767,10 @@ static inline long long hx_now_ms(void)
 /*
  * The wait of hx_wait_ready(), woken by the log (inotify: every line the
  * harness writes) and, when `serve` is the harness's pid, by its exit (a
- * pidfd; without one, waitpid every 5 ms as before).  `jr2-harness status`
- * (an exec) is asked when the log says ready, and every 100 ms anyway (a
- * flood of start lines may be counted, not logged).  1 when ready
+ * pidfd; without one, waitpid every 5 ms as before).  Ready when the log
+ * says so (hx_log_says_ready), else when `jr2-harness status` (an exec),
+ * asked every 100 ms, says so: a flood of start lines may be counted, not
+ * logged, and a log on a terminal is not HX_LOG.  1 when ready
  * (hx->generation, hx->spawner set); 0 when `serve` ended (reaped, its wait
  * status in *status); -1 after HX_READY_MS.
  */
@@ -767,11 +792,14 @@ static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
 	for (;;) {
 		struct pollfd pfd[2] = {{.fd = log_fd, .events = POLLIN},
 					{.fd = exit_fd, .events = POLLIN}};
-		bool hint = hx_log_says_ready(min_generation);
 		char drain[4096];
 		int wait_ms;
 
-		if (hint || now - asked >= 100) {
+		if (hx_log_says_ready(hx, min_generation)) {
+			ret = 1;
+			break;
+		}
+		if (now - asked >= 100) {
 			asked = now;
 			if (hx_status(hx, out, sizeof(out)) == 0 &&
 			    hx_field(out, "spawner_ready", value,
@@ -795,10 +823,9 @@ static inline int hx_await_ready(struct hx *hx, unsigned int min_generation,
 		now = hx_now_ms();
 		if (now - start >= HX_READY_MS)
 			break;
-		/* Without a watch (or when the log says ready but status not
-		   yet, or without a pidfd): as often as the old 5 ms polling.
-		 */
-		wait_ms = log_fd < 0 || hint || (serve > 0 && exit_fd < 0)
+		/* Without a watch or without a pidfd: as often as the old
+		   5 ms polling. */
+		wait_ms = log_fd < 0 || (serve > 0 && exit_fd < 0)
 			      ? 5
 			      : (int)(asked + 100 - now);
 		if (wait_ms < 1)
@@ -876,12 +903,14 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 	extern char **environ;
 	char *argv[32] = {hx->harness, "serve", "--root", HX_ROOT};
 	int n = 4, status = -1, report[2] = {-1, -1};
+	struct stat log;
 
 	for (int i = 0; extra && extra[i]; i++)
 		argv[n++] = (char *)extra[i];
 	argv[n] = NULL;
 	if (hx->tty_job)
 		ASSERT_EQ(0, pipe2(report, O_CLOEXEC));
+	hx->log_from = stat(HX_LOG, &log) ? 0 : log.st_size;
 	hx->pid = fork();
 	ASSERT_LE(0, hx->pid);
 	if (hx->pid == 0) {

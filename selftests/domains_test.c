@@ -137,27 +137,49 @@ TEST_F(domains, G6_each_spawner_start_logs_generation_and_unavailable)
 	}
 }
 
-/* /proc/<pid>/comm: the name ps, pgrep and the kernel's messages show. */
-static const char *comm_of(pid_t pid, char *buf, size_t size)
+/*
+ * The name ps, pgrep and the kernel's messages show for each thread of pid
+ * (/proc/<pid>/task/<tid>/comm): `name` when every one has it, else the
+ * first other name met.
+ */
+static const char *threads_named(pid_t pid, const char *name, char *buf,
+				 size_t size)
 {
-	char path[64];
-	int fd;
-	ssize_t n;
+	char path[320];
+	struct dirent *task;
+	DIR *tasks;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, size - 1);
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	tasks = opendir(path);
+	snprintf(buf, size, "(no threads)");
+	while (tasks && (task = readdir(tasks))) {
+		int fd;
+		ssize_t n;
+
+		if (task->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)pid,
+			 task->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, size - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (strcmp(buf, name))
+			break;
+	}
+	if (tasks)
+		closedir(tasks);
 	return buf;
 }
 
 /*
- * The harness and each spawner are named as themselves, not "exe" (the
- * harness re-executes /proc/self/exe, E2), so `pgrep jr2-harness` finds the
- * harness.  A program keeps its own name (positive control).
+ * The harness (every thread of it: the log's writer is the one a stopped
+ * terminal holds) and each spawner are named as themselves, not "exe" (the
+ * harness re-executes /proc/self/exe, E2), so `ps` and the kernel's
+ * messages tell them apart.  A program keeps its own name (positive
+ * control).
  */
 TEST_F(domains, P4_harness_and_each_spawner_named_as_themselves)
 {
@@ -166,13 +188,17 @@ TEST_F(domains, P4_harness_and_each_spawner_named_as_themselves)
 	pid_t client, program;
 
 	HX_START(hx, NULL);
-	ASSERT_STREQ("jr2-harness", comm_of(hx->pid, name, sizeof(name)));
-	ASSERT_STREQ("jr2-spawner", comm_of(hx->spawner, name, sizeof(name)));
+	ASSERT_STREQ("jr2-harness",
+		     threads_named(hx->pid, "jr2-harness", name, sizeof(name)));
+	ASSERT_STREQ("jr2-spawner", threads_named(hx->spawner, "jr2-spawner",
+						  name, sizeof(name)));
 	ASSERT_EQ(0, kill(hx->spawner, SIGKILL));
 	hx_wait_ready(_metadata, hx, 2);
-	ASSERT_STREQ("jr2-spawner", comm_of(hx->spawner, name, sizeof(name)));
+	ASSERT_STREQ("jr2-spawner", threads_named(hx->spawner, "jr2-spawner",
+						  name, sizeof(name)));
 	program = hx_start_sleeper(_metadata, hx, &client);
-	ASSERT_STREQ("domains_test", comm_of(program, name, sizeof(name)));
+	ASSERT_STREQ("domains_test", threads_named(program, "domains_test",
+						   name, sizeof(name)));
 }
 
 TEST_F(domains, P5_no_mount_umount_pivot_root_move_mount)

@@ -2018,7 +2018,7 @@ static void custodian_answer(int fd, long long start, char *answer, size_t size,
  * (positive control).  A control connection that sends nothing is refused
  * at the same deadline.  The three wait for it together.
  */
-#define PARTIAL_DEADLINE_MS 1500
+#define PARTIAL_DEADLINE_MS 2000
 
 static void deadline_answered(struct __test_metadata *_metadata,
 			      const char *expected, const char *answer,

@@ -706,10 +706,10 @@ static inline int hx_status(struct hx *hx, char *out, size_t size)
 /*
  * Whether the log's last 16 KiB say that a spawner of generation >= gen is
  * ready: the harness logs its start line, with its generation and pid, when
- * the spawner says "ready", the moment `status` would say spawner_ready:
- * true.  Only lines of this harness count (from hx->log_from: a test may
- * start another in the same log).  Sets hx->generation and hx->spawner from
- * the last such line.
+ * the spawner says "ready" (its log's writer writes it just after `status`
+ * would say spawner_ready: true).  Only lines of this harness count (from
+ * hx->log_from: a test may start another in the same log).  Sets hx->generation
+ * and hx->spawner from the last such line.
  */
 static inline bool hx_log_says_ready(struct hx *hx, unsigned int gen)
 {

@@ -114,7 +114,7 @@ static int run_serve(int argc, char **argv)
 		else if (!strcmp(argv[i], "--request-timeout-ms"))
 			opts.request_timeout_ms = (unsigned int)parse_number(
 			    "--request-timeout-ms", flag_value(argc, argv, &i),
-			    100, 600000);
+			    1000, 600000);
 		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 == argc &&
 			 opts.start_env_fd < 0)
 			/* Internal: the re-execution's own, always last;

@@ -2011,46 +2011,6 @@ static void on_signal(void)
 	reap(); /* SIGCHLDs merge: always look */
 }
 
-static void expire_waiting(long long now)
-{
-	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &H.conns[i];
-
-		if (c->kind == CONN_FREE || now < c->deadline_ms)
-			continue;
-		if (c->state == IN_FLIGHT) {
-			/*
-			 * A stopped spawner (its programs may SIGSTOP it, even
-			 * before it reported their own start) must not hang a
-			 * client: answer, and replace the spawner.
-			 */
-			conn_reply(c,
-				   "error %d the spawner (generation %u, pid "
-				   "%d) did not answer within %d ms while "
-				   "starting '%s'; it is replaced, retry\n",
-				   ETIMEDOUT, H.generation, (int)H.spawner_pid,
-				   SPAWN_TIMEOUT_MS, c->cmd);
-			conn_close(c);
-			if (H.spawner_pid > 0)
-				kill(H.spawner_pid, SIGKILL);
-			continue;
-		}
-		if (c->state != WAIT_REQUEST)
-			continue;
-		if (c->kind == CONN_CONTROL)
-			refuse(c,
-			       "no request within %u ms of connecting; send "
-			       "the request right after connecting",
-			       H.request_timeout_ms);
-		else
-			/* Not a read: one that finds nothing (EAGAIN) would
-			 * leave the connection, its deadline past, and the
-			 * loop would poll with timeout 0 while the peer
-			 * waits (red team: a busy loop, a slot held). */
-			custodian_answer(c);
-	}
-}
-
 /* Room for every connection and its descriptors; programs get the old. */
 
 /*
@@ -2117,6 +2077,69 @@ static bool peer_room(size_t *room)
 	return false;
 }
 
+static void expire_waiting(long long now)
+{
+	bool room_asked = false;
+	size_t room = 0;
+
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &H.conns[i];
+
+		if (c->kind == CONN_FREE || now < c->deadline_ms)
+			continue;
+		if (c->state == IN_FLIGHT) {
+			/*
+			 * A stopped spawner (its programs may SIGSTOP it, even
+			 * before it reported their own start) must not hang a
+			 * client: answer, and replace the spawner.
+			 */
+			conn_reply(c,
+				   "error %d the spawner (generation %u, pid "
+				   "%d) did not answer within %d ms while "
+				   "starting '%s'; it is replaced, retry\n",
+				   ETIMEDOUT, H.generation, (int)H.spawner_pid,
+				   SPAWN_TIMEOUT_MS, c->cmd);
+			conn_close(c);
+			if (H.spawner_pid > 0)
+				kill(H.spawner_pid, SIGKILL);
+			continue;
+		}
+		if (c->state != WAIT_REQUEST)
+			continue;
+		/*
+		 * What came by the deadline is read first, where there is room
+		 * for what it may carry: a round made long by other peers (a
+		 * flood of deep ones, each a walk up its parents) refused
+		 * requests sent in time (review).
+		 */
+		if (!room_asked) {
+			room_asked = true;
+			peer_room(&room);
+		}
+		if (room >= PEER_READ_ROOM) {
+			room -= PEER_READ_ROOM;
+			if (c->kind == CONN_CONTROL)
+				on_control_readable(c);
+			else
+				on_custodian_readable(c);
+			if (c->kind == CONN_FREE || c->state != WAIT_REQUEST)
+				continue;
+		}
+		if (c->kind == CONN_CONTROL)
+			refuse(c,
+			       "no request within %u ms of connecting; send "
+			       "the request right after connecting",
+			       H.request_timeout_ms);
+		else
+			/* Answered from what came, never left: a read that
+			 * found nothing (EAGAIN) keeps the connection, its
+			 * deadline past, and the loop would poll with timeout
+			 * 0 while the peer waits (red team: a busy loop, a
+			 * slot held). */
+			custodian_answer(c);
+	}
+}
+
 int serve(const struct serve_options *opts)
 {
 	enum { FIXED = 5 };
@@ -2135,6 +2158,10 @@ int serve(const struct serve_options *opts)
 	H.max_backoff_ms = opts->max_backoff_ms;
 	H.request_timeout_ms = opts->request_timeout_ms;
 	H.config_path = opts->config;
+	/* ps, pgrep and the kernel's messages say jr2-harness, not "exe"
+	 * (the re-execution's /proc/self/exe); first, so that the threads,
+	 * the log's writer included, get the name too. */
+	prctl(PR_SET_NAME, "jr2-harness");
 	/* Before any line: a program of an earlier harness may still hold
 	 * the terminal stopped (red team 3). */
 	start_log();
@@ -2151,9 +2178,6 @@ int serve(const struct serve_options *opts)
 	/* E2 first: it writes nothing (a memfd). */
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
-	/* ps, pgrep and the kernel's messages say jr2-harness, not "exe"
-	 * (the re-execution's /proc/self/exe). */
-	prctl(PR_SET_NAME, "jr2-harness");
 	take_start_environment(opts->start_env_fd, &start);
 
 	/* Validate: flags, config, files, policy, sockets; nothing written. */

@@ -721,7 +721,7 @@ static inline bool hx_log_says_ready(struct hx *hx, unsigned int gen)
 	off_t from;
 	ssize_t n = -1;
 	unsigned int seen;
-	int pid;
+	int pid, whole = 0;
 
 	/* Emptied since (truncate): its lines start over. */
 	if (end >= 0 && end < hx->log_from)
@@ -742,14 +742,13 @@ static inline bool hx_log_says_ready(struct hx *hx, unsigned int gen)
 	for (at = from == hx->log_from ? tail : strchrnul(tail + 1, '\n');
 	     (at = strstr(at, start_line)); at++)
 		last = at + 1;
+	/* %n: set only when the words after the pid match too. */
 	if (!last ||
 	    sscanf(last,
 		   "jr2-harness: spawner generation %u (pid %d) confined "
-		   "at Landlock ABI ",
-		   &seen, &pid) != 2 ||
-	    !strstr(last, ") confined at Landlock ABI ") ||
-	    strstr(last, ") confined at Landlock ABI ") != strchr(last, ')') ||
-	    seen < gen || pid <= 0)
+		   "at Landlock ABI %n",
+		   &seen, &pid, &whole) != 2 ||
+	    !whole || seen < gen || pid <= 0)
 		return false;
 	hx->generation = seen;
 	hx->spawner = pid;

@@ -2011,8 +2011,6 @@ static void on_signal(void)
 	reap(); /* SIGCHLDs merge: always look */
 }
 
-/* Room for every connection and its descriptors; programs get the old. */
-
 /*
  * R11: a program that fills the memory (a tmpfs file is no process's) must
  * not get the harness killed once the OOM killer has taken the programs: the
@@ -2039,6 +2037,7 @@ static void keep_out_of_oom(void)
 	start_oom_score_adj[0] = '\0';
 }
 
+/* Room for every connection and its descriptors; programs get the old. */
 static void raise_nofile(void)
 {
 	struct rlimit more;

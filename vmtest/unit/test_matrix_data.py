@@ -6,7 +6,7 @@ import jr2kernels
 from jr2vm import expect
 
 DEBIAN = ["5.10", "6.1", "6.12", "6.16", "6.18", "6.19", "7.0", "7.1", "7.2", "7.3"]
-UPSTREAM = ["6.2", "6.6", "6.11"]
+UPSTREAM = ["6.2", "6.6", "6.8", "6.11", "5.15"]
 
 
 @pytest.fixture(scope="module")

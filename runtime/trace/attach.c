@@ -53,10 +53,16 @@ static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 {
 	char line[1024];
 	char name[64];
+	va_list whole;
 
+	/* A verifier log comes as one message: shown whole, kept cut. */
+	va_copy(whole, ap);
+	if (libbpf_log.verbose) {
+		fprintf(stderr, "%.3f s: ", elapsed());
+		vfprintf(stderr, fmt, whole);
+	}
+	va_end(whole);
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (libbpf_log.verbose)
-		fprintf(stderr, "%.3f s: %s", elapsed(), line);
 	if (level != LIBBPF_WARN)
 		return 0;
 	snprintf(libbpf_log.last, sizeof(libbpf_log.last), "%s", line);
@@ -655,6 +661,12 @@ static bool attach_kprobe(struct jr2_tracer *t, int i)
 	struct bpf_program *kp = program(t->skel, "kp", i);
 	char why[JR2_NOTE_LEN] = "";
 
+	/* kallsyms, read since the plan, has no such symbol. */
+	if (!s->ksym[0]) {
+		note(s->note, "%s: not in this kernel (kallsyms)",
+		     jr2_points[i].hook);
+		return false;
+	}
 	if (attach_pair(t, kr, kp, s->ksym, why))
 		return true;
 	if (s->ksym_presumed) {
@@ -937,10 +949,28 @@ static const char *how_name(enum jr2_how how)
 	return "none";
 }
 
+/*
+ * A point asked for whose Landlock hook this kernel has (BTF or kallsyms
+ * names it) but that no way traces: every program for it failed to load or
+ * attach (a verifier that refuses what another kernel's accepts, a missing
+ * attach type).  Landlock denies there unseen.
+ */
+static bool point_lost(const struct jr2_tracer *t, int i)
+{
+	const struct jr2_point_state *s = &t->points[i];
+
+	if (s->how != JR2_HOW_NONE ||
+	    (t->points_asked && !(t->points_asked & (1ULL << i))))
+		return false;
+	return s->hook_btf || (s->ksym[0] && !s->ksym_presumed);
+}
+
 const char *jr2_tracer_refusal(const struct jr2_tracer *t, char *buf,
 			       size_t size)
 {
 	const struct jr2_kernel *k = &t->kernel;
+	int lost = 0, first = -1;
+	size_t len;
 
 	if (k->landlock_abi <= 0) {
 		snprintf(buf, size, "%s",
@@ -970,7 +1000,29 @@ const char *jr2_tracer_refusal(const struct jr2_tracer *t, char *buf,
 			 strerrorname_np(k->kprobes_errno));
 		return buf;
 	}
-	return NULL;
+	for (int i = 0; i < JR2_POINT_COUNT; i++) {
+		if (!point_lost(t, i))
+			continue;
+		if (first < 0)
+			first = i;
+		lost++;
+	}
+	if (!lost)
+		return NULL;
+	len = snprintf(buf, size,
+		       "%d point%s where this kernel's Landlock denies cannot "
+		       "be traced, their denials would go unseen:",
+		       lost, lost == 1 ? "" : "s");
+	for (int i = 0; i < JR2_POINT_COUNT && len < size; i++)
+		if (point_lost(t, i))
+			len += snprintf(buf + len, size - len, " %s",
+					jr2_points[i].id);
+	if (len < size)
+		snprintf(buf + len, size - len,
+			 " (%s: %s; jr2-trace --probe --verbose shows the "
+			 "kernel's reason)",
+			 jr2_points[first].id, t->points[first].note);
+	return buf;
 }
 
 void jr2_tracer_report(const struct jr2_tracer *t, FILE *out)

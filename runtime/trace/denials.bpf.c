@@ -212,6 +212,9 @@ struct {
 	__type(value, struct jr2_denial);
 } scratch SEC(".maps");
 
+_Static_assert((JR2_TRACE_PATH_LIMIT & (JR2_TRACE_PATH_LIMIT - 1)) == 0,
+	       "path_step() masks offsets with JR2_TRACE_PATH_LIMIT - 1");
+
 /* One step up the path, per bpf_loop() iteration. */
 struct path_walk {
 	struct vfsmount *vfsmnt;
@@ -257,6 +260,15 @@ static long path_step(__u32 i, void *data)
 	if (off >= JR2_TRACE_PATH_LIMIT)
 		return 1;
 	name = BPF_CORE_READ(dentry, d_name.name);
+	/*
+	 * The test above bounds off in the register it tests.  The compiler
+	 * may read off again from its stack slot, and a verifier before 6.9
+	 * (6.8) does not carry the bound to the slot: "R1 unbounded memory
+	 * access", the program refused.  The mask bounds off where it is used
+	 * (JR2_TRACE_PATH_LIMIT is a power of two: it changes nothing).
+	 */
+	barrier_var(off);
+	off &= JR2_TRACE_PATH_LIMIT - 1;
 	n = bpf_probe_read_kernel_str(&e->path[off], JR2_TRACE_NAME_MAX, name);
 	if (n <= 0)
 		return 1;

@@ -14,7 +14,8 @@
  * that ABI N adds, alone.  Then the VERSION and ERRATA answers, the attr
  * size rules (0 bytes, short, NULL, oversized), add_rule's refusals,
  * restrict_self without no_new_privs nor CAP_SYS_ADMIN (EPERM), the log flags
- * (7), TSYNC (8), the no_new_privs flag (11) and the 16-domain nesting limit.
+ * (7), TSYNC (8), the no_new_privs flag (11) and the 16-domain nesting limit
+ * (64 on an ABI 1 kernel older than the change).
  *
  * Promises: G4
  */
@@ -24,7 +25,20 @@
 
 #include "common.h"
 
-#define MAX_DOMAINS 16 /* the kernel's LANDLOCK_MAX_NUM_LAYERS */
+/*
+ * Which of landlock_restrict_self()'s checks comes first, and how deep
+ * domains nest, as the kernel's Landlock changed them:
+ * - 5.13 (ABI 1): the flags (an unknown flag, unprivileged: EINVAL), then
+ *   no_new_privs or CAP_SYS_ADMIN; at most 64 domains;
+ * - 5.19 (ABI 2), one series, backported to the stable kernels of ABI 1:
+ *   the privilege first (EPERM), and at most 16 domains (an ABI 1 kernel
+ *   may predate the backport: 5.15.0 does);
+ * - ABI 11 (LANDLOCK_RESTRICT_SELF_NO_NEW_PRIVS): the flags first again
+ *   (EINVAL), since one of them sets no_new_privs.
+ */
+#define MAX_DOMAINS	   16
+#define MAX_DOMAINS_ABI1   64
+#define RESTRICT_FLAG_NONE (1U << 31)
 
 /* The kernel's ABI as the table knows it; skips where there is none. */
 #define KERNEL_ABI(fx)                                                         \
@@ -641,11 +655,48 @@ TEST_F(abi, G4_restrict_with_cap_sys_admin_without_nnp)
 	close(fd);
 }
 
+/*
+ * The errno of an unprivileged landlock_restrict_self() with a flag no ABI
+ * knows, in a child without no_new_privs nor CAP_SYS_ADMIN: what the ABI
+ * says (above), either on ABI 1.
+ */
+static int unknown_flag_errno(struct __test_metadata *_metadata, int kernel)
+{
+	int status;
+	pid_t child = fork();
+
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0 ||
+		    drop_cap_sys_admin())
+			_exit(255);
+		if (jr2_sys_restrict_self(-1, RESTRICT_FLAG_NONE) != -1)
+			_exit(254);
+		_exit(errno);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	status = WEXITSTATUS(status);
+	if (kernel >= 11) {
+		ASSERT_EQ(EINVAL, status);
+	} else if (kernel >= 2) {
+		ASSERT_EQ(EPERM, status);
+	}
+	ASSERT_TRUE(status == EPERM || status == EINVAL)
+	{
+		TH_LOG("ABI %d: an unknown flag, unprivileged: %d (%s)", kernel,
+		       status, strerror(status));
+	}
+	return status;
+}
+
 TEST_F(abi, G4_restrict_no_new_privs_flag)
 {
 	int kernel = KERNEL_ABI(&self->fx), fd;
 	bool has =
 	    jr2_abi_restrict_flags(kernel) & JR2_RESTRICT_SELF_NO_NEW_PRIVS;
+	/* Without the flag, it is an unknown flag like any other. */
+	int unknown = has ? 0 : unknown_flag_errno(_metadata, kernel);
 
 	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
 	ASSERT_EQ(0, drop_cap_sys_admin());
@@ -656,7 +707,7 @@ TEST_F(abi, G4_restrict_no_new_privs_flag)
 		ASSERT_EQ(1, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 		ASSERT_EQ(EACCES, test_read(FX_FILE));
 	} else {
-		ASSERT_EQ(EPERM, errno);
+		ASSERT_EQ(unknown, errno);
 		ASSERT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 		ASSERT_EQ(0, test_read(FX_FILE));
 	}
@@ -763,15 +814,19 @@ TEST_F(abi, G4_restrict_without_tsync_leaves_other_threads)
 
 TEST_F(abi, G4_nesting_beyond_16_domains)
 {
-	int fd;
+	int kernel = KERNEL_ABI(&self->fx), fd;
+	/* 64: an ABI 1 kernel that checks the flags first (above). */
+	int max = kernel == 1 && unknown_flag_errno(_metadata, kernel) == EINVAL
+		      ? MAX_DOMAINS_ABI1
+		      : MAX_DOMAINS;
 
-	KERNEL_ABI(&self->fx);
+	TH_LOG("ABI %d: at most %d domains", kernel, max);
 	fd = RULESET(JR2_ACCESS_FS_MAKE_BLOCK);
 	ASSERT_EQ(0, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
-	for (int i = 0; i < MAX_DOMAINS; i++) {
+	for (int i = 0; i < max; i++) {
 		ASSERT_EQ(0, jr2_sys_restrict_self(fd, 0))
 		{
-			TH_LOG("domain %d of %d: %s", i + 1, MAX_DOMAINS,
+			TH_LOG("domain %d of %d: %s", i + 1, max,
 			       strerror(errno));
 		}
 	}

@@ -17,11 +17,11 @@ VMTEST_PROBE := $(BUILD)/vmtest/jr2-vmprobe
 VMTEST_BARE_INIT := $(BUILD)/vmtest/jr2-bare-init
 VMTEST_PROFILER := $(BUILD)/vmtest/jr2-vmprofile
 VMTEST_RUN := $(PYTHON) vmtest/run
-# 6.6 and 6.11 (ABI 3 and 5: signals and abstract sockets unscoped) when
-# their images can be had (cached, or prebuilt in JR2_KERNEL_IMAGES): about
-# 70 s each under TCG, two at a time.
+# 6.6, 6.8 and 6.11 (ABI 3, 4 and 5: signals and abstract sockets unscoped)
+# and 5.15 (ABI 1, refused, no BTF) when their images can be had (cached, or
+# prebuilt in JR2_KERNEL_IMAGES): about 70 s each under TCG, two at a time.
 VMTEST_CI_KERNELS = 5.10 6.1 6.12 7.3 7.3-nolsm \
-	$(shell $(PYTHON) kernels/fetch --available 6.6 6.11 2>/dev/null)
+	$(shell $(PYTHON) kernels/fetch --available 6.6 6.8 6.11 5.15 2>/dev/null)
 # zstd: unpacking the vmlinux of ZSTD kernels (6.12 on) for PVH boots.
 VMTEST_DEBS := qemu-system-x86 busybox-static zstd
 

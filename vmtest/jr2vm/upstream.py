@@ -4,7 +4,7 @@
 Sources, never another version's tests:
 - a Debian entry: Debian's linux-source-<series> whose version is the entry's
   own (downloaded with the matrix's private apt, checked by apt);
-- an entry with a prebuilt image (6.2, 6.6, 6.11): the
+- an entry with a prebuilt image (6.2, 6.6, 6.8, 6.11, 5.15): the
   landlock-selftests.tar.xz beside the image in a folder of JR2_KERNEL_IMAGES
   (default ../shared/kernels), checked against that folder's SHA256SUMS.
 Built once per source into <kernel cache>/upstream/<name>/ by the tree's own

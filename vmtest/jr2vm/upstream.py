@@ -131,6 +131,23 @@ def _tree_from_tarball(tarball, work):
     return trees[0], [trees[0] / "usr" / "include"]
 
 
+def _old_lib_mk_args(tree):
+    """make's extra arguments for a lib.mk before 5.18, which installs the UAPI
+    headers itself (`make headers_install` in the whole tree) and first
+    includes the tree's scripts/subarch.include for ARCH: a tarball of the
+    selftests alone has neither.  Its headers are the tarball's usr/include,
+    where the tests look (-I$(top_srcdir)/usr/include): the install is marked
+    done, and SUBARCH, which only that install reads, is x86 (the guests')."""
+    lib_mk = tree / SELFTESTS / "lib.mk"
+    subarch = tree / "scripts" / "subarch.include"
+    if "scripts/subarch.include" not in lib_mk.read_text() or subarch.exists():
+        return []
+    subarch.parent.mkdir(exist_ok=True)
+    subarch.write_text("# vmtest/jr2vm/upstream.py: the headers are installed already\n"
+                       "SUBARCH := x86\n")
+    return ["KSFT_KHDR_INSTALL_DONE=1"]
+
+
 def build(kernel, entries):
     """{guest path: host path} of the kernel's own tests (jr2/selftests/...)."""
     kind, what, version = source_of(kernel, entries)
@@ -146,7 +163,8 @@ def build(kernel, entries):
             jr2kernels.log(f"{kernel.name}: building its own Landlock selftests ({tree.name})")
             run = subprocess.run(
                 ["make", "-s", "-C", str(tree / SELFTESTS / "landlock"), f"OUTPUT={staging}",
-                 "LDFLAGS=-static", "KHDR_INCLUDES=" + " ".join(f"-isystem {h}" for h in headers)],
+                 "LDFLAGS=-static", "KHDR_INCLUDES=" + " ".join(f"-isystem {h}" for h in headers),
+                 *_old_lib_mk_args(tree)],
                 capture_output=True, text=True,
                 env={k: v for k, v in os.environ.items() if not k.startswith("MAKE")})
             if run.returncode != 0:

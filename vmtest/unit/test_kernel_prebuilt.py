@@ -7,7 +7,7 @@ import json
 import pytest
 
 import jr2kernels
-from jr2vm import channel, runner, summary
+from jr2vm import channel, runner, summary, upstream
 
 IMAGE = b"a prebuilt bzImage, as test data"
 SHA = hashlib.sha256(IMAGE).hexdigest()
@@ -154,3 +154,24 @@ def test_a_cap_the_guest_did_not_take_is_a_problem():
                                False, 600, {}, {}, 85, cap=5)
     assert any("ABI 11 in force, the cap 5" in p for p in result["problems"])
     assert result["outcome"] != "pass"
+
+
+@pytest.mark.parametrize("lib_mk, args", [
+    # 5.15's: installs the headers itself, after the tree's scripts/subarch.include.
+    ("ifdef KSFT_KHDR_INSTALL\ntop_srcdir ?= ../../../..\n"
+     "include $(top_srcdir)/scripts/subarch.include\nARCH ?= $(SUBARCH)\n",
+     ["KSFT_KHDR_INSTALL_DONE=1"]),
+    # 6.x's: takes KHDR_INCLUDES, needs nothing of the tree.
+    ("KHDR_INCLUDES ?= -isystem $(top_srcdir)/usr/include\n", []),
+])
+def test_an_old_lib_mk_builds_from_a_selftests_tarball(tmp_path, lib_mk, args):
+    tree = tmp_path / "linux-5.15.0"
+    (tree / upstream.SELFTESTS).mkdir(parents=True)
+    (tree / upstream.SELFTESTS / "lib.mk").write_text(lib_mk)
+    assert upstream._old_lib_mk_args(tree) == args
+    subarch = tree / "scripts" / "subarch.include"
+    assert subarch.exists() == bool(args)
+    if args:
+        assert "SUBARCH := x86" in subarch.read_text()
+        # A tree with its own scripts/subarch.include is left as it is.
+        assert upstream._old_lib_mk_args(tree) == []

@@ -12,6 +12,12 @@ testcases per kernel, `vm.verdict` and `vm.health`, carry what is not a test
 of the suite but must fail a CI job all the same: a verdict other than the
 entry's ABI predicts, an oops/WARNING/timeout in the console, a result file
 missing.  `vm.verdict` reads the run's files: its time is 0.
+
+A testcase's classname ends in its binary's name (`6.1.protected_dir_test`)
+and its name is the test's whole name, fixture and test
+(`protected_dir.R1_read_denied`): readers that link a failure to its source
+(action-junit-report) take the classname's last part as the file's name and
+find `protected_dir_test.c:214` in the failure's text.
 """
 import xml.etree.ElementTree as ET
 
@@ -86,7 +92,7 @@ def kernel_suite(kernel, run_id):
         seconds = r.duration if r.duration is not None else durations.get(r.name)
         if seconds is None and r.name.endswith(">"):
             seconds = _unreported_time(kernel, r, binary_s, durations)
-        statuses.append(_case(suite, f"{kernel.name}.{r.group}", r.test, r.status,
+        statuses.append(_case(suite, f"{kernel.name}.{r.binary}", r.name, r.status,
                               r.reason, seconds, r.message, r.output))
     verdict = gate.verdict_findings(kernel)
     statuses.append(_case(suite, f"{kernel.name}.vm", "verdict",
@@ -102,8 +108,8 @@ def upstream_suite(kernel, run_id):
     """The kernel's own Landlock selftests, as they reported."""
     suite = ET.Element("testsuite", name=f"{kernel.name} (its own Landlock selftests)")
     _properties(suite, kernel)
-    statuses = [_case(suite, f"{kernel.name}.landlock.{r.binary.removesuffix('_test')}",
-                      r.test, r.status, r.reason, r.duration, r.message, r.output)
+    statuses = [_case(suite, f"{kernel.name}.landlock.{r.binary}",
+                      r.name, r.status, r.reason, r.duration, r.message, r.output)
                 for r in kernel.results]
     return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}/upstream")
 

@@ -4,6 +4,7 @@ schema Jenkins' xUnit plugin applies), read back by junitparser (Debian's
 python3-junitparser) with the counts and times the TAP gave, and parsed with
 ElementTree for the details."""
 import json
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -69,13 +70,13 @@ def test_junitparser_reads_the_counts_and_times_of_the_tap(tmp_path):
         assert suite.errors == counts["error"] + bool(health.result)
         by_name = {(c.classname, c.name): c for c in cases}
         for r in results:
-            c = by_name[(f"{kernel}.{r.group}", r.test)]
+            c = by_name[(f"{kernel}.{r.binary}", r.name)]
             if r.duration is not None:
                 assert c.time == pytest.approx(r.duration, abs=0.0005)
             kinds = [type(x).__name__ for x in c.result]
             assert kinds == {"pass": [], "fail": ["Failure"], "skip": ["Skipped"],
                              "error": ["Error"]}[r.status]
-    r6 = [c for c in suites["6.12"] if c.name == "R6_truncate_o_trunc"][0]
+    r6 = [c for c in suites["6.12"] if c.name == "protected_dir.R6_truncate_o_trunc"][0]
     assert r6.time == 0.2  # duration_ms 200 in the TAP
     assert r6.result[0].message == ("protected_dir_test.c:214:R6_truncate_o_trunc:Expected "
                                     "EACCES (13) == test_open(file, O_WRONLY | O_TRUNC) (0)")
@@ -89,9 +90,9 @@ def test_every_testcase_has_its_time(tmp_path):
         for c in root.find(f"testsuite[@name='{kernel}']").findall("testcase"):
             assert c.get("time") is not None, (kernel, c.get("name"))
     # A crash: the binary's guest time that its reported tests do not account for.
-    crash = case(root, "7.3", "escapes_test", "<crash>")
+    crash = case(root, "7.3", "escapes_test", "escapes_test.<crash>")
     escapes = [c for c in root.find("testsuite[@name='7.3']").findall("testcase")
-               if c.get("classname") == "7.3.escapes"]
+               if c.get("classname") == "7.3.escapes_test" and c is not crash]
     summary = json.loads((FIXTURES / "faults" / "7.3" / "summary.json").read_text())
     assert float(crash.get("time")) == pytest.approx(
         summary["binary_s"]["escapes_test"] - sum(float(c.get("time")) for c in escapes))
@@ -118,13 +119,13 @@ def test_every_tap_result_is_a_testcase(tmp_path):
         results = tap.parse((FIXTURES / "faults" / kernel / "suite.tap").read_text())
         suite = root.find(f"testsuite[@name='{kernel}']")
         names = [(c.get("classname"), c.get("name")) for c in suite.findall("testcase")]
-        assert names[:-2] == [(f"{kernel}.{r.group}", r.test) for r in results]
+        assert names[:-2] == [(f"{kernel}.{r.binary}", r.name) for r in results]
         assert names[-2:] == [(f"{kernel}.vm", "verdict"), (f"{kernel}.vm", "health")]
 
 
 def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path):
-    failure = case(written(tmp_path, "faults"), "6.12", "protected_dir",
-                   "R6_truncate_o_trunc").find("failure")
+    failure = case(written(tmp_path, "faults"), "6.12", "protected_dir_test",
+                   "protected_dir.R6_truncate_o_trunc").find("failure")
     assert failure.get("message") == (
         "protected_dir_test.c:214:R6_truncate_o_trunc:Expected EACCES (13) == "
         "test_open(file, O_WRONLY | O_TRUNC) (0)")
@@ -144,8 +145,8 @@ def test_failure_without_assertion_names_its_first_diagnostic():
 
 
 def test_skip_carries_its_reason(tmp_path):
-    skipped = case(written(tmp_path, "clean"), "6.1", "protected_dir",
-                   "R1_read_denied").find("skipped")
+    skipped = case(written(tmp_path, "clean"), "6.1", "protected_dir_test",
+                   "protected_dir.R1_read_denied").find("skipped")
     assert skipped.get("message") == "ABI 2 < 3: the runtime refuses this kernel"
 
 
@@ -153,7 +154,7 @@ def test_oops_and_crash_are_errors(tmp_path):
     root = written(tmp_path, "faults")
     health = case(root, "7.3", "vm", "health").find("error")
     assert "BUG: kernel NULL pointer dereference" in health.text
-    crash = case(root, "7.3", "escapes_test", "<crash>").find("error")
+    crash = case(root, "7.3", "escapes_test", "escapes_test.<crash>").find("error")
     assert crash.get("message") == "1 of 2 planned tests never reported"
     assert "child killed by signal 11 (SIGSEGV)" in crash.text
 
@@ -167,8 +168,8 @@ def test_control_characters_of_an_output_stay_xml(tmp_path, clean_copy):
     tap_path.write_text(text)
     path = tmp_path / "x.xml"
     junit.write(run.load(clean_copy / "clean"), path)
-    failure = case(ET.parse(path).getroot(), "6.12", "protected_dir",
-                   "R1_read_denied").find("failure")
+    failure = case(ET.parse(path).getroot(), "6.12", "protected_dir_test",
+                   "protected_dir.R1_read_denied").find("failure")
     assert failure.get("message") == "got \ufffd[31mred\ufffd[0m\ufffd"
 
 
@@ -179,3 +180,23 @@ def test_clean_run_has_no_failure_and_kernel_properties(tmp_path):
              for p in root.find("testsuite[@name='6.12']/properties")}
     assert props["release"] == "6.12.117+deb13-amd64" and props["abi"] == "6"
     assert len(props["sha256:jr2-confine"]) == 64
+
+
+@pytest.mark.parametrize("name", ["clean", "faults"])
+def test_classname_ends_in_the_binary_whose_source_failed(tmp_path, name):
+    """action-junit-report takes the classname's last part as the file's
+    name and looks for `<it>.c:<line>` in the failure's text: that part is
+    the binary, whose source is `<binary>.c`, never the fixture's name."""
+    root = written(tmp_path, name)
+    binaries = {r.binary for k in KERNELS
+                for r in tap.parse((FIXTURES / name / k / "suite.tap").read_text())}
+    for c in root.iter("testcase"):
+        last = c.get("classname").rsplit(".", 1)[-1]
+        assert last in binaries | {"vm"}, c.get("classname")
+        failure = c.find("failure")
+        if failure is not None and failure.get("message", "").startswith(last):
+            assert f"{last}.c:" in failure.get("message")
+    failed = case(root, "6.12", "protected_dir_test", "protected_dir.R6_truncate_o_trunc")
+    if name == "faults":
+        last = failed.get("classname").rsplit(".", 1)[-1]
+        assert re.search(rf"{last}.*?:\d+", failed.find("failure").text)

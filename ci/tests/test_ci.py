@@ -152,6 +152,36 @@ def test_workflow_calls_only_ci_scripts_that_exist():
     assert "--cache-key" in text and "upload-artifact" in text
 
 
+def test_workflow_is_pinned_read_only_and_runs_once_per_change():
+    """Every action by a commit's full SHA with its tag beside it, the token
+    read-only, one run per change (pull requests on their own event, pushes
+    only to main), a newer run of a pull request cancelling the older, and
+    the failures annotated from junit.xml."""
+    yaml = pytest.importorskip("yaml", reason="python3-yaml is not installed: "
+                               "`make test` installs it")
+    text = (CI / "github" / "kernel-matrix.yml").read_text()
+    flow = yaml.safe_load(text)
+    triggers = flow[True]  # YAML 1.1 reads the key `on` as true
+    assert triggers["push"] == {"branches": ["main"]}
+    assert "pull_request" in triggers
+    assert flow["permissions"] == {"contents": "read"}
+    assert all("permissions" not in job for job in flow["jobs"].values())
+    assert "github.ref" in flow["concurrency"]["group"]
+    assert "pull_request" in flow["concurrency"]["cancel-in-progress"]
+    uses = re.findall(r"^\s*(?:- )?uses: (\S+)(.*)$", text, re.M)
+    assert len(uses) == 9
+    for action, comment in uses:
+        assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", action), action
+        assert re.fullmatch(r" # v\d+\.\d+\.\d+", comment), (action, comment)
+    steps = flow["jobs"]["report"]["steps"]
+    annotate = [s for s in steps if s.get("uses", "").startswith("mikepenz/action-junit-report@")]
+    assert len(annotate) == 1
+    assert annotate[0]["with"]["annotate_only"] is True
+    assert annotate[0]["with"]["report_paths"] == "results/${{ env.RUN_ID }}/junit.xml"
+    assert steps.index(annotate[0]) > [s.get("name") for s in steps].index(
+        "JUnit, KCIDB and the matrix report")
+
+
 def test_release_gate_passes_a_clean_matrix(env):
     proc, text, out = gate(env)
     assert proc.returncode == 0, proc.stdout + proc.stderr

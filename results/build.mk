@@ -41,3 +41,12 @@ test-report-browser:
 	@mkdir -p $(TEST_RESULTS)
 	$(RESULTS_TEST_ENV) REPORT_BROWSER_OUT=$(BUILD)/report-browser $(PYTHON) -m pytest -q -p no:cacheprovider \
 		results/tests/report_browser_check.py --junitxml=$(TEST_RESULTS)/report-browser.xml
+
+# jr2-results write checks kcidb.json against the real KCIDB schema where it
+# is (CI has ../shared/kcidb/) with Debian's python3-jsonschema, and says in
+# its line which check ran: every target that writes a run's report installs
+# it (the booting ones through vmtest-deps).
+.PHONY: results-deps
+results-deps:
+	@scripts/need-debs python3-jsonschema
+vmtest-deps report ci-report: results-deps

@@ -31,10 +31,19 @@ def kcidb_schema(path=None, required=False):
         return None, f"links and ids only: {e}"
 
 
-def write_outputs(run, out, version="", promises_path=None, schema_path=None):
-    """Writes junit.xml, kcidb.json, matrix.md and matrix.html into `out`."""
+def write_outputs(run, out, version="", promises_path=None, schema_path=None,
+                  kcidb_checkout=None, log_url_base=None):
+    """Writes junit.xml, kcidb.json, matrix.md and matrix.html into `out`.
+    KCIDB: kcidb_checkout "runtime" or "kernel" (default $JR2_KCIDB_CHECKOUT,
+    else runtime), log_url_base the URL the run folder is published at
+    (default $JR2_LOG_URL_BASE, else file: URLs)."""
     out.mkdir(parents=True, exist_ok=True)
-    data = kcidb.build(run, version)
+    checkout = kcidb_checkout or os.environ.get("JR2_KCIDB_CHECKOUT") or "runtime"
+    if checkout not in ("runtime", "kernel"):
+        raise UsageError(f"KCIDB checkout '{checkout}' (--kcidb-checkout or "
+                         "JR2_KCIDB_CHECKOUT): give runtime or kernel")
+    data = kcidb.build(run, version, checkout,
+                       log_url_base or os.environ.get("JR2_LOG_URL_BASE") or None)
     schema, checked = kcidb_schema(schema_path)
     errors = kcidb_check.check(data, schema)
     if errors:
@@ -95,7 +104,8 @@ def cmd_write(args):
     path = pathlib.Path(args.run) if args.run else newest_run(REPO / "results")
     run = load_run(path)
     out = pathlib.Path(args.out or path)
-    matrix = write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
+    matrix = write_outputs(run, out, args.version, args.promises, args.kcidb_schema,
+                           args.kcidb_checkout, args.log_url_base)
     print(f"{PROG}: wrote junit.xml, kcidb.json, matrix.md, matrix.html in {out} "
           f"({len(run.kernels)} kernel(s); kcidb.json checked: {matrix.kcidb_checked})")
     if args.print:
@@ -183,6 +193,15 @@ def parser():
     w.add_argument("--print", action="store_true", help="print the Markdown matrix")
     w.add_argument("--kcidb-schema", metavar="FILE", help="kcidb-io's v5.3 JSON schema "
                    "(default: $JR2_KCIDB_SCHEMA, else ../shared/kcidb/; absent: links only)")
+    w.add_argument("--kcidb-checkout", choices=["runtime", "kernel"],
+                   help="KCIDB's checkout and build: this repository and its runtime, or "
+                   "each kernel (its release, Debian package and config), so that "
+                   "KernelCI's views of a kernel find the run (default: "
+                   "$JR2_KCIDB_CHECKOUT, else runtime)")
+    w.add_argument("--log-url-base", metavar="URL",
+                   help="where the run folder is published: each test's log_url is "
+                   "URL/<kernel>/suite.tap or console.log (default: $JR2_LOG_URL_BASE, "
+                   "else file: URLs)")
     w.set_defaults(func=cmd_write)
     c = sub.add_parser("compare", help="what changed from run (or kernel folder) A to B")
     c.add_argument("a")

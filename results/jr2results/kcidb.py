@@ -1,15 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """KCIDB v5.3 JSON of a run, for submission to KernelCI's database.
 
-What is tested is jr2's runtime; the kernel is the environment it runs in.
-So: one checkout (this repository at the run's commit), one build (the
-static runtime the VMs ran, its SHA256s in `misc`), and per kernel a root
-test `jr2` (the highest status of that kernel), `jr2.vm.verdict`,
-`jr2.vm.health`, one per suite binary at `jr2.<group>` (its guest time as
-duration) and one test per suite test at `jr2.<group>.<test>`, each
-with an `environment` naming the kernel.  IDs are `jr2:<run>:<kernel>:...`.
+By default what is tested is jr2's runtime and the kernel is the
+environment it runs in: one checkout (this repository at the run's
+commit), one build (the static runtime the VMs ran, its SHA256s in
+`misc`).  With checkouts="kernel" each kernel is its own checkout and
+build instead (its release as git_commit_name, its Debian package and
+version, its config's name), the runtime's commit and SHA256s in the
+root test's misc: KernelCI's views of a kernel then find the suite's
+results on it.
+
+Per kernel the tests form a tree with every inner node present: a root
+test `jr2` (the highest status of that kernel), `jr2.vm`, `jr2.vm.verdict`,
+`jr2.vm.health`, one node per suite binary at `jr2.<binary less _test>`
+(its guest time as duration), one per fixture inside a binary where the
+fixture's name is not the binary's, and one test per suite test at
+`jr2.<binary>[.<fixture>].<test>`, each with an `environment` naming the
+kernel.  A test's log_url is the kernel's suite.tap, a node's of the
+machine (root, vm.*) its console.log, where the run has them.  IDs are
+`jr2:<run>:<kernel>:...`.
 """
+import pathlib
 import re
+import tomllib
 
 from . import gate, tap
 
@@ -25,6 +38,33 @@ SHA1 = re.compile(r"^[0-9a-f]{40}$")
 def path_of(*parts):
     """A KCIDB path: dot-separated parts of [a-zA-Z0-9_-]."""
     return ".".join(PATH_PART.sub("_", p).strip("_") or "_" for p in parts)
+
+
+def test_path(root, result):
+    """root.<binary less _test>[.<fixture>].<test>: a test sits under its
+    binary; a fixture named as the binary is not repeated."""
+    binary = result.binary or "tap"
+    stem = binary.removesuffix("_test")
+    parts = result.name.split(".")
+    if len(parts) > 1 and parts[0] in (stem, binary):
+        parts = parts[1:]
+    return path_of(root, stem, *parts)
+
+
+def with_parents(tests, root, make):
+    """Adds the inner nodes of the path tree below `root` that no test is,
+    each with the highest status of the tests under it: make(path, status,
+    count) builds one."""
+    have = {t["path"] for t in tests}
+    under = {}
+    for t in tests:
+        parts = t["path"].split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            under.setdefault(".".join(parts[:i]), []).append(t["status"])
+    for path in sorted(under):
+        if path != root and path not in have:
+            tests.append(make(path, summary_status(under[path]), len(under[path])))
+    return tests
 
 
 def summary_status(statuses):
@@ -66,8 +106,21 @@ def _test(build_id, test_id, path, status, environment, **extra):
     return test
 
 
-def kernel_tests(kernel, build_id, run_id, start_time=None):
+def _log_url(kernel, name, log_base):
+    """The URL of the kernel folder's file `name`, None where it is absent:
+    log_base/<kernel>/<name>, else a file: URL of the file itself."""
+    path = kernel.path / name
+    if not path.is_file():
+        return None
+    if log_base:
+        return f"{log_base.rstrip('/')}/{kernel.path.name}/{name}"
+    return path.resolve().as_uri()
+
+
+def kernel_tests(kernel, build_id, run_id, start_time=None, log_base=None, root_misc=None):
     env = _environment(kernel)
+    tap_url = _log_url(kernel, "suite.tap", log_base)
+    console_url = _log_url(kernel, "console.log", log_base)
     base = f"{ORIGIN}:{run_id}:{kernel.name}"
     tests, seen = [], set()
     durations = {t.get("name"): t.get("duration_s") for t in kernel.summary.get("tests", [])}
@@ -86,41 +139,48 @@ def kernel_tests(kernel, build_id, run_id, start_time=None):
             excerpt = r.output or r.reason
         elif r.status == "error":
             excerpt = "\n".join(x for x in (r.reason, r.output) if x)
-        tests.append(_test(build_id, test_id, path_of(ORIGIN, r.group, r.test),
+        tests.append(_test(build_id, test_id, test_path(ORIGIN, r),
                            STATUS[r.status], env, duration=duration,
                            comment=r.reason if r.status == "skip" else None,
                            log_excerpt=_excerpt(excerpt) if excerpt else None,
-                           start_time=start_time, misc=misc))
+                           log_url=tap_url, start_time=start_time, misc=misc))
     # One node per suite binary: its status is its tests', its duration the guest's time.
     for binary, seconds in kernel.summary.get("binary_s", {}).items():
         statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]
         group = binary.removesuffix("_test")
         tests.append(_test(build_id, f"{base}:{binary}", path_of(ORIGIN, group),
-                           summary_status(statuses), env, duration=seconds,
+                           summary_status(statuses), env, duration=seconds, log_url=tap_url,
                            start_time=start_time, comment=f"{binary}: {len(statuses)} tests"))
     verdict = gate.verdict_findings(kernel)
     tests.append(_test(build_id, f"{base}:vm.verdict", path_of(ORIGIN, "vm", "verdict"),
-                       "FAIL" if verdict else "PASS", env,
+                       "FAIL" if verdict else "PASS", env, log_url=console_url,
                        log_excerpt=_excerpt("\n".join(verdict)), start_time=start_time))
     health = gate.health_findings(kernel)
     tests.append(_test(build_id, f"{base}:vm.health", path_of(ORIGIN, "vm", "health"),
-                       "ERROR" if health else "PASS", env,
+                       "ERROR" if health else "PASS", env, log_url=console_url,
                        log_excerpt=_excerpt("\n".join(health)),
                        duration=kernel.durations.get("total_s"), start_time=start_time))
+    with_parents(tests, ORIGIN, lambda path, status, n: _test(
+        build_id, f"{base}:{path}", path, status, env, start_time=start_time,
+        log_url=console_url if path == f"{ORIGIN}.vm" else tap_url,
+        comment=f"{path.removeprefix(ORIGIN + '.')}: {n} tests"))
     statuses = [t["status"] for t in tests]
     if not kernel.results:
         statuses.append("MISS")  # the suite never reported: the harness failed
     tests.insert(0, _test(build_id, base, ORIGIN, summary_status(statuses), env,
                           duration=kernel.durations.get("suite_s"), start_time=start_time,
+                          log_url=console_url,
                           comment=f"jr2 conformance suite on {kernel.name}",
                           misc={"counts": kernel.summary.get("counts", {}),
-                                "outcome": kernel.summary.get("outcome", "")}))
+                                "outcome": kernel.summary.get("outcome", ""),
+                                **(root_misc or {})}))
     return tests
 
 
-def upstream_tests(kernel, build_id, run_id, start_time=None):
+def upstream_tests(kernel, build_id, run_id, start_time=None, log_base=None):
     """The kernel's own Landlock selftests, under the path landlock_upstream."""
     env = _environment(kernel)
+    tap_url = _log_url(kernel, "suite.tap", log_base)
     base = f"{ORIGIN}:{run_id}:{kernel.name}:upstream"
     tests, seen = [], set()
     for r in kernel.results:
@@ -136,7 +196,10 @@ def upstream_tests(kernel, build_id, run_id, start_time=None):
                            STATUS[r.status], env, duration=r.duration,
                            comment=r.reason if r.status == "skip" else None,
                            log_excerpt=_excerpt(excerpt) if excerpt else None,
-                           start_time=start_time, misc={"binary": r.binary}))
+                           log_url=tap_url, start_time=start_time, misc={"binary": r.binary}))
+    with_parents(tests, "landlock_upstream", lambda path, status, n: _test(
+        build_id, f"{base}:{path}", path, status, env, start_time=start_time, log_url=tap_url,
+        comment=f"{path.removeprefix('landlock_upstream.')}: {n} tests"))
     tests.insert(0, _test(build_id, base, "landlock_upstream",
                           summary_status([t["status"] for t in tests] or ["MISS"]), env,
                           duration=kernel.durations.get("suite_s"), start_time=start_time,
@@ -146,7 +209,64 @@ def upstream_tests(kernel, build_id, run_id, start_time=None):
     return tests
 
 
-def build(run, version=""):
+MATRIX = pathlib.Path(__file__).resolve().parents[2] / "kernels" / "matrix.toml"
+STABLE_GIT = "https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git"
+TARBALL = re.compile(r"/linux-(\d+\.\d+(?:\.\d+)?)\.tar\.\w+$")
+
+
+def matrix_entries(path=MATRIX):
+    """{name: entry} of kernels/matrix.toml, a variant (`base`) with its
+    base's files; {} where the file is absent."""
+    try:
+        kernels = tomllib.loads(pathlib.Path(path).read_text()).get("kernel", [])
+    except FileNotFoundError:
+        return {}
+    entries = {k["name"]: k for k in kernels if "name" in k}
+    return {name: {**entries.get(e.get("base"), {}), **e} for name, e in entries.items()}
+
+
+def kernel_checkout(kernel, run_id, entry, start=None):
+    """The kernel as what was checked out and built: (checkout, build)."""
+    s = kernel.summary
+    release = s.get("release") or kernel.name
+    debs = entry.get("deb") or []
+    image = next((d for d in debs if d.get("vmlinuz")), debs[0] if debs else {})
+    config = next((d["config"] for d in debs if d.get("config")), None)
+    base = f"{ORIGIN}:{run_id}:{kernel.name}"
+    misc = {"kernel": kernel.name, "release": release, "source": entry.get("source", "path")}
+    checkout = {"id": f"{base}:checkout", "origin": ORIGIN, "git_commit_name": release,
+                "valid": True}
+    if entry.get("source") == "debian":
+        checkout["tree_name"] = f"debian-{entry.get('suite', 'unknown')}"
+        misc.update(package=image.get("package"), debian_version=image.get("version"))
+        what = f"Debian {image.get('package')} {image.get('version')}"
+    elif TARBALL.search(entry.get("url", "")):
+        version = TARBALL.search(entry["url"]).group(1)
+        checkout.update(tree_name="stable", git_repository_url=STABLE_GIT,
+                        git_commit_name=f"v{version}")
+        misc.update(tarball=entry["url"])
+        what = f"kernel.org linux-{version}, built by kernels/build-kernel"
+    else:
+        what = "a kernel image named by path"
+    checkout["comment"] = f"Linux {release} ({what}), matrix entry {kernel.name}"
+    checkout["misc"] = {k: v for k, v in misc.items() if v is not None}
+    build = {"id": f"{base}:kernel", "checkout_id": checkout["id"], "origin": ORIGIN,
+             "architecture": "x86_64", "status": "PASS",
+             "comment": f"Linux {release}, as booted under QEMU", "misc": checkout["misc"]}
+    if config:
+        build["config_name"] = pathlib.PurePosixPath(config).name
+    if entry.get("cmdline"):
+        build["command"] = f"kernel command line: {entry['cmdline']}"
+    if start:
+        checkout["start_time"] = build["start_time"] = start
+    return checkout, build
+
+
+def build(run, version="", checkouts="runtime", log_base=None, matrix=None):
+    """The document.  checkouts: "runtime" (this repository is the checkout,
+    its runtime the build) or "kernel" (each kernel is checkout and build);
+    log_base: the URL the run folder is published at (log_url), else file:
+    URLs of the files."""
     meta = run.meta
     commit = str(meta.get("commit", ""))
     checkout_id = f"{ORIGIN}:{commit or run.id}"
@@ -170,10 +290,23 @@ def build(run, version=""):
                "misc": {"binaries_sha256": binaries}}
     if start:
         runtime["start_time"] = start
-    tests = []
+    if checkouts not in ("runtime", "kernel"):
+        raise ValueError(f"checkouts '{checkouts}': give runtime or kernel")
+    checkout_list, build_list, tests = [checkout], [runtime], []
+    root_misc = None
+    if checkouts == "kernel":
+        checkout_list, build_list = [], []
+        entries = matrix_entries() if matrix is None else matrix
+        root_misc = {"jr2_commit": commit, "jr2_binaries_sha256": binaries}
     for kernel in run.kernels:
-        tests += kernel_tests(kernel, build_id, run.id, start)
+        kernel_build = build_id
+        if checkouts == "kernel":
+            kco, kbuild = kernel_checkout(kernel, run.id, entries.get(kernel.name, {}), start)
+            checkout_list.append(kco)
+            build_list.append(kbuild)
+            kernel_build = kbuild["id"]
+        tests += kernel_tests(kernel, kernel_build, run.id, start, log_base, root_misc)
         if kernel.upstream is not None and not kernel.upstream.skipped:
-            tests += upstream_tests(kernel.upstream, build_id, run.id, start)
-    return {"version": {"major": MAJOR, "minor": MINOR}, "checkouts": [checkout],
-            "builds": [runtime], "tests": tests}
+            tests += upstream_tests(kernel.upstream, kernel_build, run.id, start, log_base)
+    return {"version": {"major": MAJOR, "minor": MINOR}, "checkouts": checkout_list,
+            "builds": build_list, "tests": tests}

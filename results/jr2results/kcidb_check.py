@@ -15,6 +15,9 @@ links to objects sent in other submissions): every refusal is named.
   dangling-build     a test's (or incident's) build_id names no build of the file
   dangling-test      an incident's test_id names no test of the file
   dangling-issue     an incident's issue_id names no issue of the file
+  missing-parent     a test's path has a parent ("a.b" of "a.b.c") that no test
+                     of the same build and environment is: KernelCI's tree views
+                     show no node for it
 """
 import datetime
 import json
@@ -26,7 +29,7 @@ SCHEMA_NAME = "kcidb-v5.3.schema.json"
 SCHEMA_ENV = "JR2_KCIDB_SCHEMA"
 REPO = pathlib.Path(__file__).resolve().parents[2]
 LINK_RULES = ("duplicate-id", "dangling-checkout", "dangling-build", "dangling-test",
-              "dangling-issue")
+              "dangling-issue", "missing-parent")
 # RFC 3339, section 5.6: date-time = full-date "T" full-time; the offset is
 # mandatory; "T" and "Z" may be lower case; a leap second is :60.
 DATE_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?"
@@ -143,6 +146,26 @@ def link_errors(data):
         link("incidents", i, o, "build_id", "builds", "dangling-build")
         link("incidents", i, o, "test_id", "tests", "dangling-test")
         link("incidents", i, o, "issue_id", "issues", "dangling-issue")
+    return errors + parent_errors(data)
+
+
+def parent_errors(data):
+    """(missing-parent, line) for each path whose parent is no test of the
+    same build and environment, once per parent."""
+    tests = [t for t in _objects(data, "tests") if isinstance(t.get("path"), str)]
+    where = lambda t: (t.get("build_id"), json.dumps(t.get("environment"), sort_keys=True))
+    have = {(where(t), t["path"]) for t in tests}
+    errors, told = [], set()
+    for i, t in enumerate(tests):
+        if "." not in t["path"]:
+            continue
+        parent = t["path"].rsplit(".", 1)[0]
+        key = (where(t), parent)
+        if key not in have and key not in told:
+            told.add(key)
+            errors.append(("missing-parent", f"$.tests[{i}]: path {t['path']!r} has no "
+                                             f"parent test {parent!r} in its build and "
+                                             "environment"))
     return errors
 
 

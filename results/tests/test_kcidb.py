@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, HERE, KERNELS
-from jr2results import kcidb, kcidb_check, run
+from jr2results import kcidb, kcidb_check, run, tap
 
 CORPUS = FIXTURES / "kcidb"
 
@@ -110,7 +110,7 @@ def test_statuses_follow_the_results(faults):
     assert skip["status"] == "SKIP"
     assert skip["comment"] == "ABI 2 < 3: the runtime refuses this kernel"
     assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["status"] == "ERROR"
-    assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["path"] == "jr2.escapes_test.crash"
+    assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["path"] == "jr2.escapes.crash"
     assert "SIGSEGV" in by_id["jr2:faults:7.3:escapes_test.<crash>"]["log_excerpt"]
     assert by_id["jr2:faults:7.3:vm.health"]["status"] == "ERROR"
     roots = {t["id"]: t["status"] for t in faults["tests"] if t["path"] == "jr2"}
@@ -216,3 +216,66 @@ def test_check_kcidb_without_schema_says_what_to_do(tmp_path, faults):
     res = cli("check-kcidb", str(good), "--kcidb-schema", str(tmp_path / "absent.json"))
     assert res.returncode == 2
     assert "cannot read the KCIDB schema" in res.stderr and "JR2_KCIDB_SCHEMA" in res.stderr
+
+
+@pytest.mark.parametrize("checkouts", ["runtime", "kernel"])
+@pytest.mark.parametrize("name", ["clean", "faults"])
+def test_every_inner_node_of_the_path_tree_is_a_test(schema, name, checkouts):
+    """KernelCI's tree views show a node only where a test is: every parent
+    path of a test is a test of its build and environment."""
+    data = json.loads(json.dumps(kcidb.build(run.load(FIXTURES / name), checkouts=checkouts)))
+    assert kcidb_check.parent_errors(data) == []
+    assert kcidb_check.check(data, schema) == []
+    for kernel in KERNELS:
+        paths = {t["path"] for t in data["tests"] if t["id"].split(":")[2] == kernel}
+        assert {"jr2", "jr2.vm", "jr2.protected_dir"} <= paths
+
+
+def test_a_test_sits_under_its_binary_then_its_fixture():
+    result = lambda binary, name: kcidb.test_path("jr2", tap.Result(binary, name, "pass"))
+    assert result("scoped_signal_test", "sig.P1_kill_harness") == "jr2.scoped_signal.sig.P1_kill_harness"
+    assert result("protected_dir_test", "protected_dir.R1_read") == "jr2.protected_dir.R1_read"
+    assert result("escapes_test", "escapes.step.R9_x") == "jr2.escapes.step.R9_x"
+    assert result("escapes_test", "escapes_test.<crash>") == "jr2.escapes.crash"
+    tests = kcidb.with_parents(
+        [{"path": "jr2.scoped_signal.sig.P1_a", "status": "PASS"},
+         {"path": "jr2.scoped_signal.sig.P2_b", "status": "FAIL"}], "jr2",
+        lambda path, status, n: {"path": path, "status": status, "n": n})
+    assert tests[2:] == [{"path": "jr2.scoped_signal", "status": "FAIL", "n": 2},
+                         {"path": "jr2.scoped_signal.sig", "status": "FAIL", "n": 2}]
+
+
+def test_kernel_as_checkout_and_build(schema):
+    """checkouts="kernel": each kernel its own checkout and build, found by
+    KernelCI's per-kernel views; the runtime named in the root test."""
+    data = kcidb.build(run.load(FIXTURES / "faults"), checkouts="kernel")
+    checkouts = {c["misc"]["kernel"]: c for c in data["checkouts"]}
+    builds = {b["checkout_id"]: b for b in data["builds"]}
+    assert sorted(checkouts) == sorted(KERNELS)
+    c61 = checkouts["6.1"]
+    assert (c61["git_commit_name"], c61["tree_name"]) == ("6.1.0-50-amd64", "debian-bookworm")
+    assert c61["misc"]["debian_version"] and c61["misc"]["package"].startswith("linux-image-6.1")
+    assert builds[c61["id"]]["config_name"] == "config-6.1.0-50-amd64"
+    nolsm = builds[checkouts["7.3-nolsm"]["id"]] if "7.3-nolsm" in checkouts else None
+    assert nolsm is None or "lsm=" in nolsm.get("command", "")
+    for t in data["tests"]:
+        kernel = t["id"].split(":")[2]
+        assert builds[checkouts[kernel]["id"]]["id"] == t["build_id"]
+    root = next(t for t in data["tests"] if t["id"] == "jr2:faults:6.12")
+    assert len(root["misc"]["jr2_commit"]) == 40 and root["misc"]["jr2_binaries_sha256"]
+    assert kcidb_check.check(json.loads(json.dumps(data)), schema) == []
+
+
+def test_log_url_where_a_log_is(clean_copy):
+    (clean_copy / "clean" / "6.1" / "console.log").unlink()
+    loaded = run.load(clean_copy / "clean")
+    data = kcidb.build(loaded, log_base="https://ci.example/runs/r1/")
+    by_id = {t["id"]: t for t in data["tests"]}
+    assert by_id["jr2:clean:6.12:protected_dir.R1_read_denied"]["log_url"] == \
+        "https://ci.example/runs/r1/6.12/suite.tap"
+    assert by_id["jr2:clean:6.12"]["log_url"] == "https://ci.example/runs/r1/6.12/console.log"
+    assert by_id["jr2:clean:6.12:vm.health"]["log_url"].endswith("/6.12/console.log")
+    assert "log_url" not in by_id["jr2:clean:6.1"]  # no console.log: no link
+    local = kcidb.build(loaded)
+    url = next(t for t in local["tests"] if t["id"] == "jr2:clean:6.12")["log_url"]
+    assert url == (clean_copy / "clean" / "6.12" / "console.log").resolve().as_uri()

@@ -494,11 +494,34 @@ static inline int test_execve(const char *path, char *const argv[], int *status)
 }
 
 /*
- * The path of a runtime program (jr2-confine, jr2-harness, ...) into buf:
- * $JR2_BIN_DIR/NAME when set, else ../bin/NAME beside this binary's folder
- * (build/selftests -> build/bin), else NAME in this binary's own folder.
- * NULL when none is executable.
+ * The folders a runtime program (jr2-confine, jr2-harness, ...) is looked
+ * for in, in order: $JR2_BIN_DIR alone when set, else ../bin beside this
+ * binary's folder (build/selftests -> build/bin), then that folder itself
+ * (a kselftest install puts them side by side).  Returns how many.
  */
+static inline int fx_tool_dirs(char dirs[2][PATH_MAX])
+{
+	const char *bin_dir = getenv("JR2_BIN_DIR");
+	char self[PATH_MAX];
+	ssize_t len;
+	char *slash;
+
+	if (bin_dir && *bin_dir)
+		return snprintf(dirs[0], PATH_MAX, "%s", bin_dir) < PATH_MAX;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return 0;
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash || slash == self)
+		return 0;
+	*slash = '\0';
+	if (snprintf(dirs[0], PATH_MAX, "%s/../bin", self) >= PATH_MAX)
+		return 0;
+	memcpy(dirs[1], self, (size_t)(slash - self) + 1);
+	return 2;
+}
+
 static inline const char *fx_tool_at(const char *dir, const char *name,
 				     char *buf, size_t size)
 {
@@ -507,27 +530,101 @@ static inline const char *fx_tool_at(const char *dir, const char *name,
 	return len < 0 || (size_t)len >= size || access(buf, X_OK) ? NULL : buf;
 }
 
+/* The path of runtime program NAME into buf, NULL when none is executable. */
 static inline const char *fx_tool(const char *name, char *buf, size_t size)
 {
-	const char *bin_dir = getenv("JR2_BIN_DIR");
-	char self[PATH_MAX], up[PATH_MAX + 8];
-	ssize_t len;
-	char *slash;
+	char dirs[2][PATH_MAX];
+	int n = fx_tool_dirs(dirs);
 
-	if (bin_dir && *bin_dir)
-		return fx_tool_at(bin_dir, name, buf, size);
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len <= 0)
-		return NULL;
-	self[len] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	if (snprintf(up, sizeof(up), "%s/../bin", self) < (int)sizeof(up) &&
-	    fx_tool_at(up, name, buf, size))
-		return buf;
-	return fx_tool_at(self, name, buf, size);
+	for (int i = 0; i < n; i++)
+		if (fx_tool_at(dirs[i], name, buf, size))
+			return buf;
+	return NULL;
+}
+
+/*
+ * How many names directly in `dir` hold the suite's own folders (fx_tool_dirs),
+ * which fx_mount_tmpfs() binds back on a tmpfs mounted over `dir`: a test
+ * that counts a fixture folder's names counts these too.
+ */
+static inline int fx_suite_names_in(const char *dir)
+{
+	char dirs[2][PATH_MAX], real[PATH_MAX], names[2][PATH_MAX];
+	int n = fx_tool_dirs(dirs), found = 0;
+	size_t len = strlen(dir);
+
+	for (int i = 0; i < n; i++) {
+		char *name = real + len + 1, *slash;
+
+		if (!realpath(dirs[i], real) || strncmp(real, dir, len) ||
+		    real[len] != '/')
+			continue;
+		slash = strchr(name, '/');
+		if (slash)
+			*slash = '\0';
+		if (!found || strcmp(names[0], name))
+			snprintf(names[found++], PATH_MAX, "%s", name);
+	}
+	return found;
+}
+
+/*
+ * Mounts a tmpfs on `target` (an absolute path, no trailing slash) and keeps
+ * the suite's own programs where they were: each folder of fx_tool_dirs()
+ * that `target` would cover is bound back at its own path on the new tmpfs.
+ * kselftest installs the suite where its user says (run_kselftest.sh from
+ * INSTALL_PATH=/tmp/ksft, say), and the fixtures mount over /tmp and /mnt.
+ * The kernel binds only a source of the caller's mount namespace: the
+ * folders are opened here, after the test's unshare(CLONE_NEWNS), before
+ * the mount hides them.
+ */
+static inline void fx_mount_tmpfs(struct __test_metadata *_metadata,
+				  const char *source, const char *target,
+				  const char *options)
+{
+	char dirs[2][PATH_MAX], kept[2][PATH_MAX], proc[32];
+	int fds[2] = {-1, -1}, n = fx_tool_dirs(dirs);
+	size_t len = strlen(target);
+
+	for (int i = 0; i < n; i++) {
+		if (!realpath(dirs[i], kept[i]) ||
+		    strncmp(kept[i], target, len) || kept[i][len] != '/' ||
+		    (i && !strcmp(kept[i], kept[0])))
+			continue;
+		fds[i] = open(kept[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+		ASSERT_LE(0, fds[i])
+		{
+			TH_LOG("open '%s': %s", kept[i], strerror(errno));
+		}
+	}
+	ASSERT_EQ(0, mount(source, target, "tmpfs", 0, options))
+	{
+		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
+		       "CONFIG_TMPFS (selftests/config)",
+		       target, strerror(errno));
+	}
+	for (int i = 0; i < n; i++) {
+		if (fds[i] < 0)
+			continue;
+		for (char *slash = kept[i] + len + 1;
+		     (slash = strchr(slash, '/')); *slash++ = '/') {
+			*slash = '\0';
+			ASSERT_TRUE(!mkdir(kept[i], 0755) || errno == EEXIST)
+			{
+				TH_LOG("mkdir '%s': %s", kept[i],
+				       strerror(errno));
+			}
+		}
+		ASSERT_TRUE(!mkdir(kept[i], 0755) || errno == EEXIST);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fds[i]);
+		ASSERT_EQ(0, mount(proc, kept[i], NULL, MS_BIND, NULL))
+		{
+			TH_LOG("binding the suite's folder '%s' back over "
+			       "the tmpfs on '%s': %s",
+			       kept[i], target, strerror(errno));
+		}
+		close(fds[i]);
+	}
 }
 
 /*
@@ -622,16 +719,21 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 }
 
 /* Finds a runtime program or fails the test, naming the fix. */
-#define FX_FIND_TOOL(name, buf)                                        \
-	({                                                             \
-		const char *_tool = fx_tool(name, buf, sizeof(buf));   \
-		ASSERT_NE(NULL, _tool)                                 \
-		{                                                      \
-			TH_LOG("%s not found: build it (make) or set " \
-			       "JR2_BIN_DIR to its folder",            \
-			       name);                                  \
-		}                                                      \
-		_tool;                                                 \
+#define FX_FIND_TOOL(name, buf)                                            \
+	({                                                                 \
+		const char *_tool = fx_tool(name, buf, sizeof(buf));       \
+		ASSERT_NE(NULL, _tool)                                     \
+		{                                                          \
+			char _dirs[2][PATH_MAX];                           \
+			int _n = fx_tool_dirs(_dirs);                      \
+			TH_LOG("%s not found in '%s'%s%s%s: build it "     \
+			       "(make) or set JR2_BIN_DIR to its "         \
+			       "folder",                                   \
+			       name, _n ? _dirs[0] : "?",                  \
+			       _n > 1 ? " nor in '" : "",                  \
+			       _n > 1 ? _dirs[1] : "", _n > 1 ? "'" : ""); \
+		}                                                          \
+		_tool;                                                     \
 	})
 
 /* ---- the fixture ---- */
@@ -721,13 +823,8 @@ static inline void fx_mount_root(struct __test_metadata *_metadata,
 {
 	memset(fx, 0, sizeof(*fx));
 	fx_probe_abi(_metadata, &fx->abi);
-	ASSERT_EQ(
-	    0, mount("jr2-selftest", FX_ROOT, "tmpfs", 0, "mode=0755,size=16m"))
-	{
-		TH_LOG("mount tmpfs on '%s': %s: the kernel needs "
-		       "CONFIG_TMPFS (selftests/config)",
-		       FX_ROOT, strerror(errno));
-	}
+	fx_mount_tmpfs(_metadata, "jr2-selftest", FX_ROOT,
+		       "mode=0755,size=16m");
 }
 
 /* The loopback interface up, in this network namespace (tests' own TCP). */

@@ -257,7 +257,7 @@ TEST_F(environment, E4_config_in_sandbox_area_refused)
 
 	HX_REQUIRE_ACCEPTED(hx);
 
-	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
+	fx_mount_tmpfs(_metadata, "jr2-e4", "/tmp", "size=1m");
 	fx_make_file(_metadata, "/tmp/harness.conf", "env A=1\n", 0644);
 	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
@@ -276,7 +276,7 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	struct hx *hx = &self->hx;
 
 	HX_REQUIRE_ACCEPTED(hx);
-	ASSERT_EQ(0, mount("jr2-e4", "/tmp", "tmpfs", 0, "size=1m"));
+	fx_mount_tmpfs(_metadata, "jr2-e4", "/tmp", "size=1m");
 	fx_make_file(_metadata, "/tmp/aws-config", "[default]\n", 0644);
 	fx_make_file(_metadata, HX_CONFIG,
 		     "env AWS_CONFIG_FILE=/tmp/aws-config\n" HX_TRUST_ETC,

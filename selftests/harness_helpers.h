@@ -655,8 +655,8 @@ static inline void hx_setup(struct __test_metadata *_metadata, struct hx *hx)
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	if (mkdir(HX_MNT, 0755) && errno != EEXIST)
 		ASSERT_EQ(0, errno);
-	ASSERT_EQ(0, mount("jr2-harness-test", HX_MNT, "tmpfs", 0,
-			   "mode=0755,size=16m"));
+	fx_mount_tmpfs(_metadata, "jr2-harness-test", HX_MNT,
+		       "mode=0755,size=16m");
 	umask(022);
 	fx_make_dir(_metadata, HX_ETC, 0755);
 	FX_FIND_TOOL("jr2-harness", hx->harness);

@@ -4,7 +4,10 @@
 Each cell says what the tests of that promise did on that kernel: pass,
 fail, skipped (with the reason), refused by design (the runtime refuses the
 kernel, as the entry's ABI predicts), or untested (no test names the
-promise).  Two rows above the promises say whether the kernel gave the
+promise).  The page opens with what failed: one row per failed test (or
+finding) with its kernel and promise, linking its output, in a box at most a
+quarter of the window high so that the table shows below it.  Two rows
+above the promises say whether the kernel gave the
 predicted verdict and whether its console stayed clean.  Written as Markdown
 for a terminal and as one HTML page (inline CSS, no script, nothing fetched):
 each kernel's column links its result files (console.log, suite.tap,
@@ -329,6 +332,9 @@ td.pass{background:#c8ecc8}td.fail{background:#f4b4b4;font-weight:bold}
 td.skip{background:#fbeab0}td.refused{background:#cfd8f0}td.untested{background:#f2f2f2;color:#888}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.5em;border:1px solid #bbb}
 pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}
+.verdict.fail{color:#8b0000}.verdict.pass{color:#145214;font-weight:bold}
+div.failed{overflow:auto;max-height:25vh;margin-bottom:1em;border:1px solid #bbb}
+table#failed td{background:#fbe3e3}table#failed thead th{position:sticky;top:0;background:#eee}
 """
 
 
@@ -350,6 +356,40 @@ def _href(base, *parts):
         p for p in (base.replace(os.sep, "/") if base else "", *parts) if p), quote=True)
 
 
+def failures_of(matrix):
+    """(kernel, row, cell) of every failed cell, in the table's order."""
+    return [(k, row, row.cells[k.name]) for s in matrix.sections for row in s.rows
+            for k in matrix.kernels if row.cells[k.name].state == "fail"]
+
+
+def failed_summary(matrix, base=""):
+    """What failed, before anything else on the page: one row per failed
+    test (a kernel row: per finding), with its kernel, promise and links to
+    its output further down and to the kernel's TAP."""
+    e = html.escape
+    failures = failures_of(matrix)
+    if not failures:
+        return [f'<p id="verdict" class="verdict pass">Nothing failed on '
+                f"{len(matrix.kernels)} kernel(s).</p>"]
+    kernels = sorted({k.name for k, _, _ in failures}, key=[k.name for k in matrix.kernels].index)
+    out = [f'<h2 id="verdict" class="verdict fail">What failed: {len(failures)} cell(s) on '
+           f"{e(', '.join(kernels))}</h2>",
+           '<div class="failed"><table id="failed"><thead><tr><th>kernel</th><th>promise</th>'
+           "<th>test</th><th>output</th></tr></thead><tbody>"]
+    for k, row, c in failures:
+        here = f'<a href="#{anchor("out", k.name, row.key)}">output</a>'
+        if (k.path / "suite.tap").is_file() and c.tests:
+            here += f' <a href="{_href(base, k.path.name, "suite.tap")}">TAP</a>'
+        lines = [r.name for r in c.tests if r.status in ("fail", "error")] or c.detail or [""]
+        for line in lines:
+            out.append(f'<tr data-kernel="{e(k.name)}" data-row="{e(row.key)}">'
+                       f"<td>{e(k.name)}</td><td><b>{e(row.key)}</b> "
+                       f"{_inline_code(e(_short(row.label)))}</td>"
+                       f"<td><code>{e(line)}</code></td><td>{here}</td></tr>")
+    out.append("</tbody></table></div>")
+    return out
+
+
 def html_page(matrix, base=""):
     """The page; `base`: the run folder relative to where the page is
     written ("" when in it), for the links to each kernel's files."""
@@ -360,6 +400,7 @@ def html_page(matrix, base=""):
            f"<style>{CSS}</style></head><body>",
            f"<h1>jr2 conformance matrix, run {e(matrix.run_id)}</h1>",
            f'<p class="about">{e(matrix.about)}</p>' if matrix.about else "",
+           *failed_summary(matrix, base),
            '<p class="legend"><span style="background:#c8ecc8">pass</span>'
            '<span style="background:#f4b4b4">fail</span>'
            '<span style="background:#fbeab0">skipped (reason in the cell)</span>'
@@ -398,8 +439,7 @@ def html_page(matrix, base=""):
                            f'title="{e(chr(10).join(c.detail))}">{label}{text}</td>')
             out.append("</tr>")
     out.append("</tbody></table></div>")
-    failures = [(k, row, row.cells[k.name]) for s in matrix.sections for row in s.rows
-                for k in kernels if row.cells[k.name].state == "fail"]
+    failures = failures_of(matrix)
     if failures:
         out.append("<h2>Failures</h2>")
     for k, row, c in failures:

@@ -10,6 +10,7 @@ file of the run.  Screenshots must show the table (its pixels hold the
 colour of each cell state) and, scrolled to the far corner, still the
 header row and the promise column (sticky).
 """
+import html
 import json
 import os
 import pathlib
@@ -34,6 +35,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 COLOURS = {"pass": (0xc8, 0xec, 0xc8), "fail": (0xf4, 0xb4, 0xb4), "skip": (0xfb, 0xea, 0xb0),
            "refused": (0xcf, 0xd8, 0xf0)}
 HEADER, PROMISE_COLUMN = (0xee, 0xee, 0xff), (0xf8, 0xf8, 0xfc)
+SUMMARY = (0xfb, 0xe3, 0xe3)  # a row of "What failed"
 OUT = pathlib.Path(os.environ.get("REPORT_BROWSER_OUT", "build/report-browser"))
 WIDE = 16  # kernels: more than a 1400-pixel window holds
 
@@ -137,7 +139,8 @@ def test_dom_holds_every_cell_of_the_model_and_every_link_resolves(page):
     fragments = [h for h in parser.links if h.startswith("#")]
     files = [h for h in parser.links if not h.startswith("#")]
     failed = [key for key, state in expected.items() if state == "fail"]
-    assert len(fragments) == len(failed) > 0 and len(files) >= 4 * WIDE
+    # Each failed cell links its output, and so do the rows of "What failed".
+    assert len(set(fragments)) == len(failed) > 0 and len(files) >= 4 * WIDE
     unresolved = [h for h in fragments if h[1:] not in parser.ids]
     unresolved += [h for h in files
                    if not pathlib.Path(urllib.parse.unquote(urllib.parse.urlparse(
@@ -159,14 +162,18 @@ def test_screenshot_shows_the_coloured_table(page):
 
 
 def test_header_and_promise_column_stay_in_view_at_the_far_corner(page, tmp_path):
-    """The table's box scrolled to its far corner (as a reader would; a copy
-    of the page with one line of script does it, the report has none): the
+    """The page at the table's box (below "What failed") and the box scrolled
+    to its far corner (as a reader would; a copy of the page with one line
+    of script does it, the report has none): the
     header row must still be at the top of the box and the promise column at
     its left, over the cells of the last kernels."""
     matrix, path, _, (_, _, unscrolled) = page
     scrolled = path.with_name("matrix-scrolled.html")
     scrolled.write_text(path.read_text().replace(
         "</body>", '<script>document.querySelector("div.scroll").scrollTo(1e6, 1e6)</script>'
+        # What is above the table hidden: the window as a reader scrolled to
+        # the table sees it (headless Chromium's screenshot is of the top).
+        "<style>h1, p.about, #verdict, div.failed, p.legend {display: none}</style>"
         "</body>"))
     shot = (OUT / "matrix-corner.png").resolve()
     chromium(tmp_path / "profile", f"--screenshot={shot}", scrolled.as_uri())
@@ -178,3 +185,19 @@ def test_header_and_promise_column_stay_in_view_at_the_far_corner(page, tmp_path
     assert column and column[0] < 60, "no promise column at the left of the table"
     # The box did scroll: under the header, other cells than on the page as loaded.
     assert rows[header[-1] + 40] != unscrolled[header[-1] + 40]
+
+
+def test_what_failed_opens_the_page(page):
+    """Before the legend and the table: each failed cell's kernel, promise and
+    tests, in rows whose red shows in the first screen, linking the output."""
+    matrix, _, dom, (width, height, rows) = page
+    assert dom.index('id="verdict"') < dom.index('class="legend"') < dom.index('id="matrix"')
+    summary = dom[dom.index('<table id="failed"'):]
+    summary = summary[:summary.index("</table>")]
+    failed = {key for key, cell in cells(matrix).items() if cell.state == "fail"}
+    for kernel, row in failed:
+        assert any(f'data-kernel="{kernel}" data-row="{r}"' in summary
+                   for r in (row, html.escape(row, quote=False))), (kernel, row)
+    assert "protected_dir.R6_truncate_o_trunc" in summary
+    red = sum(pixel == SUMMARY for row in rows[:height // 2] for pixel in row)
+    assert red > 5000, f"{red} pixels of the summary's rows in the first half-screen"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The matrix report: the cells say what the tests did, on every kernel."""
+import html
 import html.parser
 import re
 
@@ -193,3 +194,21 @@ def test_html_escapes_what_it_shows(clean_copy):
     page = report.html_page(report.build(run.load(clean_copy / "clean"), promises.parse(SPEC)))
     assert "<script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_html_opens_with_what_failed():
+    """Kernel, promise, test and links, before the legend and the table."""
+    m = matrix("faults")
+    page = report.html_page(m)
+    assert page.index('id="verdict"') < page.index('class="legend"') < page.index('id="matrix"')
+    summary = page[page.index('<table id="failed"'):]
+    summary = summary[:summary.index("</table>")]
+    failed = {key for key, cell in cells(m).items() if cell.state == "fail"}
+    for kernel, row in failed:
+        assert f'data-kernel="{kernel}" data-row="{html.escape(row)}"' in summary
+        assert f'href="#{report.anchor("out", kernel, row)}"' in summary
+    r6 = summary[summary.index('data-kernel="6.12" data-row="R6"'):]
+    assert "<code>protected_dir.R6_truncate_o_trunc</code>" in r6[:r6.index("</tr>")]
+    assert 'href="6.12/suite.tap"' in r6[:r6.index("</tr>")]
+    clean = report.html_page(matrix("clean"))
+    assert 'id="failed"' not in clean and "Nothing failed on 5 kernel(s)." in clean

@@ -216,6 +216,7 @@ def test_report_job_names_the_matrix_and_fails_on_a_failed_kernel(env):
     meta = json.loads((results / "ci-1" / "run.json").read_text())
     assert meta["kernels"] == FIXTURE_KERNELS and meta["run_id"] == "ci-1"
     assert "| | **5.10** | **6.1** | **6.1-nolsm** | **6.12** | **7.3** |" in proc.stdout
+    assert "report-job: kcidb.json checked: " in proc.stdout
     shutil.copytree(FIXTURES / "faults", results / "ci-2")
     shutil.rmtree(results / "ci-2" / "6.1")
     proc = ci(env, "report-job", "ci-2")

@@ -543,14 +543,37 @@ static inline const char *fx_tool(const char *name, char *buf, size_t size)
 }
 
 /*
- * How many names directly in `dir` hold the suite's own folders (fx_tool_dirs),
- * which fx_mount_tmpfs() binds back on a tmpfs mounted over `dir`: a test
- * that counts a fixture folder's names counts these too.
+ * The suite's own folders: fx_tool_dirs() and, when JR2_BIN_DIR named
+ * another, this binary's (the harness tests execute it again).
+ */
+static inline int fx_suite_dirs(char dirs[3][PATH_MAX])
+{
+	int n = fx_tool_dirs(dirs);
+	ssize_t len;
+	char *slash;
+
+	if (n != 1)
+		return n;
+	len = readlink("/proc/self/exe", dirs[1], PATH_MAX - 1);
+	if (len <= 0)
+		return n;
+	dirs[1][len] = '\0';
+	slash = strrchr(dirs[1], '/');
+	if (!slash || slash == dirs[1])
+		return n;
+	*slash = '\0';
+	return 2;
+}
+
+/*
+ * How many names directly in `dir` hold the suite's own folders
+ * (fx_suite_dirs), which fx_mount_tmpfs() binds back on a tmpfs mounted over
+ * `dir`: a test that counts a fixture folder's names counts these too.
  */
 static inline int fx_suite_names_in(const char *dir)
 {
-	char dirs[2][PATH_MAX], real[PATH_MAX], names[2][PATH_MAX];
-	int n = fx_tool_dirs(dirs), found = 0;
+	char dirs[3][PATH_MAX], real[PATH_MAX], names[3][PATH_MAX];
+	int n = fx_suite_dirs(dirs), found = 0;
 	size_t len = strlen(dir);
 
 	for (int i = 0; i < n; i++) {
@@ -562,15 +585,21 @@ static inline int fx_suite_names_in(const char *dir)
 		slash = strchr(name, '/');
 		if (slash)
 			*slash = '\0';
-		if (!found || strcmp(names[0], name))
-			snprintf(names[found++], PATH_MAX, "%s", name);
+		for (int j = 0; j <= found; j++) {
+			if (j == found) {
+				snprintf(names[found++], PATH_MAX, "%s", name);
+				break;
+			}
+			if (!strcmp(names[j], name))
+				break;
+		}
 	}
 	return found;
 }
 
 /*
  * Mounts a tmpfs on `target` (an absolute path, no trailing slash) and keeps
- * the suite's own programs where they were: each folder of fx_tool_dirs()
+ * the suite's own programs where they were: each folder of fx_suite_dirs()
  * that `target` would cover is bound back at its own path on the new tmpfs.
  * kselftest installs the suite where its user says (run_kselftest.sh from
  * INSTALL_PATH=/tmp/ksft, say), and the fixtures mount over /tmp and /mnt.
@@ -582,14 +611,19 @@ static inline void fx_mount_tmpfs(struct __test_metadata *_metadata,
 				  const char *source, const char *target,
 				  const char *options)
 {
-	char dirs[2][PATH_MAX], kept[2][PATH_MAX], proc[32];
-	int fds[2] = {-1, -1}, n = fx_tool_dirs(dirs);
+	char dirs[3][PATH_MAX], kept[3][PATH_MAX], proc[32];
+	int fds[3] = {-1, -1, -1}, n = fx_suite_dirs(dirs);
 	size_t len = strlen(target);
 
 	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
 		if (!realpath(dirs[i], kept[i]) ||
-		    strncmp(kept[i], target, len) || kept[i][len] != '/' ||
-		    (i && !strcmp(kept[i], kept[0])))
+		    strncmp(kept[i], target, len) || kept[i][len] != '/')
+			continue;
+		for (int j = 0; j < i; j++)
+			seen |= fds[j] >= 0 && !strcmp(kept[i], kept[j]);
+		if (seen)
 			continue;
 		fds[i] = open(kept[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
 		ASSERT_LE(0, fds[i])

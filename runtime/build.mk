@@ -4,7 +4,8 @@
 
 JR2_LIB_SRCS := runtime/abi.c runtime/ruleset.c runtime/policy.c \
 	runtime/config.c runtime/plan.c runtime/fswalk.c runtime/compile.c \
-	runtime/links.c runtime/confine.c runtime/confine_step.c runtime/json.c
+	runtime/links.c runtime/confine.c runtime/confine_step.c runtime/json.c \
+	runtime/syscall_filter.c
 JR2_LIB_OBJS := $(JR2_LIB_SRCS:runtime/%.c=$(OBJ)/runtime/%.o)
 JR2_HDRS := $(wildcard runtime/*.h)
 
@@ -70,3 +71,12 @@ bench-confine-compile: $(BUILD)/runtime-bench/confine-bench
 	$< compile
 bench-confine-open: $(BUILD)/runtime-bench/confine-bench
 	$< open
+
+# The census of system calls (docs/SYSCALLS.md): every call of the kernel's
+# tables has a row, a row a test, and the filter's header is the census's.
+TEST_STEPS += syscall-census
+.PHONY: test-syscall-census
+test-syscall-census:
+	@mkdir -p $(TEST_RESULTS)
+	@status=0; scripts/syscall-census --check > $(TEST_RESULTS)/syscall-census.tap \
+		|| status=1; cat $(TEST_RESULTS)/syscall-census.tap; exit $$status

@@ -3,12 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
-#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -672,166 +668,6 @@ void jr2_step_helpers_line(char *buf, size_t size)
 			 why, core);
 }
 
-/* ---- step 8: the kernel's keyrings, other processes' limits ---- */
-
-/* One syscall table: its keyring calls, its prlimit64 and its fcntls. */
-struct sys_table {
-	unsigned int arch, add_key, request_key, keyctl, prlimit64;
-	unsigned int fcntl, fcntl64; /* fcntl64: 0 where there is none */
-	bool wide; /* 64-bit pointers: both halves of an argument count */
-};
-
-static const struct sys_table sys_tables[] = {
-#if defined(__x86_64__)
-    {AUDIT_ARCH_X86_64, 248, 249, 250, 302, 72, 0, true},
-    {AUDIT_ARCH_I386, 286, 287, 288, 340, 55, 221, false},
-#elif defined(__aarch64__)
-    {AUDIT_ARCH_AARCH64, 217, 218, 219, 261, 25, 0, true},
-    {AUDIT_ARCH_ARM, 309, 310, 311, 369, 55, 221, false},
-#else
-#error "the syscall tables of this arch are not known: add them to sys_tables"
-#endif
-};
-
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
-#define ARG_HI(i) (ARG_LO(i) + 4) /* little-endian */
-#define DENIED	  (SECCOMP_RET_ERRNO | EPERM)
-
-/*
- * A filter is written from its end to its start: every jump goes forward,
- * so its target is already in place and its offset known when it is put.
- * FILTER_MAX holds the largest (static check below); a jump within it fits
- * the 8 bits of an offset.
- */
-/* Linux 6.19's delegation: a lease by another name (the same setlease()). */
-#ifndef F_SETDELEG
-#define F_SETDELEG (F_SETLEASE + 16)
-#endif
-
-#define FILTER_MAX 64
-#define PART_MAX   20 /* the instructions of one table's part, at most */
-#define N_TABLES   (sizeof(sys_tables) / sizeof(*sys_tables))
-_Static_assert(2 + PART_MAX * N_TABLES <= FILTER_MAX,
-	       "the seccomp filter does not fit FILTER_MAX");
-
-struct filter {
-	struct sock_filter f[FILTER_MAX];
-	size_t start; /* the first instruction; FILTER_MAX when empty */
-};
-
-/* jt, jf: the indexes a jump goes to (ignored for other instructions). */
-static size_t put(struct filter *p, unsigned short code, unsigned int k,
-		  size_t jt, size_t jf)
-{
-	size_t at = --p->start;
-	bool jump = BPF_CLASS(code) == BPF_JMP;
-
-	p->f[at] =
-	    (struct sock_filter){code, jump ? (unsigned char)(jt - at - 1) : 0,
-				 jump ? (unsigned char)(jf - at - 1) : 0, k};
-	return at;
-}
-
-static size_t ret(struct filter *p, unsigned int action)
-{
-	return put(p, BPF_RET | BPF_K, action, 0, 0);
-}
-
-/* A = the word at offset; if (A == k) goto jt else goto jf. */
-static size_t load_jeq(struct filter *p, unsigned int offset, unsigned int k,
-		       size_t jt, size_t jf)
-{
-	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf);
-	return put(p, BPF_LD | BPF_W | BPF_ABS, offset, 0, 0);
-}
-
-/* if (A == k) goto jt, else on to the instruction after it. */
-static void jeq(struct filter *p, unsigned int k, size_t jt)
-{
-	put(p, BPF_JMP | BPF_JEQ | BPF_K, k, jt, p->start);
-}
-
-/*
- * One table's part (at most 20 instructions: 19 without the high halves),
- * with the arch in A on entry.  Not this arch: on to the next part.  Else:
- * the keyring calls give EPERM; prlimit64(pid, resource, new, old) with new
- * limits for another pid (not 0) gives EPERM; fcntl(fd, F_SETLEASE or
- * F_SETDELEG, ...) gives EPERM (the command is an unsigned int: its low
- * half); all else is allowed.
- */
-static void emit_table(struct filter *p, const struct sys_table *t)
-{
-	const size_t next = p->start;
-	const size_t deny = ret(p, DENIED);
-	const size_t allow = ret(p, SECCOMP_RET_ALLOW);
-	const size_t new_limits = load_jeq(p, ARG_LO(0), 0, allow, deny);
-	const size_t hi =
-	    t->wide ? load_jeq(p, ARG_HI(2), 0, allow, new_limits) : allow;
-	const size_t prlimit = load_jeq(p, ARG_LO(2), 0, hi, new_limits);
-	const size_t deleg =
-	    put(p, BPF_JMP | BPF_JEQ | BPF_K, F_SETDELEG, deny, allow);
-	const size_t lease = load_jeq(p, ARG_LO(1), F_SETLEASE, deny, deleg);
-
-	ret(p, SECCOMP_RET_ALLOW);
-	jeq(p, t->prlimit64, prlimit);
-	jeq(p, t->fcntl, lease);
-	if (t->fcntl64)
-		jeq(p, t->fcntl64, lease);
-	jeq(p, t->keyctl, deny);
-	jeq(p, t->request_key, deny);
-	jeq(p, t->add_key, deny);
-	/* x32: the native numbers with bit 30 set */
-	put(p, BPF_ALU | BPF_AND | BPF_K,
-	    t->arch == AUDIT_ARCH_X86_64 ? ~0x40000000U : ~0U, 0, 0);
-	put(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0,
-	    0);
-	put(p, BPF_JMP | BPF_JEQ | BPF_K, t->arch, p->start, next);
-}
-
-/*
- * Three doors around Landlock that no path guards:
- *  - the keyrings: root's user keyring is shared by every process of uid 0,
- *    the unconfined ones included (a key another process keeps there reads
- *    back), and request_key(2) with callout info makes the kernel run
- *    /sbin/request-key as root, outside every domain and namespace, a file
- *    a root program may plant (issue 17, the kernel's helpers):
- *    add_key, request_key and keyctl give EPERM;
- *  - other processes' limits: prlimit(2) on a process of the same user needs
- *    no capability and no Landlock check, and RLIMIT_NOFILE 0 ends the
- *    harness (issue 18 row 11): prlimit64 with another pid and new limits
- *    gives EPERM (reading them, and a program's own, stay);
- *  - file leases: a write lease (F_SETLEASE F_WRLCK) needs only to own the
- *    file, and root owns nearly all of them (CAP_LEASE for the rest); every
- *    other open of the file, by any process, then waits in break_lease() for
- *    fs.lease-break-time (45 s).  A program leased its own /proc/self/status
- *    and connected: the harness, looking at its peer, waited there with its
- *    whole loop; a leased executable held the spawner's vfork child in
- *    execve, and the spawner with it (red team): F_SETLEASE gives EPERM,
- *    and so does 6.19's F_SETDELEG, a lease by another name.
- * In every syscall table of the arch (compat included); an unknown arch
- * (none on a normal system) gets ENOSYS for every call.
- */
-int jr2_step_deny_kernel_doors(void)
-{
-	struct filter p = {.start = FILTER_MAX};
-	struct sock_fprog prog;
-	size_t i = N_TABLES;
-
-	ret(&p, SECCOMP_RET_ERRNO | ENOSYS);
-	while (i--)
-		emit_table(&p, &sys_tables[i]);
-	put(&p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
-	    0, 0);
-	prog =
-	    (struct sock_fprog){.len = (unsigned short)(FILTER_MAX - p.start),
-				.filter = p.f + p.start};
-	/* Every thread, as the Landlock domain (no_new_privs is set). */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
-		return -errno;
-	return 0;
-}
-
 /* ---- the step ---- */
 
 static const struct jr2_plan_target *
@@ -949,9 +785,9 @@ static int confine_step(const struct jr2_policy *policy,
 	ret = jr2_step_deny_kernel_doors();
 	if (ret)
 		return jr2_fail(err, -ret, false,
-				"seccomp (deny add_key, request_key, keyctl, "
-				"prlimit of another process, F_SETLEASE): "
-				"%s: the kernel needs CONFIG_SECCOMP_FILTER; "
+				"seccomp (the system calls docs/SYSCALLS.md "
+				"refuses): %s: the kernel needs "
+				"CONFIG_SECCOMP_FILTER; "
 				"see jr2-confine(1), CONFINEMENT STEP",
 				strerror(-ret));
 	return 0;

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Every system call has a decision (docs/SYSCALLS.md): the census of the
+ * kernel's x86_64 and i386 tables, and the seccomp filter of the
+ * confinement step built from it (runtime/syscall_census.h).  Doors where a
+ * system call changes the kernel's or another process's state without
+ * opening a file, so that no Landlock hook is asked:
+ *  - clone3's CLONE_INTO_CGROUP starts a child in any cgroup of a read-only
+ *    descriptor (cgroup_may_write() is an inode permission check): clone3
+ *    gives ENOSYS, and fork, posix_spawn, threads and pipelines still work
+ *    (libc falls back to clone, which cannot name a cgroup);
+ *  - fanotify with FAN_REPORT_FID and an inode mark needs only read
+ *    permission of the path and reports every open and read of a protected
+ *    file: fanotify_init and fanotify_mark give EPERM;
+ *  - the mount API makes a detached mount that meets no Landlock hook: EPERM;
+ *  - a program's own seccomp filter cannot re-open what ours refuses;
+ *  - the census probe: every number of both tables, the numbers above the
+ *    census's highest and x32's, under the filter programs get, each refused
+ *    with the census's errno or reaching the kernel.
+ * Through `jr2-confine run` and `jr2-harness exec`; the control is the same
+ * call unconfined.
+ *
+ * Promises: R9
+ */
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/keyctl.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include "step_helpers.h"
+#include "syscall_census.h"
+
+#define SC_OUT_SIZE 16384
+#ifndef SYS_uretprobe
+#define SYS_uretprobe 335
+#endif
+#ifndef SYS_uprobe
+#define SYS_uprobe 336
+#endif
+
+#ifndef FAN_CLASS_NOTIF
+#define FAN_CLASS_NOTIF 0x00000000
+#endif
+#define SC_FAN_REPORT_FID    0x00000200
+#define SC_FAN_MARK_ADD	     0x00000001
+#define SC_FAN_OPEN	     0x00000020
+#define SC_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* clone3's argument, as linux/sched.h has it (its CLONE_ names clash with
+   sched.h's). */
+struct sc_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+	    stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+/* ---- the helper verbs (`--step-helper sc-*`) ---- */
+
+static const char *sc_name(int err)
+{
+	return err ? strerrorname_np(err) : "ok";
+}
+
+/* clone3, with CLONE_INTO_CGROUP of `cgroup` (a dir) unless it is "-". */
+static int sc_clone3(const char *cgroup)
+{
+	struct sc_clone_args args = {.exit_signal = SIGCHLD};
+	long pid;
+	int fd = -1, status;
+
+	if (strcmp(cgroup, "-")) {
+		fd = open(cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return st_print_errno(errno);
+		args.flags = SC_CLONE_INTO_CGROUP;
+		args.cgroup = (unsigned int)fd;
+	}
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return st_print_errno(errno);
+	waitpid((pid_t)pid, &status, 0);
+	return st_print_errno(0);
+}
+
+static void *sc_thread(void *arg)
+{
+	return arg;
+}
+
+/* fork, posix_spawn, a thread, a shell pipeline: "ok" or what failed. */
+static int sc_spawn(void)
+{
+	static char *const true_argv[] = {"true", NULL};
+	static char *const pipeline[] = {
+	    "sh", "-c", "test \"$(echo jr2 | cat | tr j J)\" = Jr2", NULL};
+	pthread_t thread;
+	pid_t pid;
+	int status, err;
+
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || status)
+		return printf("fork: %s\n", sc_name(errno)), 1;
+	err = posix_spawn(&pid, "/bin/true", NULL, NULL, true_argv, environ);
+	if (err || waitpid(pid, &status, 0) < 0 || status)
+		return printf("posix_spawn: %s\n", sc_name(err)), 1;
+	err = pthread_create(&thread, NULL, sc_thread, NULL);
+	if (err || pthread_join(thread, NULL))
+		return printf("pthread_create: %s\n", sc_name(err)), 1;
+	err = posix_spawn(&pid, "/bin/sh", NULL, NULL, pipeline, environ);
+	if (err || waitpid(pid, &status, 0) < 0 || status)
+		return printf("pipeline: %s status %d\n", sc_name(err), status),
+		       1;
+	printf("ok fork posix_spawn pthread_create pipeline\n");
+	return 0;
+}
+
+/* fanotify_init(FAN_REPORT_FID), then an inode mark on `dir`. */
+static int sc_fanotify(const char *dir)
+{
+	int fd = (int)syscall(SYS_fanotify_init,
+			      FAN_CLASS_NOTIF | SC_FAN_REPORT_FID, O_RDONLY);
+
+	if (fd < 0)
+		return printf("init %s\n", sc_name(errno)), 1;
+	if (syscall(SYS_fanotify_mark, fd, SC_FAN_MARK_ADD, SC_FAN_OPEN,
+		    AT_FDCWD, dir))
+		return printf("mark %s\n", sc_name(errno)), 1;
+	printf("ok\n");
+	return 0;
+}
+
+/* fanotify_mark of no group (-1): EBADF from the kernel, or ours. */
+static int sc_fanotify_mark(void)
+{
+	return st_print_errno(
+	    ST_ERR(syscall(SYS_fanotify_mark, -1, SC_FAN_MARK_ADD, SC_FAN_OPEN,
+			   AT_FDCWD, "/")));
+}
+
+/*
+ * The mount API, each call in a way that changes nothing, in a user and
+ * mount namespace of the program's own (where it holds CAP_SYS_ADMIN, so
+ * that only the filter can refuse): one line.
+ */
+static int sc_mount_api(void)
+{
+	struct {
+		const char *name;
+		long nr, a0, a1, a2, a3, a4;
+	} calls[] = {
+	    {"fsopen", 430, (long)"tmpfs", 0, 0, 0, 0},
+	    {"fsconfig", 431, -1, 0, 0, 0, 0},
+	    {"fsmount", 432, -1, 0, 0, 0, 0},
+	    {"fspick", 433, AT_FDCWD, (long)"/", 0, 0, 0},
+	    {"open_tree", 428, AT_FDCWD, (long)"/", 0, 0, 0},
+	    {"open_tree_attr", 467, -1, (long)"", 0, 0, 0},
+	    {"move_mount", 429, -1, (long)"", -1, (long)"", 0},
+	    {"mount_setattr", 442, -1, (long)"", 0, 0, 0},
+	};
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return printf("unshare: %s\n", sc_name(errno)), 1;
+	for (size_t i = 0; i < sizeof(calls) / sizeof(*calls); i++) {
+		long fd = syscall(calls[i].nr, calls[i].a0, calls[i].a1,
+				  calls[i].a2, calls[i].a3, calls[i].a4);
+
+		printf("%s%s:%s", i ? " " : "", calls[i].name,
+		       sc_name(fd < 0 ? errno : 0));
+		if (fd >= 0)
+			close((int)fd);
+	}
+	printf("\n");
+	return 0;
+}
+
+/*
+ * A filter of the program's own that allows every call, then three calls
+ * ours refuses: "add_key:E clone3:E fanotify_init:E".
+ */
+static int sc_own_filter(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = {.len = 1, .filter = &allow};
+	struct sc_clone_args args = {.exit_signal = SIGCHLD};
+	long ret;
+	int status;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return printf("own filter: %s\n", sc_name(errno)), 1;
+	ret = syscall(SYS_add_key, "user", "jr2-own-filter", "x", 1,
+		      KEY_SPEC_PROCESS_KEYRING);
+	printf("add_key:%s", sc_name(ret < 0 ? errno : 0));
+	ret = syscall(SYS_clone3, &args, sizeof(args));
+	if (ret == 0)
+		_exit(0);
+	if (ret > 0)
+		waitpid((pid_t)ret, &status, 0);
+	printf(" clone3:%s", sc_name(ret < 0 ? errno : 0));
+	ret = syscall(SYS_fanotify_init, FAN_CLASS_NOTIF | SC_FAN_REPORT_FID,
+		      O_RDONLY);
+	printf(" fanotify_init:%s\n", sc_name(ret < 0 ? errno : 0));
+	return 0;
+}
+
+/* ---- the census probe ---- */
+
+/*
+ * A probed call carries SC_COOKIE as its sixth argument.  The probe's own
+ * filter gives those SECCOMP_RET_TRACE; ours, installed before, wins with
+ * its errno where it refuses (ERRNO takes precedence over TRACE).  The
+ * tracer skips every call that stops (orig_rax -1) and makes it return
+ * -SC_REACHED: no probed call runs, whatever the filters decide (TRACE
+ * without a tracer gives ENOSYS and runs nothing either).
+ */
+#define SC_COOKIE  0x6a723239U
+#define SC_REACHED EL3HLT
+#define SC_ABOVE   16 /* numbers probed above the census's highest */
+
+static long sc_call64(long nr, long a0, long a1, long a2, long a3)
+{
+	long ret;
+	register long r10 __asm__("r10") = a3;
+	register long r8 __asm__("r8") = 0;
+	register long r9 __asm__("r9") = SC_COOKIE;
+
+	/* r9 is cleared after the call: no later call carries the cookie. */
+	__asm__ volatile("syscall\n\t"
+			 "xor %%r9d, %%r9d"
+			 : "=a"(ret), "+r"(r9)
+			 : "0"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return ret < 0 && ret > -4096 ? -ret : 0;
+}
+
+static sigjmp_buf sc_no_int80;
+
+static void sc_int80_fault(int sig)
+{
+	siglongjmp(sc_no_int80, sig);
+}
+
+/* int 0x80: the i386 table (ebp is the sixth argument). */
+static long sc_call32(long nr, long a0, long a1, long a2, long a3, long a5)
+{
+	long ret;
+
+	__asm__ volatile("push %%rbp\n\t"
+			 "mov %[a5], %%rbp\n\t"
+			 "int $0x80\n\t"
+			 "pop %%rbp"
+			 : "=a"(ret)
+			 : "0"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3),
+			   "D"(0L), [a5] "r"(a5)
+			 : "memory", "r8", "r9", "r10", "r11", "cc");
+	return (int)ret < 0 && (int)ret > -4096 ? -(int)ret : 0;
+}
+
+struct sc_tally {
+	unsigned int checked, differ;
+};
+
+static void sc_expect(struct sc_tally *t, const char *table, long nr,
+		      const char *what, int want, int got)
+{
+	t->checked++;
+	if (want == got)
+		return;
+	t->differ++;
+	printf("%s %ld %s: want %s got %s\n", table, nr, what,
+	       want == SC_REACHED ? "the kernel" : sc_name(want),
+	       got == SC_REACHED ? "the kernel" : sc_name(got));
+}
+
+/* The census's decision for nr in one table (`open`: every call reaches). */
+static int sc_want(const struct jr2_syscall_rule *refused, size_t n,
+		   unsigned int max, long nr, bool open)
+{
+	if (open)
+		return SC_REACHED;
+	for (size_t i = 0; i < n; i++)
+		if (refused[i].nr == nr)
+			return refused[i].err;
+	return nr > max ? ENOSYS : SC_REACHED;
+}
+
+/* The probe itself, in the traced child; `open`: no filter but the probe's. */
+static void sc_probe(bool open, bool int80)
+{
+	struct sock_filter f[] = {
+	    BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		     offsetof(struct seccomp_data, args[5])),
+	    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SC_COOKIE, 0, 1),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = 4, .filter = f};
+	struct sc_tally t = {0, 0};
+	const long other = 1; /* another pid: init */
+	const size_t n64 =
+	    sizeof(jr2_x86_64_refused) / sizeof(*jr2_x86_64_refused);
+	const size_t n32 = sizeof(jr2_i386_refused) / sizeof(*jr2_i386_refused);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog)) {
+		printf("probe filter: %s\n", sc_name(errno));
+		return;
+	}
+	for (long nr = 0; nr <= JR2_X86_64_MAX + SC_ABOVE; nr++) {
+		int want =
+		    sc_want(jr2_x86_64_refused, n64, JR2_X86_64_MAX, nr, open);
+
+		if (nr == SYS_uretprobe || nr == SYS_uprobe) {
+			/* Seccomp passes them to the kernel unfiltered (6.13+),
+			   which sends SIGILL outside a probe's trampoline: no
+			   filter decides them (the census: allowed). */
+			continue;
+		}
+		if (nr == JR2_X86_64_PRLIMIT64) {
+			sc_expect(&t, "x86_64", nr, "another pid, new limits",
+				  open ? SC_REACHED : EPERM,
+				  (int)sc_call64(nr, other, 0, 1, 0));
+			/* the program's own: reaches the kernel */
+			sc_expect(&t, "x86_64", nr, "own", SC_REACHED,
+				  (int)sc_call64(nr, 0, 0, 1, 0));
+		} else if (nr == JR2_X86_64_FCNTL) {
+			sc_expect(&t, "x86_64", nr, "F_SETLEASE",
+				  open ? SC_REACHED : EPERM,
+				  (int)sc_call64(nr, 0, F_SETLEASE, 0, 0));
+			sc_expect(&t, "x86_64", nr, "F_GETFL", SC_REACHED,
+				  (int)sc_call64(nr, 0, F_GETFL, 0, 0));
+		} else {
+			sc_expect(&t, "x86_64", nr, "", want,
+				  (int)sc_call64(nr, 0, 0, 0, 0));
+		}
+	}
+	/* x32: bit 30 on a native number, and x32's own numbers (512+). */
+	for (long nr = 0; nr < 600; nr += nr < 512 ? 37 : 1)
+		sc_expect(&t, "x32", nr, "", open ? SC_REACHED : ENOSYS,
+			  (int)sc_call64(nr | 0x40000000L, 0, 0, 0, 0));
+	if (int80) {
+		for (long nr = 0; nr <= JR2_I386_MAX + SC_ABOVE; nr++) {
+			int want = sc_want(jr2_i386_refused, n32, JR2_I386_MAX,
+					   nr, open);
+
+			if (nr == JR2_I386_PRLIMIT64)
+				sc_expect(&t, "i386", nr, "another pid",
+					  open ? SC_REACHED : EPERM,
+					  (int)sc_call32(nr, other, 0, 1, 0,
+							 SC_COOKIE));
+			else if (nr == JR2_I386_FCNTL || nr == JR2_I386_FCNTL64)
+				sc_expect(&t, "i386", nr, "F_SETLEASE",
+					  open ? SC_REACHED : EPERM,
+					  (int)sc_call32(nr, 0, F_SETLEASE, 0,
+							 0, SC_COOKIE));
+			else
+				sc_expect(
+				    &t, "i386", nr, "", want,
+				    (int)sc_call32(nr, 0, 0, 0, 0, SC_COOKIE));
+		}
+	}
+	printf("census: %u checked, %u differ%s\n", t.checked, t.differ,
+	       int80 ? "" : " (no i386 table here)");
+}
+
+/* Whether int 0x80 reaches a table here (getpid, not probed). */
+static bool sc_has_int80(void)
+{
+	struct sigaction sa = {.sa_handler = sc_int80_fault}, old;
+	bool has = false;
+
+	sigaction(SIGSEGV, &sa, &old);
+	if (!sigsetjmp(sc_no_int80, 1))
+		has = sc_call32(20, 0, 0, 0, 0, 0) != ENOSYS;
+	sigaction(SIGSEGV, &old, NULL);
+	return has;
+}
+
+/*
+ * `sc-census open|filter`: the probe in a child this process traces; its
+ * output, then "census: N checked, M differ".
+ */
+static int sc_census(bool open)
+{
+	int sync[2], status;
+	bool int80 = sc_has_int80();
+	pid_t child;
+
+	fflush(stdout);
+	if (pipe(sync))
+		return st_print_errno(errno);
+	child = fork();
+	if (child == 0) {
+		char go;
+
+		close(sync[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (read(sync[0], &go, 1) != 1)
+			_exit(1);
+		sc_probe(open, int80);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(sync[0]);
+	if (child < 0 || ptrace(PTRACE_SEIZE, child, 0,
+				PTRACE_O_TRACESECCOMP | PTRACE_O_EXITKILL)) {
+		printf("tracer: %s\n", sc_name(errno));
+		return 1;
+	}
+	if (write(sync[1], "g", 1) != 1)
+		return st_print_errno(errno);
+	while (waitpid(child, &status, __WALL) == child && WIFSTOPPED(status)) {
+		int sig = WSTOPSIG(status);
+
+		if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_SECCOMP << 8))) {
+			struct user_regs_struct regs;
+
+			if (ptrace(PTRACE_GETREGS, child, 0, &regs))
+				break;
+			regs.orig_rax = -1UL;
+			regs.rax = (unsigned long)-SC_REACHED;
+			if (ptrace(PTRACE_SETREGS, child, 0, &regs))
+				break;
+			sig = 0;
+		} else if (status >> 16) {
+			sig = 0; /* another ptrace event */
+		}
+		ptrace(PTRACE_CONT, child, 0, sig);
+	}
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : 1;
+}
+
+static int sc_helper(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[0], "sc-census"))
+		return sc_census(!strcmp(argv[1], "open"));
+	if (argc == 2 && !strcmp(argv[0], "sc-clone3"))
+		return sc_clone3(argv[1]);
+	if (argc == 1 && !strcmp(argv[0], "sc-spawn"))
+		return sc_spawn();
+	if (argc == 2 && !strcmp(argv[0], "sc-fanotify"))
+		return sc_fanotify(argv[1]);
+	if (argc == 1 && !strcmp(argv[0], "sc-fanotify-mark"))
+		return sc_fanotify_mark();
+	if (argc == 1 && !strcmp(argv[0], "sc-mount-api"))
+		return sc_mount_api();
+	if (argc == 1 && !strcmp(argv[0], "sc-own-filter"))
+		return sc_own_filter();
+	fprintf(stderr, "syscalls_test: unknown verb '%s'\n", argv[0]);
+	return 101;
+}
+
+/* ---- the tests ---- */
+
+ST_FIXTURE(syscalls)
+
+/* The helper's whole output by `path` (the census prints many lines). */
+static const char *sc_help(struct st *st, enum st_path path, const char *verb,
+			   const char *arg)
+{
+	static char out[SC_OUT_SIZE];
+	const char *const argv[] = {verb, arg, NULL};
+
+	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	return out;
+}
+
+/* The last line of out (the census's tally), in place. */
+static const char *sc_last_line(const char *out)
+{
+	static char line[256];
+	size_t n = strlen(out);
+	const char *start;
+
+	while (n && out[n - 1] == '\n')
+		n--;
+	start = out + n;
+	while (start > out && start[-1] != '\n')
+		start--;
+	snprintf(line, sizeof(line), "%.*s", (int)(out + n - start), start);
+	return line;
+}
+
+TEST_F(syscalls, R9_census_decides_every_number)
+{
+	struct st *st = &self->st;
+	char want[128];
+	const char *out;
+
+	ST_START(st);
+	/* Control: unconfined, every probed call reaches the kernel (the
+	   probe's tracer sees each one and lets none run). */
+	out = sc_help(st, ST_UNCONFINED, "sc-census", "open");
+	if (!strncmp(out, "tracer: ", 8))
+		SKIP(return,
+			   "the probe cannot trace its own child here (%.40s): "
+			   "Yama's ptrace_scope above 1?",
+			   out);
+	ASSERT_NE(NULL, strstr(out, "census: "))
+	{
+		TH_LOG("%s", out);
+	}
+	ASSERT_NE(NULL, strstr(sc_last_line(out), " checked, 0 differ"))
+	{
+		TH_LOG("unconfined: %s", out);
+	}
+	snprintf(want, sizeof(want), "%s", sc_last_line(out));
+	if (strstr(want, "no i386 table"))
+		TH_LOG("int 0x80 reaches no table here: the i386 part is left "
+		       "out");
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		out = sc_help(st, path, "sc-census", "filter");
+		ASSERT_STREQ(want, sc_last_line(out))
+		{
+			TH_LOG("%s:\n%s", st_path_name[path], out);
+		}
+	}
+}
+
+TEST_F(syscalls, R9_clone3_refused_spawning_works)
+{
+	struct st *st = &self->st;
+	char cgroup[PATH_MAX + 16] = "", line[PATH_MAX];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	/* The cgroup v2 dir this test runs in: moving into it is no move. */
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(cgroup, sizeof(cgroup), "/sys/fs/cgroup%s",
+				 line + 3);
+		}
+	if (f)
+		fclose(f);
+	ST_START(st);
+	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "sc-clone3", "-"));
+	ASSERT_STREQ("ok fork posix_spawn pthread_create pipeline",
+		     ST_HELP(st, ST_UNCONFINED, "sc-spawn"));
+	if (cgroup[0] &&
+	    strcmp(ST_HELP(st, ST_UNCONFINED, "sc-clone3", cgroup), "ok")) {
+		TH_LOG("CLONE_INTO_CGROUP of %s unconfined: %s: left out",
+		       cgroup, ST_HELP(st, ST_UNCONFINED, "sc-clone3", cgroup));
+		cgroup[0] = '\0';
+	}
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("ENOSYS", ST_HELP(st, path, "sc-clone3", "-"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+		if (cgroup[0])
+			ASSERT_STREQ("ENOSYS",
+				     ST_HELP(st, path, "sc-clone3", cgroup))
+			{
+				TH_LOG("%s: CLONE_INTO_CGROUP %s",
+				       st_path_name[path], cgroup);
+			}
+		ASSERT_STREQ("ok fork posix_spawn pthread_create pipeline",
+			     ST_HELP(st, path, "sc-spawn"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+TEST_F(syscalls, R9_fanotify_refused)
+{
+	struct st *st = &self->st;
+	char control[ST_OUT_SIZE];
+
+	ST_START(st);
+	/* Control: root marks the protected dir with FAN_REPORT_FID. */
+	snprintf(control, sizeof(control), "%s",
+		 ST_HELP(st, ST_UNCONFINED, "sc-fanotify", HX_PROTECTED));
+	if (!strcmp(control, "init ENOSYS"))
+		SKIP(return,
+			   "fanotify: ENOSYS unconfined (no CONFIG_FANOTIFY)");
+	/* A file system without a file system id (tmpfs before 6.7?) refuses
+	   the mark; the group is made all the same. */
+	if (strcmp(control, "ok"))
+		TH_LOG("unconfined: %s (the mark; the group was made)",
+		       control);
+	ASSERT_TRUE(!strcmp(control, "ok") || !strncmp(control, "mark ", 5))
+	{
+		TH_LOG("unconfined: %s", control);
+	}
+	ASSERT_STREQ("EBADF", ST_HELP(st, ST_UNCONFINED, "sc-fanotify-mark"));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("init EPERM",
+			     ST_HELP(st, path, "sc-fanotify", HX_PROTECTED))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+		ASSERT_STREQ("EPERM", ST_HELP(st, path, "sc-fanotify-mark"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+TEST_F(syscalls, R9_mount_api_refused)
+{
+	static const char refused[] =
+	    "fsopen:EPERM fsconfig:EPERM fsmount:EPERM fspick:EPERM "
+	    "open_tree:EPERM open_tree_attr:EPERM move_mount:EPERM "
+	    "mount_setattr:EPERM";
+	struct st *st = &self->st;
+	const char *control;
+
+	ST_START(st);
+	/* Control: unconfined, in its own user namespace, fsopen and
+	   open_tree give descriptors; the calls on no descriptor meet the
+	   kernel's own checks. */
+	control = ST_HELP(st, ST_UNCONFINED, "sc-mount-api");
+	ASSERT_EQ(0, strncmp(control, "fsopen:ok ", 10));
+	ASSERT_NE(NULL, strstr(control, " open_tree:ok "));
+	ASSERT_EQ(NULL, strstr(control, "EPERM"))
+	{
+		TH_LOG("unconfined: %s", control);
+	}
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ(refused, ST_HELP(st, path, "sc-mount-api"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+TEST_F(syscalls, R9_own_filter_cannot_reopen)
+{
+	struct st *st = &self->st;
+
+	ST_START(st);
+	/* Control: unconfined, the allow-everything filter allows them. */
+	ASSERT_STREQ("add_key:ok clone3:ok fanotify_init:ok",
+		     ST_HELP(st, ST_UNCONFINED, "sc-own-filter"));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("add_key:EPERM clone3:ENOSYS fanotify_init:EPERM",
+			     ST_HELP(st, path, "sc-own-filter"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "--step-helper") &&
+	    !strncmp(argv[2], "sc-", 3))
+		return sc_helper(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "--step-helper"))
+		return st_helper(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
+		return hx_helper(argc - 2, argv + 2);
+	return test_harness_run(argc, argv);
+}

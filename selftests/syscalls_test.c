@@ -515,6 +515,7 @@ TEST_F(syscalls, R9_census_decides_every_number)
 		TH_LOG("unconfined: %s", out);
 	}
 	snprintf(want, sizeof(want), "%s", sc_last_line(out));
+	TH_LOG("unconfined: %s", want);
 	if (strstr(want, "no i386 table"))
 		TH_LOG("int 0x80 reaches no table here: the i386 part is left "
 		       "out");

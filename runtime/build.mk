@@ -60,17 +60,19 @@ test-runtime-e2e: $(BUILD)/runtime-tests/e2e_test $(BIN)/jr2-confine \
 	cat $(TEST_RESULTS)/runtime-e2e.tap; exit $$status
 
 # Benchmarks: ratios and figures measured in the same run.
-BENCH_STEPS += confine-compile confine-open
+BENCH_STEPS += confine-compile confine-open confine-filter
 $(BUILD)/runtime-bench/confine-bench: runtime/bench/confine_bench.c \
 		$(OBJ)/libjr2.a $(JR2_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $< $(OBJ)/libjr2.a
 
-.PHONY: bench-confine-compile bench-confine-open
+.PHONY: bench-confine-compile bench-confine-open bench-confine-filter
 bench-confine-compile: $(BUILD)/runtime-bench/confine-bench
 	$< compile
 bench-confine-open: $(BUILD)/runtime-bench/confine-bench
 	$< open
+bench-confine-filter: $(BUILD)/runtime-bench/confine-bench
+	$< filter
 
 # The census of system calls (docs/SYSCALLS.md): every call of the kernel's
 # tables has a row, a row a test, and the filter's header is the census's.

@@ -11,6 +11,10 @@
  *            tree laid out as jr2's (a tmpfs root in a private mount
  *            namespace), unconfined vs. confined under jr2's defaults,
  *            and vs. Landlock's floor (one rule granting all on "/")
+ *   filter   the seccomp filter of the confinement step (every system call's
+ *            decision, docs/SYSCALLS.md): the CPU time of a getppid loop
+ *            and of a program's start (fork, execve /bin/true, exit) with
+ *            and without it, alternating, and the time to install it
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,12 +25,15 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "abi.h"
+#include "confine_step.h"
 #include "policy.h"
 #include "ruleset.h"
 
@@ -431,6 +438,111 @@ static int bench_open(int iterations, int rounds)
 	return 0;
 }
 
+/* no_new_privs, then the filter: its install time in ns. */
+static double install_filter(void)
+{
+	double t0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("prctl", "PR_SET_NO_NEW_PRIVS");
+	t0 = now_ns();
+	if (jr2_step_deny_kernel_doors())
+		die("seccomp", "the confinement step's filter");
+	return now_ns() - t0;
+}
+
+static double children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* fork, execve /bin/true, wait: the CPU time of that program. */
+static double start_true(void)
+{
+	double before = children_cpu_ns();
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("start", "/bin/true");
+	return children_cpu_ns() - before;
+}
+
+/*
+ * One child, filtered or not (as the spawner: the filter installed once,
+ * inherited by what it starts): the CPU time of a getppid call (a loop's
+ * median share), of a start of /bin/true, and the filter's install time.
+ */
+static void filter_child(bool filtered, double out[3])
+{
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe", "");
+	pid = fork();
+	if (pid < 0)
+		die("fork", "");
+	if (pid == 0) {
+		double v[3] = {0, 0, filtered ? install_filter() : 0}, c0;
+
+		c0 = cpu_ns();
+		for (int i = 0; i < 20000; i++)
+			syscall(SYS_getppid);
+		v[0] = (cpu_ns() - c0) / 20000;
+		v[1] = start_true();
+		_exit(write(fds[1], v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (read(fds[0], out, 3 * sizeof(*out)) != 3 * sizeof(*out))
+		die("read", "a child's figures");
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("child", "filter bench");
+}
+
+static int bench_filter(int rounds)
+{
+	double call[2][64], start[2][64], install[64];
+
+	if (rounds > 64)
+		rounds = 64;
+	for (int r = 0; r < rounds; r++)
+		for (int f = 0; f < 2; f++) {
+			double v[3];
+
+			filter_child(f, v);
+			call[f][r] = v[0];
+			start[f][r] = v[1];
+			if (f)
+				install[r] = v[2];
+		}
+	printf("seccomp filter of the confinement step, %d rounds "
+	       "alternating, CPU time (medians)\n",
+	       rounds);
+	printf("getppid:          %8.1f ns unfiltered, %8.1f ns filtered, "
+	       "ratio %.3f\n",
+	       median(call[0], rounds), median(call[1], rounds),
+	       median(call[1], rounds) / median(call[0], rounds));
+	printf("start /bin/true:  %8.1f us unfiltered, %8.1f us filtered, "
+	       "ratio %.3f\n",
+	       median(start[0], rounds) / 1e3, median(start[1], rounds) / 1e3,
+	       median(start[1], rounds) / median(start[0], rounds));
+	printf("install:          %8.1f us (wall)\n",
+	       median(install, rounds) / 1e3);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "compile"))
@@ -439,10 +551,14 @@ int main(int argc, char **argv)
 		return confine_once();
 	if (argc == 2 && !strcmp(argv[1], "open"))
 		return bench_open(20000, 41);
-	fprintf(stderr, "usage: " PROG " compile|open\n"
+	if (argc == 2 && !strcmp(argv[1], "filter"))
+		return bench_filter(41);
+	fprintf(stderr, "usage: " PROG " compile|open|filter\n"
 			"  compile: compile time and rule count of jr2's "
 			"defaults on this host\n"
 			"  open:    open+close loop, unconfined vs. confined, "
-			"depth 1 and 12\n");
+			"depth 1 and 12\n"
+			"  filter:  a system call and a start, with and "
+			"without the seccomp filter\n");
 	return 2;
 }

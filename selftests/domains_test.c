@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * P3-P6 and the spawner's faults: the programs of one spawner share one
- * Landlock domain; a new spawner is a new domain that cannot reach the old
+ * P3-P6 and the spawner's faults: the programs of one spawner's requests
+ * given no Stand-in share one Landlock domain, a request given one is a
+ * domain of its own that no other program can trace or read (E1); a new
+ * spawner is a new domain that cannot reach the old
  * one's programs; a confined program can neither mount nor leave its domain;
  * a spawner killed 100 times while programs start leaves no hang, no zombie
  * and no leaked descriptor in the harness (10 times where JR2_STRESS=small:
  * the vmtest guest, where a kernel's answers are the point, not the load).
  *
- * Promises: G6 A3 P3 P4 P5 P6
+ * Promises: G6 A3 P3 P4 P5 P6 E1
  */
 #include "harness_helpers.h"
 #include "stress_helpers.h"
@@ -70,6 +72,208 @@ TEST_F(domains, P3_yama_decides_tracing_of_a_peer_naming_no_tracer)
 	hx_pid_str(hx_start_sleeper(_metadata, hx, &client), named_pid,
 		   sizeof(named_pid));
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", named_pid));
+}
+
+#define DOMAINS_CONFIG HX_ETC "/harness.conf"
+#define LURK_DIR       HX_MNT "/lurk"
+#define LURK_FILE      LURK_DIR "/seen"
+
+static const char *const with_standin[] = {"--secret", "GH_TOKEN", NULL};
+
+/* Starts the harness with the Held secret GH_TOKEN. */
+#define START_WITH_SECRET(hx)                                             \
+	do {                                                              \
+		const char *const _extra[] = {"--config", DOMAINS_CONFIG, \
+					      NULL};                      \
+		fx_make_file(_metadata, DOMAINS_CONFIG,                   \
+			     "secret GH_TOKEN\n" HX_TRUST_ETC, 0644);     \
+		HX_START(hx, _extra);                                     \
+	} while (0)
+
+/* jr2-try VERB ARGS in a request given GH_TOKEN's Stand-in. */
+#define TRY_WITH_STANDIN(hx, ...)                                          \
+	({                                                                 \
+		static char _out[HX_OUT_SIZE];                             \
+		const char *const _argv[] = {(hx)->try_tool, __VA_ARGS__,  \
+					     NULL};                        \
+		hx_exec_opts(hx, with_standin, _argv, _out, sizeof(_out)); \
+		_out[strcspn(_out, " \n")] = '\0';                         \
+		(const char *)_out;                                        \
+	})
+
+static const char *proc_file(pid_t pid, const char *file, char *buf,
+			     size_t size)
+{
+	snprintf(buf, size, "/proc/%d/%s", (int)pid, file);
+	return buf;
+}
+
+/*
+ * A request given a Stand-in runs in a Landlock layer of its own: a program
+ * of any other request (a no-Stand-in one shares one layer; another given a
+ * Stand-in has its own) can neither trace it nor read its environment or
+ * memory, nor take its descriptors, and it cannot trace theirs.  Reading
+ * /proc/<pid>/environ is PTRACE_MODE_READ, which Yama leaves alone: those
+ * denials are Landlock's on every Yama setting.  Positive controls: the
+ * programs of two requests without a Stand-in read and trace each other.
+ */
+TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
+{
+	struct hx *hx = &self->hx;
+	char held[16], plain[16], held_env[64], plain_env[64], why[256];
+	const char *blocked = hx_peer_trace_blocked(why, sizeof(why));
+	const char *const sleep_verb[] = {"sleep", NULL};
+	pid_t client, held_pid, plain_pid;
+
+	START_WITH_SECRET(hx);
+	held_pid =
+	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	plain_pid = hx_start_sleeper(_metadata, hx, &client);
+	hx_pid_str(held_pid, held, sizeof(held));
+	hx_pid_str(plain_pid, plain, sizeof(plain));
+	proc_file(held_pid, "environ", held_env, sizeof(held_env));
+	proc_file(plain_pid, "environ", plain_env, sizeof(plain_env));
+	/* From a request without a Stand-in. */
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", held_env));
+	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", held));
+	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-seize", held));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "pidfd-getfd", held, "1"));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "vm-read", held));
+	/* From another request given the same Stand-in: its own layer. */
+	ASSERT_STREQ("EACCES", TRY_WITH_STANDIN(hx, "read-file", held_env));
+	ASSERT_STREQ("EPERM", TRY_WITH_STANDIN(hx, "ptrace-attach", held));
+	/* And a request given a Stand-in cannot trace the others. */
+	ASSERT_STREQ("EACCES", TRY_WITH_STANDIN(hx, "read-file", plain_env));
+	ASSERT_STREQ("EPERM", TRY_WITH_STANDIN(hx, "ptrace-attach", plain));
+	/* Signals stay: no scope on the layers. */
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", held, "0"));
+	ASSERT_STREQ("ok", TRY_WITH_STANDIN(hx, "kill", plain, "0"));
+	/* Positive controls: two requests without a Stand-in. */
+	ASSERT_STREQ("ok", HX_TRY(hx, "read-file", plain_env));
+	if (blocked)
+		SKIP(return, "%s", blocked);
+	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", plain));
+	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-seize", plain));
+	ASSERT_STREQ("ok", HX_HELP(hx, "pidfd-getfd", plain, "1"));
+	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", plain));
+}
+
+/* Whether pid runs this binary yet (its execve done): its comm is ours. */
+static bool runs_self(pid_t pid)
+{
+	char mine[32] = "", theirs[32] = "", path[64];
+	int fd;
+
+	fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, mine, sizeof(mine) - 1) < 0)
+		mine[0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	fd = open(proc_file(pid, "comm", path, sizeof(path)),
+		  O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, theirs, sizeof(theirs) - 1) < 0)
+		theirs[0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return mine[0] && !strcmp(mine, theirs);
+}
+
+/*
+ * The known gap this closes, as it was measured: a program left running by
+ * a request without a Stand-in watches every process's environment; a later
+ * request is given GH_TOKEN's Stand-in.  The watcher reads the environment
+ * of a later request without one (the positive control) and never that of
+ * the one given the Stand-in (EACCES, before and after its execve).
+ */
+TEST_F(domains, P3_E1_lurker_reads_no_standin_of_a_later_request)
+{
+	struct hx *hx = &self->hx;
+	const char *const lurk[] = {"lurk", LURK_FILE, "GH_TOKEN", NULL};
+	const char *const sleep_verb[] = {"sleep", NULL};
+	char text[HX_OUT_SIZE], line[64];
+	pid_t lurker, client, held, plain;
+	int status = -1, fd;
+	ssize_t n;
+
+	/* Before the start: the policy plans the folders there then. */
+	fx_make_dir(_metadata, LURK_DIR, 0755);
+	START_WITH_SECRET(hx);
+	hx_start_helper(_metadata, hx, &lurker, NULL, lurk);
+	held =
+	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	plain = hx_start_sleeper(_metadata, hx, &client);
+	for (int ms = 0;
+	     ms < HX_READY_MS && !(runs_self(held) && runs_self(plain));
+	     ms += 10)
+		usleep(10000);
+	ASSERT_TRUE(runs_self(held) && runs_self(plain));
+	/* It scans once more after it sees this, then ends. */
+	fx_make_file(_metadata, LURK_FILE ".stop", "", 0644);
+	for (int ms = 0;
+	     ms < HX_READY_MS && waitpid(lurker, &status, WNOHANG) != lurker;
+	     ms += 10)
+		usleep(10000);
+	fd = open(LURK_FILE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	text[n] = '\0';
+	ASSERT_EQ(0, status)
+	{
+		TH_LOG("the lurker's client: status %d; it wrote: %s", status,
+		       text);
+	}
+	ASSERT_EQ(NULL, strstr(text, "found "))
+	{
+		TH_LOG("the lurker read a Stand-in: %s", text);
+	}
+	snprintf(line, sizeof(line), "\ndenied %d EACCES\n", (int)held);
+	ASSERT_NE(NULL, strstr(text, line))
+	{
+		TH_LOG("no '%s' in: %s", line + 1, text);
+	}
+	snprintf(line, sizeof(line), "\nread %d\n", (int)held);
+	ASSERT_EQ(NULL, strstr(text, line));
+	snprintf(line, sizeof(line), "\nread %d\n", (int)plain);
+	ASSERT_NE(NULL, strstr(text, line))
+	{
+		TH_LOG("no '%s' in: %s", line + 1, text);
+	}
+}
+
+/*
+ * A later shell command still finds and stops a server an earlier request
+ * started, given a Stand-in or not (pkill reads /proc/<pid>/stat and
+ * cmdline, which need no ptrace access): SIGTERM ends both, and each client
+ * exits 128 + 15.
+ */
+TEST_F(domains, P3_a_later_request_stops_an_earlier_server)
+{
+	struct hx *hx = &self->hx;
+	const char *const sleep_verb[] = {"sleep", NULL};
+	char held[16], plain[16], path[64];
+	pid_t held_client, plain_client, held_pid, plain_pid;
+	int status = -1;
+
+	START_WITH_SECRET(hx);
+	held_pid = hx_start_helper(_metadata, hx, &held_client, with_standin,
+				   sleep_verb);
+	plain_pid = hx_start_sleeper(_metadata, hx, &plain_client);
+	hx_pid_str(held_pid, held, sizeof(held));
+	hx_pid_str(plain_pid, plain, sizeof(plain));
+	ASSERT_STREQ(
+	    "ok", HX_TRY(hx, "read-file",
+			 proc_file(held_pid, "cmdline", path, sizeof(path))));
+	ASSERT_STREQ("ok",
+		     HX_TRY(hx, "read-file",
+			    proc_file(held_pid, "stat", path, sizeof(path))));
+	ASSERT_STREQ("ok", HX_TRY(hx, "kill", held, "15"));
+	ASSERT_STREQ("ok", TRY_WITH_STANDIN(hx, "kill", plain, "15"));
+	ASSERT_EQ(held_client, waitpid(held_client, &status, 0));
+	ASSERT_EQ(128 + SIGTERM, WEXITSTATUS(status));
+	ASSERT_EQ(plain_client, waitpid(plain_client, &status, 0));
+	ASSERT_EQ(128 + SIGTERM, WEXITSTATUS(status));
 }
 
 TEST_F(domains, P4_new_spawner_new_domain_old_program_lives)

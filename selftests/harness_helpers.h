@@ -115,6 +115,87 @@ static int hx_helper_vm_read(pid_t pid)
 	return hx_print_errno(0);
 }
 
+/* pidfd_getfd(2) of descriptor `fd` of `pid` (ptrace attach mode). */
+static int hx_helper_pidfd_getfd(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), got;
+
+	if (pidfd < 0)
+		return hx_print_errno(errno);
+	got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (got < 0)
+		return hx_print_errno(errno);
+	close(got);
+	close(pidfd);
+	return hx_print_errno(0);
+}
+
+/*
+ * A program left running that watches every other process's environment
+ * for NAME= until the file `file`.stop appears (60 s at most), and scans
+ * once more then.  It appends to `file` "start", then for each pid each
+ * change of what it gets: "read PID", "denied PID ERRNO" or "found PID"
+ * (NAME= is in it).  A program is not dumpable until its execve: denied,
+ * then read.
+ */
+static int hx_helper_lurk(const char *file, const char *name)
+{
+	static char seen[1 << 22]; /* by pid: 'r', 'd' or 'f' */
+	char stop[PATH_MAX], needle[128], buf[65536], path[64];
+	int out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	bool last = false;
+
+	if (out < 0)
+		return hx_print_errno(errno);
+	snprintf(stop, sizeof(stop), "%s.stop", file);
+	snprintf(needle, sizeof(needle), "\n%s=", name);
+	dprintf(out, "start\n");
+	for (int round = 0; round < 6000 && !last; round++) {
+		DIR *proc = opendir("/proc");
+		struct dirent *entry;
+
+		last = !access(stop, F_OK);
+		while (proc && (entry = readdir(proc))) {
+			pid_t pid = atoi(entry->d_name);
+			ssize_t n = -1;
+			char now;
+			int fd;
+
+			if (pid <= 0 || pid == getpid() ||
+			    pid >= (pid_t)sizeof(seen))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				/* From buf + 1: the first name follows a \n. */
+				buf[0] = '\n';
+				n = read(fd, buf + 1, sizeof(buf) - 2);
+				close(fd);
+			}
+			if (n < 0 && (errno == ENOENT || errno == ESRCH))
+				continue; /* gone */
+			for (ssize_t i = 1; i <= n; i++)
+				buf[i] = buf[i] ? buf[i] : '\n';
+			buf[n < 0 ? 1 : n + 1] = '\0';
+			now = n < 0 ? 'd' : strstr(buf, needle) ? 'f' : 'r';
+			if (now == seen[pid])
+				continue;
+			seen[pid] = now;
+			if (now == 'd')
+				dprintf(out, "denied %d %s\n", pid,
+					strerrorname_np(errno));
+			else
+				dprintf(out, "%s %d\n",
+					now == 'f' ? "found" : "read", pid);
+		}
+		if (proc)
+			closedir(proc);
+		usleep(10000);
+	}
+	close(out);
+	return 0;
+}
+
 /* P6: a nested ruleset that grants reading `path` must not widen access. */
 static int hx_helper_nested_widen(const char *path)
 {
@@ -586,6 +667,10 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_deep(argv[1], atoi(argv[2]), atoi(argv[3]));
 	if (argc == 3 && !strcmp(argv[0], "vanish"))
 		return hx_helper_vanish(argv[1], atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[0], "pidfd-getfd"))
+		return hx_helper_pidfd_getfd(atoi(argv[1]), atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[0], "lurk"))
+		return hx_helper_lurk(argv[1], argv[2]);
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))
 		return hx_helper_vm_read(atoi(argv[1]));
 	if (argc == 2 && !strcmp(argv[0], "nested-widen"))
@@ -1102,12 +1187,14 @@ static inline int hx_exec(struct hx *hx, const char *const argv[], char *out,
 	})
 
 /*
- * Starts a long-lived confined program (this binary's `sleep` helper) in
- * the background; returns its pid as the harness reports it (waits for it).
+ * Starts a long-lived confined program (this binary's helper `verb`, through
+ * `exec OPTS`) in the background; returns its pid as the harness reports it
+ * (waits for it).
  */
-static inline pid_t hx_start_sleeper_verb(struct __test_metadata *_metadata,
-					  struct hx *hx, pid_t *client,
-					  const char *verb)
+static inline pid_t hx_start_helper(struct __test_metadata *_metadata,
+				    struct hx *hx, pid_t *client,
+				    const char *const opts[],
+				    const char *const verb[])
 {
 	char out[HX_OUT_SIZE], value[1024], before[1100] = "";
 
@@ -1116,13 +1203,21 @@ static inline pid_t hx_start_sleeper_verb(struct __test_metadata *_metadata,
 		snprintf(before, sizeof(before), " %s ", value);
 	*client = fork();
 	if (*client == 0) {
-		int null = open("/dev/null", O_RDWR);
+		char *argv[32] = {hx->harness, "exec", "--root", HX_ROOT};
+		int null = open("/dev/null", O_RDWR), n = 4;
 
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
-		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", verb, NULL);
+		for (int i = 0; opts && opts[i] && n < 24; i++)
+			argv[n++] = (char *)opts[i];
+		argv[n++] = "--";
+		argv[n++] = hx->self;
+		argv[n++] = "--hx-helper";
+		for (int i = 0; verb[i] && n < 31; i++)
+			argv[n++] = (char *)verb[i];
+		argv[n] = NULL;
+		execv(hx->harness, argv);
 		_exit(127);
 	}
 	for (int waited = 0; waited < HX_READY_MS; waited += 5) {
@@ -1145,6 +1240,15 @@ static inline pid_t hx_start_sleeper_verb(struct __test_metadata *_metadata,
 		TH_LOG("the sleeper did not start within %d ms", HX_READY_MS);
 	}
 	return -1;
+}
+
+static inline pid_t hx_start_sleeper_verb(struct __test_metadata *_metadata,
+					  struct hx *hx, pid_t *client,
+					  const char *verb)
+{
+	const char *const argv[] = {verb, NULL};
+
+	return hx_start_helper(_metadata, hx, client, NULL, argv);
 }
 
 /* A sleeper that every program may trace as far as Yama goes. */

@@ -102,6 +102,15 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		req->json = true;
 		return 0;
 	}
+	if (!strcmp(key, "layer")) {
+		if (strcmp(value, "own") || req->own_layer)
+			return fail(err,
+				    "request: field 'layer' at byte %zu is "
+				    "'%.16s' or given twice; send 'own' once",
+				    at, value);
+		req->own_layer = true;
+		return 0;
+	}
 	if (!strcmp(key, "arg")) {
 		if (req->argc == JR2_REQ_MAX_ARGS)
 			return fail(err,
@@ -143,7 +152,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	return fail(err,
 		    "request: unknown field '%s' at byte %zu; known: op bearer "
-		    "cwd id json arg env secret",
+		    "cwd id json layer arg env secret",
 		    key, at);
 }
 
@@ -188,6 +197,9 @@ static int validate(const struct jr2_request *req, struct jr2_err *err)
 	if (req->op != JR2_OP_SPAWN && req->id)
 		return fail(err,
 			    "request: field 'id' belongs to op spawn only");
+	if (req->op != JR2_OP_SPAWN && req->own_layer)
+		return fail(err,
+			    "request: field 'layer' belongs to op spawn only");
 	return 0;
 }
 

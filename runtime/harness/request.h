@@ -38,6 +38,7 @@ struct jr2_request {
 	const char *cwd; /* NULL when absent */
 	const char *id; /* spawn: the harness's request id */
 	bool json; /* status: answer in JSON */
+	bool own_layer; /* spawn: the env holds a Stand-in ("layer own") */
 	const char *argv[JR2_REQ_MAX_ARGS + 1]; /* NULL-terminated */
 	size_t argc;
 	const char *envp[JR2_REQ_MAX_ENV + 1]; /* NULL-terminated */

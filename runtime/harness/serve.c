@@ -1422,6 +1422,9 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 	jr2_msg_init(&c->spawn);
 	jr2_msg_field(&c->spawn, "op", "spawn");
 	jr2_msg_field(&c->spawn, "id", id);
+	/* P3: a request given a Stand-in runs in a layer of its own. */
+	if (req->n_secrets)
+		jr2_msg_field(&c->spawn, "layer", "own");
 	if (req->cwd)
 		jr2_msg_field(&c->spawn, "cwd", req->cwd);
 	for (size_t i = 0; i < req->argc; i++)

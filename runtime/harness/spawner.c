@@ -5,18 +5,22 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "channel.h"
 #include "confine_step.h"
+#include "landlock_uapi.h"
 #include "request.h"
+#include "ruleset.h"
 #include "spawner.h"
 
 /*
@@ -24,9 +28,69 @@
  * with jr2_confine_step() (confine_step.h), whose capability allow-list drops
  * CAP_SYS_PTRACE, CAP_SYS_ADMIN and CAP_PERFMON from every set: each lets a
  * caller of the same uid read another process's /proc files (measured on
- * 6.18), even when the target is not dumpable.  Programs of one domain keep
+ * 6.18), even when the target is not dumpable.  Programs of one layer keep
  * tracing each other (P3): same uid, dumpable after execve, equal sets.
+ *
+ * P3, E1: every program runs in a Landlock layer below the spawner's
+ * domain.  Landlock lets a task trace a task, or read its environ, mem and
+ * fds (ptrace_may_access), only when the target's domain is the tracer's
+ * own or one below it; so sibling layers cannot reach each other, and no
+ * program reaches the spawner.  The programs of requests given no Stand-in
+ * share one layer, made once per spawner: a domain belongs to a task's
+ * credentials and landlock_restrict_self() without TSYNC restricts the
+ * calling thread alone, so a thread of the spawner restricts itself once
+ * and starts those programs, which inherit its domain.  A request given a
+ * Stand-in gets a layer of its own, made by its program's process before
+ * its execve: nothing outside that request can trace it or read its
+ * environment, and it reaches no other request's programs.  The layers set
+ * no scope: signals and abstract sockets stay as the spawner's domain sets
+ * them (a later request stops a server an earlier one started).
  */
+
+static int layer_fail(struct jr2_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Fills *err (a system error: the spawner exits 125); returns -1. */
+static int layer_fail(struct jr2_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->code = code;
+	err->bad_input = false;
+	return -1;
+}
+
+/*
+ * A layer that takes no right away.  A ruleset must handle some right, and
+ * every layer denies REFER (moves and links across folders) unless one of
+ * its rules grants it, handled or not; so the layer handles REFER alone (ABI
+ * 2+) and grants it beneath /, the root every path walk ends at.
+ */
+static int make_layer_ruleset(struct jr2_err *err)
+{
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd, ret;
+
+	if (root < 0)
+		return layer_fail(err, errno,
+				  "open / for the programs' layer: %s",
+				  strerror(errno));
+	fd = jr2_ruleset_create(JR2_ACCESS_FS_REFER, 0);
+	ret = fd < 0 ? fd : jr2_ruleset_add_path(fd, root, JR2_ACCESS_FS_REFER);
+	close(root);
+	if (ret < 0) {
+		if (fd >= 0)
+			close(fd);
+		return layer_fail(err, -ret,
+				  "cannot make the programs' Landlock layer "
+				  "(REFER beneath /): %s",
+				  strerror(-ret));
+	}
+	return fd;
+}
 
 static void reply_fd(int sock, int fd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -79,6 +143,9 @@ static void reset_signal_dispositions(void)
 struct launch {
 	const struct jr2_request *req;
 	int sock; /* the channel to the harness */
+	int layer; /* a layer of its own from this ruleset, or -1 */
+	pid_t pid; /* clone's result */
+	int clone_errno;
 	char *candidates[MAX_CANDIDATES]; /* argv[0], or along PATH */
 	size_t n_candidates;
 	int fds[JR2_REQ_MAX_FDS];
@@ -107,6 +174,11 @@ static int launch_child(void *arg)
 		l->failed_step = "fcntl(F_DUPFD)";
 		l->exec_errno = errno;
 		_exit(127); /* the spawner reports this one */
+	}
+	if (l->layer >= 0 && jr2_sys_restrict_self(l->layer, 0)) {
+		l->failed_step = "landlock_restrict_self";
+		l->failed_on = "the request's own layer";
+		goto fail;
 	}
 	if (setpgid(0, 0)) {
 		l->failed_step = "setpgid";
@@ -204,12 +276,86 @@ static void find_candidates(struct launch *l)
 	}
 }
 
-static void spawn(int sock, const struct jr2_request *req, int *fds,
-		  size_t n_fds, const struct jr2_policy *policy)
+/*
+ * CLONE_PARENT: the program is the harness's child, so the harness reaps it
+ * and learns its status even after this spawner is gone.
+ * CLONE_VM|CLONE_VFORK: no page-table copy, as posix_spawn does.  The
+ * child's credentials, its domain among them, are the calling thread's.
+ */
+static void launch(struct launch *l)
 {
 	static char stack[64 * 1024] __attribute__((aligned(16)));
-	struct launch l = {.req = req, .sock = sock, .n_fds = n_fds};
-	pid_t pid;
+
+	l->pid = clone(launch_child, stack + sizeof(stack),
+		       CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+	l->clone_errno = l->pid < 0 ? errno : 0;
+}
+
+/* The thread in the shared layer: its end of the pair, its result. */
+static int shared_layer[2] = {-1, -1};
+
+/* Restricts this thread once, says so, then launches what it is given. */
+static void *shared_layer_main(void *arg)
+{
+	int ruleset = *(int *)arg, ret = 0;
+	struct launch *l;
+
+	if (jr2_sys_restrict_self(ruleset, 0))
+		ret = errno;
+	if (send(shared_layer[1], &ret, sizeof(ret), 0) != sizeof(ret) || ret)
+		return NULL;
+	while (recv(shared_layer[1], &l, sizeof(l), 0) == sizeof(l)) {
+		launch(l);
+		if (send(shared_layer[1], &ret, sizeof(ret), 0) != sizeof(ret))
+			break;
+	}
+	return NULL;
+}
+
+static int start_shared_layer(int *ruleset, struct jr2_err *err)
+{
+	pthread_t thread;
+	int ret;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, shared_layer))
+		return layer_fail(err, errno,
+				  "socketpair for the shared layer: %s",
+				  strerror(errno));
+	ret = pthread_create(&thread, NULL, shared_layer_main, ruleset);
+	if (ret)
+		return layer_fail(err, ret,
+				  "cannot start the shared layer's thread: %s",
+				  strerror(ret));
+	if (recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret))
+		ret = EPIPE;
+	if (ret)
+		return layer_fail(
+		    err, ret,
+		    "landlock_restrict_self (the programs' shared "
+		    "layer): %s: the kernel's limit is 16 layers",
+		    strerror(ret));
+	return 0;
+}
+
+/* In the shared layer: the thread launches it; this one waits. */
+static void launch_shared(struct launch *l)
+{
+	int ret;
+
+	if (send(shared_layer[0], &l, sizeof(l), 0) != sizeof(l) ||
+	    recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret)) {
+		l->pid = -1;
+		l->clone_errno = EPIPE;
+	}
+}
+
+static void spawn(int sock, const struct jr2_request *req, int *fds,
+		  size_t n_fds, const struct jr2_policy *policy, int ruleset)
+{
+	struct launch l = {.req = req,
+			   .sock = sock,
+			   .n_fds = n_fds,
+			   .layer = req->own_layer ? ruleset : -1};
 
 	if (n_fds < 3) {
 		reply(sock,
@@ -230,16 +376,13 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	}
 	memcpy(l.fds, fds, n_fds * sizeof(*fds));
 	find_candidates(&l);
-	/*
-	 * CLONE_PARENT: the program is the harness's child, so the harness
-	 * reaps it and learns its status even after this spawner is gone.
-	 * CLONE_VM|CLONE_VFORK: no page-table copy, as posix_spawn does.
-	 */
-	pid = clone(launch_child, stack + sizeof(stack),
-		    CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, &l);
-	if (pid < 0)
-		reply(sock, "error %s %d clone: %s", req->id, errno,
-		      strerror(errno));
+	if (req->own_layer)
+		launch(&l);
+	else
+		launch_shared(&l);
+	if (l.pid < 0)
+		reply(sock, "error %s %d clone: %s", req->id, l.clone_errno,
+		      strerror(l.clone_errno));
 	else if (l.exec_errno && !l.child_reported)
 		reply(sock, "error %s %d %s '%s': %s", req->id, l.exec_errno,
 		      l.failed_step, req->argv[0], strerror(l.exec_errno));
@@ -274,6 +417,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	static char buf[JR2_SPAWN_MAX_BYTES + 1];
 	struct jr2_err err = {0};
 	sigset_t none;
+	int ruleset;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -303,6 +447,11 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 
 	if (jr2_confine_step_ref(policy, abi, plan, JR2_LOG_EXECED_PROGRAMS,
 				 &step, &err)) {
+		reply(sock, "fail %s", err.msg);
+		_exit(125);
+	}
+	ruleset = make_layer_ruleset(&err);
+	if (ruleset < 0 || start_shared_layer(&ruleset, &err)) {
 		reply(sock, "fail %s", err.msg);
 		_exit(125);
 	}
@@ -341,7 +490,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 			jr2_drop_fds(fds, n_fds);
 			continue;
 		}
-		spawn(sock, &req, fds, n_fds, policy);
+		spawn(sock, &req, fds, n_fds, policy, ruleset);
 		jr2_request_free(&req);
 		/* Less to steal: the Stand-ins of this request go, first. */
 		explicit_bzero(buf, (size_t)len < sizeof(buf) ? (size_t)len

@@ -158,6 +158,31 @@ TEST(request_exec_round_trip)
 	jr2_msg_free(&msg);
 }
 
+/* A spawn of a request given a Stand-in says so: "layer own". */
+TEST(request_spawn_own_layer)
+{
+	struct jr2_request req;
+	struct jr2_msg msg;
+	struct jr2_err err = {0};
+
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "spawn");
+	jr2_msg_field(&msg, "id", "7");
+	jr2_msg_field(&msg, "layer", "own");
+	jr2_msg_field(&msg, "arg", "/bin/true");
+	jr2_msg_field(&msg, "env", "GH_TOKEN=standin");
+	ASSERT_FALSE(msg.failed);
+	ASSERT_EQ(0, jr2_request_parse(msg.buf, msg.len, JR2_SPAWN_MAX_BYTES,
+				       &req, &err))
+	{
+		TH_LOG("%s", err.msg);
+	}
+	ASSERT_EQ(JR2_OP_SPAWN, req.op);
+	ASSERT_TRUE(req.own_layer);
+	jr2_request_free(&req);
+	jr2_msg_free(&msg);
+}
+
 TEST(request_refusals_name_the_problem)
 {
 	static const struct {
@@ -188,6 +213,10 @@ TEST(request_refusals_name_the_problem)
 	    {"JR2H1\nop 5:spawn\narg 1:x\n", "op spawn needs an 'id'"},
 	    {"JR2H1\nop 4:exec\narg 1:x\nid 1:3\n", "'id' belongs to op spawn"},
 	    {"JR2H1\nop 6:status\njson 1:2\n", "the only value is 1"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nlayer 3:own\n",
+	     "'layer' belongs to op spawn"},
+	    {"JR2H1\nop 5:spawn\nid 1:3\narg 1:x\nlayer 6:shared\n",
+	     "send 'own' once"},
 	};
 	struct jr2_request req;
 	struct jr2_err err;

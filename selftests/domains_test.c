@@ -9,7 +9,7 @@
  * and no leaked descriptor in the harness (10 times where JR2_STRESS=small:
  * the vmtest guest, where a kernel's answers are the point, not the load).
  *
- * Promises: G6 A3 P3 P4 P5 P6 E1
+ * Promises: G6 A3 P3 P4 P5 P6 E1 R10
  */
 #include "harness_helpers.h"
 #include "stress_helpers.h"
@@ -274,6 +274,36 @@ TEST_F(domains, P3_a_later_request_stops_an_earlier_server)
 	ASSERT_EQ(128 + SIGTERM, WEXITSTATUS(status));
 	ASSERT_EQ(plain_client, waitpid(plain_client, &status, 0));
 	ASSERT_EQ(128 + SIGTERM, WEXITSTATUS(status));
+}
+
+/*
+ * The programs of the shared layer get their request's descriptors also
+ * after the spawner dropped a socket a request passed (closing it in a
+ * copy of its descriptor table: channel.h): stdin a unix socket, three
+ * requests in a row, each program sees exactly 0, 1 and 2.
+ */
+TEST_F(domains, P3_R10_shared_layer_programs_get_their_descriptors)
+{
+	struct hx *hx = &self->hx;
+	char *const argv[] = {hx->harness,   "exec", "--root",
+			      HX_ROOT,	     "--",   hx->self,
+			      "--hx-helper", "fds",  NULL};
+	char out[HX_OUT_SIZE];
+	int pair[2], status = -1;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair));
+	HX_START(hx, NULL);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, fx_run_in(argv, pair[0], false, out, sizeof(out),
+				       &status));
+		ASSERT_EQ(0, status)
+		{
+			TH_LOG("request %d: %s", i + 1, out);
+		}
+		ASSERT_STREQ("0 1 2\n", out);
+	}
+	close(pair[0]);
+	close(pair[1]);
 }
 
 TEST_F(domains, P4_new_spawner_new_domain_old_program_lives)

@@ -63,6 +63,14 @@ static int layer_fail(struct jr2_err *err, int code, const char *fmt, ...)
 	return -1;
 }
 
+/* Closes every descriptor of this thread's table but keep. */
+static void close_range_but(int keep)
+{
+	if (keep > 0)
+		syscall(SYS_close_range, 0U, (unsigned int)keep - 1, 0U);
+	syscall(SYS_close_range, (unsigned int)keep + 1, ~0U, 0U);
+}
+
 /*
  * A layer that takes no right away.  A ruleset must handle some right, and
  * every layer denies REFER (moves and links across folders) unless one of
@@ -291,21 +299,60 @@ static void launch(struct launch *l)
 	l->clone_errno = l->pid < 0 ? errno : 0;
 }
 
-/* The thread in the shared layer: its end of the pair, its result. */
+/*
+ * The thread of the shared layer, and its end of the pair with this one.
+ * It has a descriptor table of its own: the spawner's main thread replaces
+ * its table at each jr2_drop_flush() (channel.h), and a thread sharing the
+ * old one would keep what was dropped open, and never see a request's
+ * descriptors.  So it takes each of them from the main thread's table with
+ * pidfd_getfd() (a thread of the same process: no ptrace check), starts
+ * the program with those, and closes its copies while the main thread
+ * still holds its own: never a last close here (R11).
+ */
 static int shared_layer[2] = {-1, -1};
+
+/* l's channel and descriptors, as copies in this thread's own table. */
+static int take_fds(int pidfd, struct launch *l, int *taken, size_t *n)
+{
+	*n = 0;
+	for (size_t i = 0; i <= l->n_fds; i++) {
+		int fd = i < l->n_fds ? l->fds[i] : l->sock;
+		int copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+		if (copy < 0)
+			return -1;
+		taken[(*n)++] = copy;
+	}
+	memcpy(l->fds, taken, l->n_fds * sizeof(*taken));
+	l->sock = taken[l->n_fds];
+	return 0;
+}
 
 /* Restricts this thread once, says so, then launches what it is given. */
 static void *shared_layer_main(void *arg)
 {
-	int ruleset = *(int *)arg, ret = 0;
+	int ruleset = *(int *)arg, ret = 0, pidfd = -1;
+	int taken[JR2_REQ_MAX_FDS + 1];
 	struct launch *l;
+	size_t n;
 
-	if (jr2_sys_restrict_self(ruleset, 0))
+	if (jr2_sys_restrict_self(ruleset, 0) || unshare(CLONE_FILES))
+		ret = errno;
+	else
+		close_range_but(shared_layer[1]);
+	if (!ret && (pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0)
 		ret = errno;
 	if (send(shared_layer[1], &ret, sizeof(ret), 0) != sizeof(ret) || ret)
 		return NULL;
 	while (recv(shared_layer[1], &l, sizeof(l), 0) == sizeof(l)) {
-		launch(l);
+		if (take_fds(pidfd, l, taken, &n)) {
+			l->pid = -1;
+			l->clone_errno = errno;
+		} else {
+			launch(l);
+		}
+		for (size_t i = 0; i < n; i++)
+			close(taken[i]);
 		if (send(shared_layer[1], &ret, sizeof(ret), 0) != sizeof(ret))
 			break;
 	}
@@ -329,11 +376,14 @@ static int start_shared_layer(int *ruleset, struct jr2_err *err)
 	if (recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret))
 		ret = EPIPE;
 	if (ret)
-		return layer_fail(
-		    err, ret,
-		    "landlock_restrict_self (the programs' shared "
-		    "layer): %s: the kernel's limit is 16 layers",
-		    strerror(ret));
+		return layer_fail(err, ret,
+				  "cannot make the programs' shared Landlock "
+				  "layer: %s%s",
+				  strerror(ret),
+				  ret == E2BIG ? " (the kernel's limit is 16 "
+						 "layers: run the harness in "
+						 "fewer)"
+					       : "");
 	return 0;
 }
 

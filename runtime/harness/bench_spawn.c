@@ -4,7 +4,10 @@
  * round-robin so that drift of the machine hits each way alike:
  *   fork+exec      the baseline: fork, execve, waitpid
  *   spawner        a request on the harness's control channel until the
- *                  program's exit status comes back (the harness reaps it)
+ *                  program's exit status comes back (the harness reaps it);
+ *                  its program starts in the layer requests without a
+ *                  Stand-in share
+ *   spawner+secret the same with --secret: a Landlock layer of its own
  *   jr2-confine    fork+exec of `jr2-confine run --protect DIR -- /bin/true`
  *   bwrap          fork+exec of `bwrap --ro-bind / / --tmpfs DIR /bin/true`
  * and the peak RSS (VmHWM) of the harness and of its spawner.  Runs as root
@@ -31,13 +34,15 @@
 
 #define ROOT	  "/mnt/jr2-bench"
 #define PROTECTED ROOT "/run/jr2"
+#define ETC	  ROOT "/etc"
+#define CONFIG	  ETC "/harness.conf"
 #define TRUE_PATH "/bin/true"
 #define ROUND	  25
 
-enum way { FORK_EXEC, SPAWNER, CONFINE, BWRAP, WAYS };
+enum way { FORK_EXEC, SPAWNER, SPAWNER_SECRET, CONFINE, BWRAP, WAYS };
 
-static const char *const way_names[WAYS] = {"fork+exec", "spawner",
-					    "jr2-confine run", "bwrap"};
+static const char *const way_names[WAYS] = {
+    "fork+exec", "spawner", "spawner+secret", "jr2-confine run", "bwrap"};
 
 static void die(const char *what, const char *value)
 {
@@ -151,7 +156,7 @@ int main(int argc, char **argv)
 			      "--tmpfs",	PROTECTED,   TRUE_PATH, NULL};
 	double *samples[WAYS], median[WAYS];
 	char bearer[256] = "";
-	struct jr2_msg request;
+	struct jr2_msg request, with_secret;
 	pid_t harness_pid;
 	FILE *file;
 
@@ -177,12 +182,18 @@ int main(int argc, char **argv)
 	    (mkdir(ROOT, 0755) && errno != EEXIST) ||
 	    mount("jr2-bench", ROOT, "tmpfs", 0, "size=8m"))
 		die("cannot mount a tmpfs on", ROOT);
+	/* One Held secret; the config lies in a read-only tree (E4). */
+	if (mkdir(ETC, 0755) || !(file = fopen(CONFIG, "we")) ||
+	    fprintf(file, "secret BENCH_TOKEN\nread-only %s\n", ETC) < 0 ||
+	    fclose(file))
+		die("cannot write", CONFIG);
 	harness_pid = fork();
 	if (harness_pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 2);
-		execl(harness, harness, "serve", "--root", ROOT, NULL);
+		execl(harness, harness, "serve", "--root", ROOT, "--config",
+		      CONFIG, NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 2000 && status_field(harness, "spawner_ready") < 0;
@@ -198,6 +209,12 @@ int main(int argc, char **argv)
 	jr2_msg_field(&request, "bearer", bearer);
 	jr2_msg_field(&request, "cwd", "/");
 	jr2_msg_field(&request, "arg", TRUE_PATH);
+	jr2_msg_init(&with_secret);
+	jr2_msg_field(&with_secret, "op", "exec");
+	jr2_msg_field(&with_secret, "bearer", bearer);
+	jr2_msg_field(&with_secret, "cwd", "/");
+	jr2_msg_field(&with_secret, "secret", "BENCH_TOKEN");
+	jr2_msg_field(&with_secret, "arg", TRUE_PATH);
 
 	for (int w = 0; w < WAYS; w++) {
 		samples[w] = calloc((size_t)n, sizeof(double));
@@ -207,6 +224,7 @@ int main(int argc, char **argv)
 	/* Warm-up, then rounds: each way ROUND starts in turn. */
 	run_and_reap(fork_argv);
 	through_spawner(&request);
+	through_spawner(&with_secret);
 	run_and_reap(confine_argv);
 	run_and_reap(bwrap_argv);
 	for (int done = 0; done < n; done += ROUND) {
@@ -218,6 +236,8 @@ int main(int argc, char **argv)
 					run_and_reap(fork_argv);
 				else if (w == SPAWNER)
 					through_spawner(&request);
+				else if (w == SPAWNER_SECRET)
+					through_spawner(&with_secret);
 				else if (w == CONFINE)
 					run_and_reap(confine_argv);
 				else
@@ -239,6 +259,8 @@ int main(int argc, char **argv)
 	printf("ratio spawner / fork+exec:      %.3f (goal <= 1.05: %s)\n",
 	       median[SPAWNER] / median[FORK_EXEC],
 	       median[SPAWNER] / median[FORK_EXEC] <= 1.05 ? "met" : "not met");
+	printf("ratio spawner+secret / spawner: %.3f (a layer of its own)\n",
+	       median[SPAWNER_SECRET] / median[SPAWNER]);
 	printf("ratio bwrap / spawner:          %.2f (goal >= 5: %s)\n",
 	       median[BWRAP] / median[SPAWNER],
 	       median[BWRAP] / median[SPAWNER] >= 5 ? "met" : "not met");
@@ -250,5 +272,6 @@ int main(int argc, char **argv)
 	kill(harness_pid, SIGTERM);
 	waitpid(harness_pid, NULL, 0);
 	jr2_msg_free(&request);
+	jr2_msg_free(&with_secret);
 	return 0;
 }

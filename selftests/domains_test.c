@@ -9,7 +9,7 @@
  * and no leaked descriptor in the harness (10 times where JR2_STRESS=small:
  * the vmtest guest, where a kernel's answers are the point, not the load).
  *
- * Promises: G6 A3 P3 P4 P5 P6 E1 R10
+ * Promises: G6 A3 P3 P4 P5 P6 E1 E6 R10
  */
 #include "harness_helpers.h"
 #include "stress_helpers.h"
@@ -339,6 +339,57 @@ TEST_F(domains, P4_new_spawner_new_domain_old_program_lives)
 	if (blocked)
 		SKIP(return, "%s", blocked);
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", new_pid));
+}
+
+/*
+ * A program an earlier harness started keeps that harness's policy after
+ * it stops: a harness started again on the same dir, with a config that
+ * protects one more folder, would serve while that program reads the
+ * folder.  It refuses to start (exit 1), naming the program's pid, until
+ * the program is gone; then it starts, and its programs are denied the
+ * folder (the positive control).  The programs are known by the read-only
+ * mount of the protected dir in their spawner's mount namespace: where the
+ * spawner cannot make it (no CAP_SYS_ADMIN), the test is skipped.
+ */
+TEST_F(domains, P4_E6_restart_refused_while_an_earlier_harness_programs_run)
+{
+	struct hx *hx = &self->hx;
+	const char *const extra[] = {"--config", DOMAINS_CONFIG, NULL};
+	char log[HX_OUT_SIZE * 4], want[128];
+	pid_t client, program;
+
+	fx_make_dir(_metadata, HX_MNT "/later", 0755);
+	fx_make_file(_metadata, HX_MNT "/later/key", "later\n", 0644);
+	HX_START(hx, NULL);
+	hx_log(log, sizeof(log));
+	if (!strstr(log, "jr2-harness: metadata: holds"))
+		SKIP(return, "the spawner made no read-only mounts (no "
+			     "CAP_SYS_ADMIN): earlier programs cannot be told");
+	program = hx_start_sleeper(_metadata, hx, &client);
+	ASSERT_STREQ("ok", HX_TRY(hx, "read-file", HX_MNT "/later/key"));
+	/* The harness stops; its program runs on. */
+	ASSERT_EQ(0, kill(hx->pid, SIGTERM));
+	ASSERT_EQ(hx->pid, waitpid(hx->pid, NULL, 0));
+	hx->pid = 0;
+	ASSERT_EQ(0, kill(program, 0));
+	fx_make_file(_metadata, DOMAINS_CONFIG,
+		     "protect " HX_MNT "/later\n" HX_TRUST_ETC, 0644);
+	ASSERT_EQ(1, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	snprintf(want, sizeof(want),
+		 "still run under its policy, which this "
+		 "config does not change: %d (",
+		 (int)program);
+	ASSERT_NE(NULL, strstr(log, want))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_EQ(0, kill(program, SIGKILL));
+	waitpid(client, NULL, 0);
+	for (int ms = 0; ms < HX_READY_MS && !kill(program, 0); ms += 10)
+		usleep(10000);
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_MNT "/later/key"));
 }
 
 TEST_F(domains, G6_each_spawner_start_logs_generation_and_unavailable)

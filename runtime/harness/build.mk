@@ -7,7 +7,8 @@ HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/sha256.c \
 	runtime/harness/env.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
-	runtime/harness/log.c runtime/harness/serve.c runtime/harness/client.c
+	runtime/harness/log.c runtime/harness/serve.c runtime/harness/client.c \
+	runtime/harness/leftovers.c
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 # Every header of the runtime too: the harness includes the step's and the

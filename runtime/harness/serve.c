@@ -37,6 +37,7 @@
 #include "env.h"
 #include "harness.h"
 #include "json.h"
+#include "leftovers.h"
 #include "log.h"
 #include "policy.h"
 #include "request.h"
@@ -854,6 +855,42 @@ static void refuse_second_harness(void)
 			"answers); stop it first or give another --root",
 			H.protected_dir);
 	close(fd);
+}
+
+/*
+ * Programs an earlier harness on this dir left running keep its spawner's
+ * policy, whatever this config protects (leftovers.h): refused, named.
+ */
+static void refuse_leftover_programs(void)
+{
+	pid_t pids[8];
+	size_t n = jr2_leftover_programs(H.protected_dir, pids, 8);
+	char list[512] = "", kill_list[128] = "";
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		char path[64], comm[32] = "?";
+		size_t used = strlen(list), kused = strlen(kill_list);
+		FILE *file;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+		file = fopen(path, "re");
+		if (file && fgets(comm, sizeof(comm), file))
+			comm[strcspn(comm, "\n")] = '\0';
+		if (file)
+			fclose(file);
+		snprintf(list + used, sizeof(list) - used, "%s%d (%s)",
+			 i ? ", " : "", (int)pids[i], comm);
+		snprintf(kill_list + kused, sizeof(kill_list) - kused, " %d",
+			 (int)pids[i]);
+	}
+	die_msg(1,
+		"refusing to start: %zu program(s) an earlier harness on '%s' "
+		"started still run under its policy, which this config does "
+		"not change: %s%s; end them first (kill%s%s)",
+		n, H.protected_dir, list, n > 8 ? ", ..." : "", kill_list,
+		n > 8 ? " ..." : "");
 }
 
 /*
@@ -2193,6 +2230,7 @@ int serve(const struct serve_options *opts)
 	compose_environments(&start);
 	jr2_env_free(&start);
 	refuse_second_harness();
+	refuse_leftover_programs();
 	snprintf(H.abstract_name, sizeof(H.abstract_name), "%s%s",
 		 JR2_ABSTRACT_PREFIX, H.protected_dir);
 	bind_abstract();

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The programs an earlier harness left running (see leftovers.h). */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "leftovers.h"
+
+/* A mountinfo path field with its octal escapes (\040 ...) undone. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] &&
+		    s[3]) {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					(s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * The mounts on `dir` of file system `dev` in the mountinfo at `path`; -1
+ * when unreadable.  Another harness's dir of the same name elsewhere (in
+ * another mount namespace, another file system) is not counted.
+ */
+static int mounts_on(const char *path, const char *dir, dev_t dev)
+{
+	FILE *file = fopen(path, "re");
+	char line[8192];
+	int n = 0;
+
+	if (!file)
+		return -1;
+	/* "ID PARENT MAJ:MIN ROOT MOUNT-POINT ...". */
+	while (fgets(line, sizeof(line), file)) {
+		unsigned int major, minor;
+		char point[4096];
+
+		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &major, &minor,
+			   point) != 3)
+			continue;
+		unescape(point);
+		n += !strcmp(point, dir) && makedev(major, minor) == dev;
+	}
+	fclose(file);
+	return n;
+}
+
+#define MAX_NAMESPACES 256
+
+size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids,
+			     size_t max)
+{
+	struct {
+		ino_t ino;
+		bool leftover;
+	} seen[MAX_NAMESPACES];
+	size_t n_seen = 0, found = 0;
+	struct stat self_ns, dir;
+	struct dirent *entry;
+	DIR *proc;
+	int own;
+
+	if (stat(protected_dir, &dir) || stat("/proc/self/ns/mnt", &self_ns))
+		return 0;
+	own = mounts_on("/proc/self/mountinfo", protected_dir, dir.st_dev);
+	if (own < 0 || !(proc = opendir("/proc")))
+		return 0;
+	while ((entry = readdir(proc))) {
+		pid_t pid = (pid_t)atoi(entry->d_name);
+		char path[64];
+		struct stat ns;
+		size_t i;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		if (pid <= 0 || stat(path, &ns) || ns.st_ino == self_ns.st_ino)
+			continue;
+		for (i = 0; i < n_seen && seen[i].ino != ns.st_ino; i++)
+			;
+		if (i == n_seen) {
+			snprintf(path, sizeof(path), "/proc/%d/mountinfo",
+				 (int)pid);
+			if (n_seen == MAX_NAMESPACES)
+				i = 0; /* full: the first is reused */
+			else
+				n_seen++;
+			seen[i].ino = ns.st_ino;
+			seen[i].leftover =
+			    mounts_on(path, protected_dir, dir.st_dev) > own;
+		}
+		if (!seen[i].leftover)
+			continue;
+		if (found < max)
+			pids[found] = pid;
+		found++;
+	}
+	closedir(proc);
+	return found;
+}

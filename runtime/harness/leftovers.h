@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The programs an earlier harness on the same protected dir left running.
+ * Each spawner that holds CAP_SYS_ADMIN makes a mount namespace of its own
+ * with the protected dir bind-mounted read-only (confine_step.h, step 4);
+ * every program inherits it, and no confined program can shed that mount:
+ * Landlock refuses umount, setns needs capabilities the programs lack, and
+ * a namespace a program unshares (with a user namespace) copies it.  Those
+ * programs keep the policy of their spawner, whatever a later config says.
+ */
+#ifndef JR2_HARNESS_LEFTOVERS_H
+#define JR2_HARNESS_LEFTOVERS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The processes outside this process's mount namespace whose namespace has
+ * more mounts on `protected_dir` than this one's: up to `max` pids in pids;
+ * returns how many there are (0: none, or none can be seen).
+ */
+size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids,
+			     size_t max);
+
+#endif /* JR2_HARNESS_LEFTOVERS_H */

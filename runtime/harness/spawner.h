@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The spawner: a child of the harness that confines itself once, so that
- * every program it starts shares its one Landlock domain (P3), then starts
- * programs on the harness's request.  Its programs are made children of the
+ * every program it starts lives in its Landlock domain, one layer below it
+ * (P3: one layer shared by the requests given no Stand-in, one of its own
+ * for each request given one), then starts programs on the harness's
+ * request.  Its programs are made children of the
  * harness (CLONE_PARENT), which reaps them and reports their exit status.
  *
  * Spawner -> harness messages (one per SOCK_SEQPACKET message):

@@ -58,8 +58,7 @@ static int mounts_on(const char *path, const char *dir, dev_t dev)
 
 #define MAX_NAMESPACES 256
 
-size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids,
-			     size_t max)
+size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids, size_t max)
 {
 	struct {
 		ino_t ino;

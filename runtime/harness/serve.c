@@ -861,12 +861,18 @@ static void refuse_second_harness(void)
  * Programs an earlier harness on this dir left running keep its spawner's
  * policy, whatever this config protects (leftovers.h): refused, named.
  */
+#define LEFTOVER_WAIT_MS 1000
 static void refuse_leftover_programs(void)
 {
 	pid_t pids[8];
 	size_t n = jr2_leftover_programs(H.protected_dir, pids, 8);
 	char list[512] = "", kill_list[128] = "";
 
+	/* A spawner killed as its harness stopped may still be exiting. */
+	for (int tries = 0; n && tries < LEFTOVER_WAIT_MS / 50; tries++) {
+		usleep(50 * 1000);
+		n = jr2_leftover_programs(H.protected_dir, pids, 8);
+	}
 	if (!n)
 		return;
 	for (size_t i = 0; i < n && i < 8; i++) {

@@ -44,9 +44,17 @@ enum way { FORK_EXEC, SPAWNER, SPAWNER_SECRET, CONFINE, BWRAP, WAYS };
 static const char *const way_names[WAYS] = {
     "fork+exec", "spawner", "spawner+secret", "jr2-confine run", "bwrap"};
 
+/* The harness under test: stopped by die() too, so that none is left. */
+static pid_t harness_pid;
+
 static void die(const char *what, const char *value)
 {
 	int saved = errno;
+
+	if (harness_pid > 0) {
+		kill(harness_pid, SIGTERM);
+		waitpid(harness_pid, NULL, 0);
+	}
 
 	fprintf(stderr, "bench_spawn: %s '%s': %s\n", what, value,
 		strerror(saved));
@@ -157,7 +165,6 @@ int main(int argc, char **argv)
 	double *samples[WAYS], median[WAYS];
 	char bearer[256] = "";
 	struct jr2_msg request, with_secret;
-	pid_t harness_pid;
 	FILE *file;
 
 	for (int i = 1; i < argc; i++) {

@@ -152,8 +152,9 @@ struct launch {
 	const struct jr2_request *req;
 	int sock; /* the channel to the harness */
 	int layer; /* a layer of its own from this ruleset, or -1 */
-	pid_t pid; /* clone's result */
-	int clone_errno;
+	pid_t pid; /* clone's result, or -1 */
+	int launch_errno; /* when pid is -1: why, at which step */
+	const char *launch_step;
 	char *candidates[MAX_CANDIDATES]; /* argv[0], or along PATH */
 	size_t n_candidates;
 	int fds[JR2_REQ_MAX_FDS];
@@ -296,7 +297,8 @@ static void launch(struct launch *l)
 
 	l->pid = clone(launch_child, stack + sizeof(stack),
 		       CLONE_PARENT | CLONE_VM | CLONE_VFORK | SIGCHLD, l);
-	l->clone_errno = l->pid < 0 ? errno : 0;
+	l->launch_errno = l->pid < 0 ? errno : 0;
+	l->launch_step = "clone";
 }
 
 /*
@@ -347,7 +349,10 @@ static void *shared_layer_main(void *arg)
 	while (recv(shared_layer[1], &l, sizeof(l), 0) == sizeof(l)) {
 		if (take_fds(pidfd, l, taken, &n)) {
 			l->pid = -1;
-			l->clone_errno = errno;
+			l->launch_errno = errno;
+			l->launch_step =
+			    "pidfd_getfd (the request's descriptors "
+			    "for the shared layer)";
 		} else {
 			launch(l);
 		}
@@ -387,16 +392,18 @@ static int start_shared_layer(int *ruleset, struct jr2_err *err)
 	return 0;
 }
 
-/* In the shared layer: the thread launches it; this one waits. */
+/*
+ * In the shared layer: the thread launches it; this one waits.  A thread
+ * that no longer answers cannot come back: the spawner exits, and the
+ * harness answers the client and starts a new one.
+ */
 static void launch_shared(struct launch *l)
 {
 	int ret;
 
 	if (send(shared_layer[0], &l, sizeof(l), 0) != sizeof(l) ||
-	    recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret)) {
-		l->pid = -1;
-		l->clone_errno = EPIPE;
-	}
+	    recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret))
+		_exit(125);
 }
 
 static void spawn(int sock, const struct jr2_request *req, int *fds,
@@ -431,8 +438,8 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	else
 		launch_shared(&l);
 	if (l.pid < 0)
-		reply(sock, "error %s %d clone: %s", req->id, l.clone_errno,
-		      strerror(l.clone_errno));
+		reply(sock, "error %s %d %s: %s", req->id, l.launch_errno,
+		      l.launch_step, strerror(l.launch_errno));
 	else if (l.exec_errno && !l.child_reported)
 		reply(sock, "error %s %d %s '%s': %s", req->id, l.exec_errno,
 		      l.failed_step, req->argv[0], strerror(l.exec_errno));

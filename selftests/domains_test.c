@@ -656,7 +656,7 @@ TEST_F(domains, A3_exec_statuses_and_failures)
 }
 
 /*
- * A program of the domain may stop its spawner (same domain, P3): stopped,
+ * A program may stop its spawner (a layer below its domain, P3): stopped,
  * it would hold requests and its clients' stdio, so the harness replaces it
  * at once (it sees the stop as the spawner's parent).
  */

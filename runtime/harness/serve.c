@@ -1970,7 +1970,7 @@ static void reap(void)
 			break;
 		}
 		/*
-		 * Its programs may stop their spawner (same domain).
+		 * Its programs may stop their spawner (a layer below it).
 		 * Stopped, it would hold requests and the stdio of its
 		 * clients: a new one takes over at once.
 		 */

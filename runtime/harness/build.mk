@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # jr2-harness: the harness, its spawner and its clients; the unit tests of its
-# pure code (request parser, SHA-256, environment), a libFuzzer target of the
-# parser (`make fuzz`, kept out of `make test`) and the spawner benchmark.
+# pure code (request parser, SHA-256 from libsodium, environment), a libFuzzer
+# target of the parser (`make fuzz`, kept out of `make test`) and the spawner
+# benchmark.
 
-HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/sha256.c \
+HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/digest.c \
 	runtime/harness/env.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
@@ -18,6 +19,9 @@ HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn
 FUZZ_SECONDS ?= 600
+# SHA-256 and constant-time compares: libsodium, static as the rest.
+HARNESS_LIBS := -l:libsodium.a
+HARNESS_DEBS_STAMP := $(OBJ)/harness/debs.stamp
 
 BINS += $(BIN)/jr2-harness
 MANS += runtime/harness/jr2-harness.1
@@ -27,20 +31,27 @@ BENCH_STEPS += harness
 
 .PHONY: test-harness-unit bench-harness fuzz
 
-$(OBJ)/harness/%.o: runtime/harness/%.c $(HARNESS_HDRS)
+$(HARNESS_DEBS_STAMP):
+	@mkdir -p $(@D)
+	scripts/need-debs libsodium-dev
+	@touch $@
+
+$(OBJ)/harness/%.o: runtime/harness/%.c $(HARNESS_HDRS) | $(HARNESS_DEBS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness -c -o $@ $<
 
 $(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(HARNESS_LIBS)
 
 # The pure code reads the config's policy lines with the library's code.
 $(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \
-		$(OBJ)/libjr2.a $(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h
+		$(OBJ)/libjr2.a $(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h \
+		| $(HARNESS_DEBS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness -isystem $(KSFT_INC) \
-		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS) $(OBJ)/libjr2.a
+		$(LDFLAGS_STATIC) -o $@ $< $(HARNESS_PURE_OBJS) $(OBJ)/libjr2.a \
+		$(HARNESS_LIBS)
 
 test-harness-unit: $(HARNESS_UNIT)
 	@mkdir -p $(TEST_RESULTS)

@@ -41,7 +41,7 @@
 #include "log.h"
 #include "policy.h"
 #include "request.h"
-#include "sha256.h"
+#include "digest.h"
 #include "spawner.h"
 #include "standins.h"
 
@@ -2232,6 +2232,9 @@ int serve(const struct serve_options *opts)
 	make_policy(opts->root);
 	if (opts->config)
 		check_trusted_file("--config", opts->config, false);
+	if (jr2_crypto_init())
+		die_msg(1, "cannot start libsodium (sodium_init failed); "
+			   "check that getrandom or /dev/urandom works");
 	read_bearer(opts->bearer_file);
 	compose_environments(&start);
 	jr2_env_free(&start);

@@ -1,26 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * SHA-256 (FIPS 180-4), enough to keep only the digest of the control
- * channel's bearer in memory.  Pure code, no allocation.
+ * The control channel's bearer is kept as its SHA-256 only, and secrets are
+ * compared in constant time: both from libsodium (linked statically), never
+ * from code of this project.
  */
-#ifndef JR2_SHA256_H
-#define JR2_SHA256_H
+#ifndef JR2_DIGEST_H
+#define JR2_DIGEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define JR2_SHA256_LEN 32
 
-struct jr2_sha256 {
-	uint32_t state[8];
-	uint64_t length; /* bytes hashed so far */
-	uint8_t block[64];
-	size_t used; /* bytes waiting in block */
-};
-
-void jr2_sha256_init(struct jr2_sha256 *ctx);
-void jr2_sha256_update(struct jr2_sha256 *ctx, const void *data, size_t len);
-void jr2_sha256_final(struct jr2_sha256 *ctx, uint8_t out[JR2_SHA256_LEN]);
+/* 0, or -1 when libsodium cannot start (then nothing else may be called). */
+int jr2_crypto_init(void);
 void jr2_sha256(const void *data, size_t len, uint8_t out[JR2_SHA256_LEN]);
 /*
  * Compares len bytes of two secrets (a digest, a Stand-in) in time that does
@@ -31,4 +24,4 @@ int jr2_secret_equal(const void *a, const void *b, size_t len);
 int jr2_digest_equal(const uint8_t a[JR2_SHA256_LEN],
 		     const uint8_t b[JR2_SHA256_LEN]);
 
-#endif /* JR2_SHA256_H */
+#endif /* JR2_DIGEST_H */

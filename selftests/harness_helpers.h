@@ -8,7 +8,7 @@
  * /mnt                      tmpfs (the test's mount namespace only)
  * ├── etc/                  files the harness reads (config, bearer)
  * ├── harness.log           the harness's stderr
- * └── h/                    --root
+ * └── h/                    --root (made here: serve refuses a missing one)
  *     └── run/jr2/          the protected dir the harness makes (0700)
  *         ├── control.sock, custodian.sock, control.bearer, stand-ins
  *         └── home/         the harness's HOME (E5)
@@ -419,6 +419,52 @@ static int hx_helper_orphans(int n, int ms, int code)
 }
 
 /*
+ * How a program meets a stop (SIGTERM): "catch" writes "term" to path and
+ * exits 3; "ignore" ignores it (only SIGKILL ends it); "orphan" leaves a
+ * child in a session of its own that catches it, and exits 0 (the child is
+ * then the harness's, a subreaper).  Each writes path.ready once it waits.
+ */
+static int hx_helper_on_term(const char *mode, const char *path)
+{
+	char ready[PATH_MAX];
+	sigset_t term;
+	int sig, fd;
+
+	snprintf(ready, sizeof(ready), "%s.ready", path);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	if (!strcmp(mode, "orphan")) {
+		pid_t child = fork();
+
+		if (child < 0)
+			return hx_print_errno(errno);
+		if (child > 0) {
+			while (access(ready, F_OK))
+				usleep(1000);
+			return 0;
+		}
+		setsid();
+	}
+	if (!strcmp(mode, "ignore"))
+		signal(SIGTERM, SIG_IGN);
+	else
+		sigprocmask(SIG_BLOCK, &term, NULL);
+	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return hx_print_errno(errno);
+	close(fd);
+	if (!strcmp(mode, "ignore"))
+		for (;;)
+			pause();
+	if (sigwait(&term, &sig))
+		return 1;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, "term", 4) != 4)
+		return hx_print_errno(errno);
+	return 3;
+}
+
+/*
  * Holds n connections to the unix stream socket `path`, from `procs`
  * processes (n / procs each), for `seconds` (bounded: it stops itself), then
  * exits.  Each process prints the connections it opened once its share is
@@ -660,6 +706,8 @@ static int hx_helper(int argc, char **argv)
 		usleep((useconds_t)atoi(argv[1]) * 1000);
 		return atoi(argv[2]);
 	}
+	if (argc == 3 && !strcmp(argv[0], "on-term"))
+		return hx_helper_on_term(argv[1], argv[2]);
 	if (argc == 5 && !strcmp(argv[0], "flood"))
 		return hx_helper_flood(argv[1], atoi(argv[2]), atoi(argv[3]),
 				       atoi(argv[4]));
@@ -744,6 +792,8 @@ static inline void hx_setup(struct __test_metadata *_metadata, struct hx *hx)
 		       "mode=0755,size=16m");
 	umask(022);
 	fx_make_dir(_metadata, HX_ETC, 0755);
+	/* The root is the user's: serve refuses one that does not exist. */
+	fx_make_dir(_metadata, HX_ROOT, 0755);
 	FX_FIND_TOOL("jr2-harness", hx->harness);
 	FX_FIND_TOOL("jr2-try", hx->try_tool);
 	len = readlink("/proc/self/exe", hx->self, sizeof(hx->self) - 1);
@@ -1299,13 +1349,15 @@ static inline void hx_stop(struct hx *hx)
 		return;
 	n = fx_children_of(hx->pid, false, groups,
 			   sizeof(groups) / sizeof(groups[0]));
+	/* The programs first: the harness's stop then has none to wait for
+	 * (a program ignoring its SIGTERM would hold it the grace period). */
+	for (size_t i = 0; i < n; i++)
+		kill(-groups[i], SIGKILL);
 	kill(hx->pid, SIGTERM);
 	waitpid(hx->pid, NULL, 0);
 	/* A job's harness is the session leader's child: it reaps it. */
 	if (hx->session > 0)
 		waitpid(hx->session, NULL, 0);
-	for (size_t i = 0; i < n; i++)
-		kill(-groups[i], SIGKILL);
 	hx->pid = 0;
 	hx->session = 0;
 }

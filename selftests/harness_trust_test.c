@@ -225,7 +225,7 @@ TEST_F(harness_trust, E4_config_text_refused_as_jr2_confine_does)
 		{
 			TH_LOG("case %zu: %s", i, mine);
 		}
-		ASSERT_EQ(0, access(HX_ROOT, F_OK) ? 0 : -1);
+		ASSERT_EQ(0, access(HX_ROOT "/run", F_OK) ? 0 : -1);
 		/* jr2-confine: the same refusal, the same words. */
 		ASSERT_EQ(0, fx_run(check, out, sizeof(out), &status));
 		ASSERT_EQ(2, status);
@@ -241,6 +241,49 @@ TEST_F(harness_trust, E4_config_text_refused_as_jr2_confine_does)
 		     0644);
 	HX_START(hx, args);
 	ASSERT_STREQ(hx_write_denied(), HX_TRY(hx, "mkdir", HX_MNT "/keep/x"));
+}
+
+/*
+ * A --root that does not exist (a typo, a name that is not text) is refused
+ * in one line naming it and the fix, exit 2, nothing made; --make-root makes
+ * it.
+ */
+TEST_F(harness_trust, E6_missing_root_refused_unless_make_root)
+{
+	static const struct {
+		const char *root, *shown;
+	} cases[] = {
+	    {HX_MNT "/missing/deeper", "'" HX_MNT "/missing/deeper'"},
+	    {HX_MNT "/\xff\x01", "$'" HX_MNT "/\\xff\\x01'"},
+	};
+	struct hx *hx = &self->hx;
+	char before[8192], after[8192], out[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *const args[] = {"--root", cases[i].root, NULL};
+		char want[256];
+
+		snapshot(before, sizeof(before));
+		ASSERT_EQ(2,
+			  refused_start(_metadata, hx, args, out, sizeof(out)));
+		snprintf(want, sizeof(want),
+			 "jr2-harness: --root %s does not exist; make it first "
+			 "(mkdir -p -- %s) or add --make-root\n",
+			 cases[i].shown, cases[i].shown);
+		ASSERT_STREQ(want, out);
+		snapshot(after, sizeof(after));
+		ASSERT_STREQ(before, after);
+	}
+	/* Positive control: asked to, it makes the root and serves there. */
+	{
+		const char *const args[] = {"--root", cases[0].root,
+					    "--make-root", NULL};
+
+		HX_START(hx, args);
+		ASSERT_EQ(0, access(HX_MNT "/missing/deeper/run/jr2/stand-ins",
+				    F_OK));
+	}
 }
 
 /*
@@ -284,10 +327,10 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 		}
 		snapshot(after, sizeof(after));
 		ASSERT_STREQ(before, after);
-		ASSERT_NE(0, access(HX_ROOT, F_OK));
+		ASSERT_NE(0, access(HX_ROOT "/run", F_OK));
 	}
 	HX_START(hx, NULL);
-	hx_stop(hx); /* its files stay: control.bearer, stand-ins, home */
+	hx_stop(hx); /* its home and protected dir stay */
 	ASSERT_EQ(0, symlink(HX_ROOT, HX_MNT "/link"));
 	fx_make_dir(_metadata, HX_SECRET, 0700);
 	fx_make_file(_metadata, HX_SECRET "/short", "short\n", 0600);
@@ -411,7 +454,7 @@ TEST_F(harness_trust, E2_start_env_fd_from_a_user_refused)
 		TH_LOG("log: %s", out);
 	}
 	ASSERT_NE(NULL, strstr(out, "--start-env-fd is internal"));
-	ASSERT_NE(0, access(HX_ROOT, F_OK));
+	ASSERT_NE(0, access(HX_ROOT "/run", F_OK));
 	/* Positive control: without the flag the same environment starts
 	 * (and LD_AUDIT is dropped, E2). */
 	close(fd);

@@ -95,7 +95,7 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.
 HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
-	harness_channel harness_trust \
+	harness_channel harness_trust harness_stop \
 	scoped_signal scoped_abstract
 # They alone link the control channel's framing, for their raw requests (R8).
 HARNESS_SUITE_BINS := $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test)

@@ -13,11 +13,13 @@
 
 struct serve_options {
 	const char *root; /* the protected dir is <root>/run/jr2 */
+	bool make_root; /* --make-root: make a root that does not exist */
 	const char *config; /* NULL: none */
 	const char *bearer_file; /* NULL: make one in the protected dir */
 	int max_abi; /* 0: none */
 	unsigned int max_backoff_ms;
 	unsigned int request_timeout_ms; /* to send a request or a line */
+	unsigned int stop_grace_ms; /* from SIGTERM to SIGKILL at a stop */
 	int start_env_fd; /* -1: first run, re-executes with its own env;
 			     else validated as the re-execution's own */
 	char **argv; /* for that re-execution */

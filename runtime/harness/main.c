@@ -14,12 +14,15 @@
 
 #define DEFAULT_MAX_BACKOFF_MS	   2000
 #define DEFAULT_REQUEST_TIMEOUT_MS 5000
+/* Below the 10 s that docker and podman stop give before their SIGKILL. */
+#define DEFAULT_STOP_GRACE_MS 5000
 
 static const char usage[] =
     "usage: jr2-harness serve [--root DIR] [--config FILE] [--bearer-file "
     "FILE]\n"
     "                         [--max-abi N] [--max-backoff-ms MS]\n"
-    "                         [--request-timeout-ms MS]\n"
+    "                         [--request-timeout-ms MS] [--stop-grace-ms MS]\n"
+    "                         [--make-root]\n"
     "       jr2-harness exec [--root DIR] [--bearer-file FILE] [--cwd DIR]\n"
     "                        [--secret NAME]... [--pass-fd N]... -- CMD "
     "[ARG]...\n"
@@ -30,7 +33,12 @@ static const char usage[] =
     " (default " JR2_DEFAULT_PROTECTED "),\n"
     "        Stand-ins, Custodian sockets, and the confined spawner (restarted "
     "in\n"
-    "        a new Landlock domain when it stops).\n"
+    "        a new Landlock domain when it stops).  A --root that does not "
+    "exist\n"
+    "        is refused unless --make-root.  On SIGTERM, SIGINT or SIGHUP: "
+    "SIGTERM\n"
+    "        to every program, SIGKILL to those left after --stop-grace-ms "
+    "(5000).\n"
     "exec    runs CMD through the spawner with this stdin/stdout/stderr; "
     "exits\n"
     "        with CMD's status, 125 when the harness refuses, 126/127 as env "
@@ -93,6 +101,7 @@ static int run_serve(int argc, char **argv)
 				     .max_backoff_ms = DEFAULT_MAX_BACKOFF_MS,
 				     .request_timeout_ms =
 					 DEFAULT_REQUEST_TIMEOUT_MS,
+				     .stop_grace_ms = DEFAULT_STOP_GRACE_MS,
 				     .start_env_fd = -1,
 				     .argv = argv};
 	const char *max_abi = NULL;
@@ -115,6 +124,12 @@ static int run_serve(int argc, char **argv)
 			opts.request_timeout_ms = (unsigned int)parse_number(
 			    "--request-timeout-ms", flag_value(argc, argv, &i),
 			    1000, 600000);
+		else if (!strcmp(argv[i], "--stop-grace-ms"))
+			opts.stop_grace_ms = (unsigned int)parse_number(
+			    "--stop-grace-ms", flag_value(argc, argv, &i), 0,
+			    600000);
+		else if (!strcmp(argv[i], "--make-root"))
+			opts.make_root = true;
 		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 == argc &&
 			 opts.start_env_fd < 0)
 			/* Internal: the re-execution's own, always last;

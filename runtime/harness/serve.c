@@ -34,6 +34,7 @@
 #include "channel.h"
 #include "config.h"
 #include "die.h"
+#include "digest.h"
 #include "env.h"
 #include "harness.h"
 #include "json.h"
@@ -41,7 +42,6 @@
 #include "log.h"
 #include "policy.h"
 #include "request.h"
-#include "digest.h"
 #include "spawner.h"
 #include "standins.h"
 
@@ -109,7 +109,10 @@ static struct {
 	struct jr2_env confined_env;
 	struct jr2_standins standins;
 	uint8_t bearer_digest[JR2_SHA256_LEN];
+	bool
+	    bearer_made; /* control.bearer is this start's (no --bearer-file) */
 	unsigned int max_backoff_ms;
+	unsigned int stop_grace_ms;
 	unsigned int request_timeout_ms; /* to send a request or a line */
 
 	int signal_fd, control_fd, custodian_fd, abstract_fd;
@@ -478,6 +481,55 @@ static void make_private_dir(const char *path)
 		die(1, "cannot chmod 0700 the protected dir", path);
 }
 
+/*
+ * A path for a message: as given when it is text, else in bash's $'...'
+ * form, every byte that is not printable ASCII as \xNN, so it can be pasted.
+ */
+static const char *quoted_path(const char *path, char *out, size_t size)
+{
+	size_t used = 0;
+	bool text = jr2_json_utf8_valid(path, strlen(path));
+
+	for (const char *p = path; *p && text; p++)
+		text = (unsigned char)*p >= 0x20 && *p != 0x7f && *p != '\'';
+	if (text) {
+		snprintf(out, size, "'%s'", path);
+		return out;
+	}
+	used = (size_t)snprintf(out, size, "$'");
+	for (const unsigned char *p = (const unsigned char *)path;
+	     *p && used + 8 < size; p++)
+		used += (size_t)snprintf(out + used, size - used,
+					 *p >= 0x20 && *p < 0x7f &&
+						 *p != '\'' && *p != '\\'
+					     ? "%c"
+					     : "\\x%02x",
+					 *p);
+	snprintf(out + used, size - used, "'");
+	return out;
+}
+
+/*
+ * The root is the user's: a typo must not make a tree somewhere and serve
+ * there.  It is made (and unmade by a refused start) only on --make-root.
+ */
+static void check_root_exists(const char *root, bool make_root)
+{
+	char shown[4 * PATH_MAX + 8];
+	struct stat st;
+
+	if (lstat(root, &st) == 0 || make_root)
+		return; /* not a folder, a symlink: check_no_symlink says */
+	quoted_path(root, shown, sizeof(shown));
+	if (errno == ENOENT)
+		die_msg(JR2_EXIT_USAGE,
+			"--root %s does not exist; make it first (mkdir -p "
+			"-- %s) or add --make-root",
+			shown, shown);
+	die_msg(JR2_EXIT_USAGE, "--root %s: %s; give an existing folder", shown,
+		strerror(errno));
+}
+
 /* Checks made before anything is written: the path fits a socket. */
 static void check_protected_dir(const char *root)
 {
@@ -833,6 +885,7 @@ static void make_secrets(bool make_bearer)
 		die(1, "cannot make the bearer", "getrandom");
 	}
 	jr2_sha256(token, strlen(token), H.bearer_digest);
+	H.bearer_made = true;
 	strcat(token, "\n");
 	snprintf(path, sizeof(path), "%s/%s", H.protected_dir, JR2_BEARER_FILE);
 	write_new_file(path, token);
@@ -2026,21 +2079,154 @@ static void reap(void)
 
 /* ---- the loop ------------------------------------------------------- */
 
-static void shut_down(int signo)
+/*
+ * What a stop removes: the sockets, and the secrets this start wrote (the
+ * Stand-ins file, control.bearer unless --bearer-file named the user's own),
+ * so none stays readable on disk.  The protected dir and its home stay.
+ */
+static void remove_run_files(void)
 {
+	static const char *const names[] = {
+	    JR2_CONTROL_SOCKET, JR2_CUSTODIAN_SOCKET, JR2_STANDINS_FILE,
+	    JR2_BEARER_FILE /* last: only when bearer_made */};
+	size_t n = sizeof(names) / sizeof(names[0]) - !H.bearer_made;
 	char path[PATH_MAX + 32];
 
-	say("stopping on signal %d; programs keep running", signo);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
+			 names[i]);
+		if (unlink(path) && errno != ENOENT)
+			say("cannot remove %s at the stop: %s", path,
+			    strerror(errno));
+	}
+}
+
+/* Whether the harness has a child, zombies reaped (reap) or not. */
+static bool children_left(void)
+{
+	siginfo_t info;
+
+	return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) == 0 ||
+	       errno != ECHILD;
+}
+
+/*
+ * signo to every program and every orphan of one; whether one was.  As
+ * pid 1 of its pid namespace (a container's init) every process of the
+ * namespace, as the kernel would SIGKILL them at its exit.  Else each
+ * program's process group (its pid: the leader is unreaped, so the id is
+ * its own), and every child of the harness: orphans reparent to it (a
+ * subreaper) and only it reaps them, so a pid read from /proc is still
+ * that child when signalled.
+ */
+static bool signal_programs(int signo)
+{
+	char path[64], stat_line[512];
+	struct dirent *d;
+	bool any = false;
+	DIR *proc;
+
+	if (getpid() == 1)
+		return kill(-1, signo) == 0;
+	for (size_t i = 0; i < H.n_programs; i++)
+		/* Its pidfd too: the program may have left its group. */
+		any |= (kill(-H.programs[i].pid, signo) == 0) |
+		       (syscall(SYS_pidfd_send_signal, H.programs[i].pidfd,
+				signo, NULL, 0) == 0);
+	proc = opendir("/proc");
+	while (proc && (d = readdir(proc))) {
+		long pid = strtol(d->d_name, NULL, 10);
+		const char *after_comm;
+		int ppid = 0, fd;
+		ssize_t len;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, stat_line, sizeof(stat_line) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			continue;
+		stat_line[len] = '\0';
+		/* "pid (comm) state ppid": comm may hold ") ". */
+		after_comm = strrchr(stat_line, ')');
+		if (after_comm && sscanf(after_comm, ") %*c %d", &ppid) == 1 &&
+		    ppid == getpid() && kill((pid_t)pid, signo) == 0)
+			any = true;
+	}
+	if (proc)
+		closedir(proc);
+	return any;
+}
+
+/* Reaps, reporting each exit to its client, until no child is left or
+ * ms passed; true when none is left.  Another stop signal ends it early. */
+static bool wait_for_children(long long ms, bool *hurried)
+{
+	long long deadline = now_ms() + ms;
+
+	for (;;) {
+		struct signalfd_siginfo info;
+		struct pollfd pfd = {.fd = H.signal_fd, .events = POLLIN};
+		long long left;
+
+		reap();
+		if (!children_left())
+			return true;
+		left = deadline - now_ms();
+		if (left <= 0 || *hurried)
+			return false;
+		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
+		while (read(H.signal_fd, &info, sizeof(info)) == sizeof(info))
+			if (info.ssi_signo != SIGCHLD)
+				*hurried = true;
+	}
+}
+
+/*
+ * A stop: no new connection, the spawner killed, SIGTERM to every program,
+ * up to --stop-grace-ms for them to exit, SIGKILL to the rest; each exit is
+ * still reported to its client.  Then the files go (remove_run_files), and
+ * the harness exits 0.
+ */
+static void shut_down(int signo)
+{
+	long long started = now_ms();
+	bool hurried = false;
+
+	say("stopping on signal %d: SIGTERM to the programs, SIGKILL to those "
+	    "left after %u ms",
+	    signo, H.stop_grace_ms);
+	remove_run_files();
+	close(H.control_fd);
+	close(H.custodian_fd);
+	close(H.abstract_fd);
+	if (H.spawner_pid > 0) {
+		kill(H.spawner_pid, SIGKILL);
+		waitpid(H.spawner_pid, NULL, 0);
+		H.spawner_pid = 0;
+	}
+	if (H.spawner_fd >= 0) {
+		on_spawner_message(); /* start reports it sent: programs */
+		close(H.spawner_fd);
+		H.spawner_fd = -1;
+	}
+	signal_programs(SIGTERM);
+	if (!wait_for_children(H.stop_grace_ms, &hurried)) {
+		signal_programs(SIGKILL);
+		say("programs left after %lld ms%s: SIGKILL",
+		    now_ms() - started,
+		    hurried ? " (a second stop signal came)" : "");
+		/* The kernel kills at once; a task in D state may lag. */
+		wait_for_children(1000, &(bool){false});
+	}
+	say("stopped after %lld ms; %s", now_ms() - started,
+	    children_left() ? "some programs are still exiting"
+			    : "no program is left");
 	/* Written if the log's reader takes it soon; the exit waits no more. */
 	jr2_log_flush(JR2_LOG_EXIT_MS);
-	if (H.spawner_pid > 0)
-		kill(H.spawner_pid, SIGKILL);
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
-		 JR2_CONTROL_SOCKET);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
-		 JR2_CUSTODIAN_SOCKET);
-	unlink(path);
 	exit(0);
 }
 
@@ -2202,6 +2388,7 @@ int serve(const struct serve_options *opts)
 	H.spawner_fd = -1;
 	H.max_backoff_ms = opts->max_backoff_ms;
 	H.request_timeout_ms = opts->request_timeout_ms;
+	H.stop_grace_ms = opts->stop_grace_ms;
 	H.config_path = opts->config;
 	/* ps, pgrep and the kernel's messages say jr2-harness, not "exe"
 	 * (the re-execution's /proc/self/exe); first, so that the threads,
@@ -2228,6 +2415,7 @@ int serve(const struct serve_options *opts)
 	/* Validate: flags, config, files, policy, sockets; nothing written. */
 	if (opts->config)
 		check_read_file("--config", opts->config);
+	check_root_exists(opts->root, opts->make_root);
 	check_protected_dir(opts->root);
 	make_policy(opts->root);
 	if (opts->config)
@@ -2264,6 +2452,8 @@ int serve(const struct serve_options *opts)
 		    "PR_SET_CHILD_SUBREAPER");
 	watch_signals();
 	commit_files();
+	/* An exit on an error leaves no secret on disk either. */
+	die_set_cleanup(remove_run_files);
 	frozen_folders(frozen, sizeof(frozen));
 	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
 	    H.protected_dir, (int)getpid(), H.abi.in_force, frozen);

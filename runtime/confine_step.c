@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -300,6 +301,21 @@ static int step_descriptors(const struct jr2_policy *policy,
 
 /* ---- step 2: the session ---- */
 
+int jr2_let_tracee_go(pid_t pid, int sig)
+{
+	siginfo_t why;
+
+	memset(&why, 0, sizeof(why));
+	/* The SIGTRAP of execve: sent by the tracee to itself (SI_USER). */
+	if (sig == SIGTRAP && !ptrace(PTRACE_GETSIGINFO, pid, NULL, &why) &&
+	    why.si_code == SI_USER && why.si_pid == pid)
+		sig = 0;
+	if (ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig) &&
+	    errno != ESRCH)
+		return -1;
+	return 0;
+}
+
 static volatile pid_t waited_child;
 
 static void forward_signal(int sig)
@@ -320,9 +336,19 @@ static void __attribute__((noreturn)) wait_and_mirror(pid_t child)
 	waited_child = child;
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(*forwarded); i++)
 		sigaction(forwarded[i], &sa, NULL);
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			_exit(125);
+	for (;;) {
+		if (waitpid(child, &status, 0) < 0) {
+			if (errno != EINTR)
+				_exit(125);
+		} else if (!WIFSTOPPED(status)) {
+			break;
+		} else {
+			/* Only a tracee's stop reaches a wait without
+			   WUNTRACED: the child made this process its
+			   tracer (PTRACE_TRACEME). */
+			jr2_let_tracee_go(child, WSTOPSIG(status));
+		}
+	}
 	if (WIFEXITED(status))
 		_exit(WEXITSTATUS(status));
 	signal(WTERMSIG(status), SIG_DFL);

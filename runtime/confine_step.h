@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "policy.h"
 
@@ -103,6 +104,16 @@ void jr2_step_metadata_forecast(char *buf, size_t size);
 
 /* Step 5's line ("kernel helpers: ..."), for `jr2-confine check` too. */
 void jr2_step_helpers_line(char *buf, size_t size);
+
+/*
+ * A child that made the caller its tracer (PTRACE_TRACEME), seen stopped for
+ * `sig`: detached, with `sig` passed on as it would reach it untraced (but
+ * the SIGTRAP execve sends a tracee, which is not).  No LSM refuses TRACEME
+ * to an unconfined parent; the harness (the programs' parent and subreaper)
+ * and the forked parent of `jr2-confine run` let such a tracee go at its
+ * first stop, and count only exits (P7).  0, or -1 with errno.
+ */
+int jr2_let_tracee_go(pid_t pid, int sig);
 
 /* Step 8 alone (after no_new_privs): 0 or -errno. */
 int jr2_step_deny_kernel_doors(void);

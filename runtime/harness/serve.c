@@ -33,6 +33,7 @@
 #include "abi.h"
 #include "channel.h"
 #include "config.h"
+#include "confine_step.h"
 #include "die.h"
 #include "digest.h"
 #include "env.h"
@@ -1993,6 +1994,13 @@ static void spawner_died(int status)
 	H.restart_at_ms = now_ms() + delay;
 }
 
+/* An exit, not a stop: what waitid's siginfo says ends a process. */
+static bool is_exit(const siginfo_t *info)
+{
+	return info->si_code == CLD_EXITED || info->si_code == CLD_KILLED ||
+	       info->si_code == CLD_DUMPED;
+}
+
 /* A wait status from waitid's siginfo. */
 static int wait_status(const siginfo_t *info)
 {
@@ -2039,6 +2047,11 @@ static void reap(void)
 		if (waitid(P_PIDFD, (id_t)H.programs[i].pidfd, &info,
 			   WEXITED | WNOHANG) == 0 &&
 		    info.si_pid != 0) {
+			if (!is_exit(&info)) {
+				/* Its tracer: let go (its stop was taken). */
+				jr2_let_tracee_go(info.si_pid, info.si_status);
+				continue; /* looked at again: its exit? */
+			}
 			program_exited(i, wait_status(&info));
 			continue; /* the last one moved to i */
 		}
@@ -2053,6 +2066,16 @@ static void reap(void)
 		    info.si_pid == 0)
 			break;
 		pid = info.si_pid;
+		if (!is_exit(&info)) {
+			/* A stop is no exit: the tracee let go, the report
+			   taken (so a failed detach is not seen again). */
+			if (jr2_let_tracee_go(pid, info.si_status))
+				say("cannot let go of pid %d, which made the "
+				    "harness its tracer: %s",
+				    (int)pid, strerror(errno));
+			waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG);
+			continue;
+		}
 		if (pid == H.spawner_pid) {
 			waitpid(pid, &status, 0);
 			spawner_died(status);

@@ -14,6 +14,7 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -489,6 +490,83 @@ static int own_terminals(struct jr2_step *step, struct jr2_err *err)
 	return 0;
 }
 
+/*
+ * The kernel's trees: the metadata of their files is kernel state Landlock
+ * does not guard (Landlock refuses writes to /proc and /sys, not chmod).  As
+ * root a program could chmod or chown a node of /dev (a disk, /dev/mem), a
+ * file of /sys or a file of /proc (/proc/kmsg) and so open it to processes
+ * outside the domain; the change outlives the program.  Each tree is a
+ * read-only mount, recursively, in the programs' own mount namespace;
+ * /dev/pts, /dev/shm and /dev/mqueue keep the state they had (each made a
+ * mount of its own first where it is a plain folder).  A device node still
+ * opens for writing on a read-only mount (the mount guards the file system,
+ * not the device): /dev/null and /dev/tty work.
+ */
+static const char *const kernel_trees[] = {JR2_PROC_TREE, JR2_SYS_TREE,
+					   JR2_DEV_DIR};
+static const char *const dev_writable[] = {
+    JR2_DEV_DIR "/pts", JR2_DEV_DIR "/shm", JR2_DEV_DIR "/mqueue"};
+#define N_DEV_WRITABLE (sizeof(dev_writable) / sizeof(*dev_writable))
+
+/* Marks which of dev_writable are writable now, each a mount of its own. */
+static int dev_writable_mounts(bool writable[], struct jr2_err *err)
+{
+	struct stat dev;
+
+	if (stat(JR2_DEV_DIR, &dev))
+		return 0;
+	for (size_t i = 0; i < N_DEV_WRITABLE; i++) {
+		struct statvfs vfs;
+		struct stat st;
+
+		writable[i] = false;
+		if (lstat(dev_writable[i], &st) || !S_ISDIR(st.st_mode) ||
+		    statvfs(dev_writable[i], &vfs) || (vfs.f_flag & ST_RDONLY))
+			continue;
+		if (st.st_dev == dev.st_dev &&
+		    mount(dev_writable[i], dev_writable[i], NULL, MS_BIND,
+			  NULL))
+			return jr2_fail(err, errno, false,
+					"bind mount of '%s' on itself: %s: it "
+					"would turn read-only with %s",
+					dev_writable[i], strerror(errno),
+					JR2_DEV_DIR);
+		writable[i] = true;
+	}
+	return 0;
+}
+
+static int kernel_trees_read_only(struct jr2_err *err)
+{
+	struct jr2_mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+	bool writable[N_DEV_WRITABLE] = {false};
+
+	if (dev_writable_mounts(writable, err))
+		return -1;
+	for (size_t i = 0; i < sizeof(kernel_trees) / sizeof(*kernel_trees);
+	     i++) {
+		struct stat st;
+		struct ident t = {kernel_trees[i], 0, 0};
+
+		if (lstat(t.path, &st) || !S_ISDIR(st.st_mode))
+			continue; /* absent here: nothing to hold */
+		t.dev = st.st_dev;
+		t.ino = st.st_ino;
+		if (bind_read_only(&t, err))
+			return -1;
+	}
+	for (size_t i = 0; i < N_DEV_WRITABLE; i++)
+		if (writable[i] &&
+		    syscall(SYS_mount_setattr, AT_FDCWD, dev_writable[i],
+			    AT_SYMLINK_NOFOLLOW, &rw, sizeof(rw)))
+			return jr2_fail(err, errno, false,
+					"mount_setattr('%s', clear "
+					"MOUNT_ATTR_RDONLY): %s: it would stay "
+					"read-only",
+					dev_writable[i], strerror(errno));
+	return 0;
+}
+
 static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 			 struct jr2_err *err)
 {
@@ -537,12 +615,15 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 	for (size_t i = 0; i < n; i++)
 		if (bind_read_only(&t[i], err))
 			return -1;
+	if (kernel_trees_read_only(err))
+		return -1;
 	step->ro_mounts = true;
 	snprintf(step->metadata, sizeof(step->metadata),
 		 "metadata: holds: %zu protected dir%s and %zu read-only "
-		 "tree%s are read-only mounts in the programs' own mount "
-		 "namespace (chmod, chown, utimes, setxattr, chattr: EROFS; "
-		 "CAP_SYS_ADMIN dropped, Landlock forbids mounts)%s",
+		 "tree%s, /proc, /sys and /dev (but /dev/pts, /dev/shm, "
+		 "/dev/mqueue) are read-only mounts in the programs' own "
+		 "mount namespace (chmod, chown, utimes, setxattr, chattr: "
+		 "EROFS; CAP_SYS_ADMIN dropped, Landlock forbids mounts)%s",
 		 n_prot, n_prot == 1 ? "" : "s", n - n_prot,
 		 n - n_prot == 1 ? "" : "s",
 		 step->own_pts ? "; " JR2_DEV_DIR "/pts is a devpts instance "

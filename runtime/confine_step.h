@@ -56,7 +56,7 @@ struct jr2_step {
 	/* out */
 	bool ro_mounts; /* step 4 made the read-only mounts */
 	bool own_pts; /* step 4 gave programs a devpts instance of their own */
-	char metadata[400]; /* one line: what holds for metadata, and why */
+	char metadata[512]; /* one line: what holds for metadata, and why */
 	char helpers[512]; /* one line: the kernel's helpers (step 5) */
 };
 

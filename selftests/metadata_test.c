@@ -10,7 +10,7 @@
  * same change unconfined (the test's view of the tree stays writable), and
  * confined in the user's folder.
  *
- * Promises: O2 R2
+ * Promises: O2 R2 R9
  */
 #include "step_helpers.h"
 
@@ -167,6 +167,218 @@ TEST_F(escapes, R2_O2_metadata_exec)
 	assert_metadata_held(_metadata, st, ST_EXEC);
 	assert_free_folder(_metadata, st, ST_EXEC);
 	assert_unconfined_can(_metadata, st);
+}
+
+/* ---- the kernel's trees: /proc, /sys, /dev ---- */
+
+/*
+ * The metadata calls of the class.  Each leaves the value as it was (the
+ * times as read; xattrs of a name that does not exist: ENODATA), so the
+ * unconfined control changes at most the ctime of the host's files.
+ */
+static const char *const kernel_verbs[] = {
+    "chmod",	      "chown",	   "utimes-same",   "fchmod",	   "fchown",
+    "fchownat-empty", "fchmodat2", "xattr-replace", "removexattr",
+};
+#define N_KERNEL_VERBS (sizeof(kernel_verbs) / sizeof(*kernel_verbs))
+
+/* The kernel's files: the first of each row that exists here. */
+static const char *const kernel_rows[][3] = {
+    {"/dev/null", NULL},
+    {"/dev/tty", NULL},
+    {"/dev", NULL},
+    {"/sys/kernel/uevent_seqnum", "/sys/kernel", NULL},
+    {"/proc/kmsg", "/proc/buddyinfo", NULL},
+    {"/proc/sys/kernel/core_pattern", NULL},
+};
+#define N_KERNEL_ROWS (sizeof(kernel_rows) / sizeof(*kernel_rows))
+
+static size_t kernel_places(const char *out[N_KERNEL_ROWS])
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < N_KERNEL_ROWS; r++)
+		for (size_t i = 0; kernel_rows[r][i]; i++)
+			if (!access(kernel_rows[r][i], F_OK)) {
+				out[n++] = kernel_rows[r][i];
+				break;
+			}
+	return n;
+}
+
+/* One verb on one place by `path`: its line. */
+static const char *kt_try(struct st *st, enum st_path path, const char *verb,
+			  const char *place)
+{
+	static char out[ST_OUT_SIZE];
+	const char *const argv[] = {verb, place, NULL};
+
+	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+/*
+ * Every verb on every kernel file: where the unconfined control reaches the
+ * file system (anything but EROFS: ok, or ENODATA for an xattr name that is
+ * not there, EPERM where procfs refuses the mode of a sysctl), the confined
+ * call gives EROFS.  The calls every place must take unconfined (chmod,
+ * chown, the times) are asserted "ok" where the file system allows them.
+ */
+static void assert_kernel_trees_held(struct __test_metadata *_metadata,
+				     struct st *st, enum st_path path)
+{
+	const char *places[N_KERNEL_ROWS];
+	size_t n = kernel_places(places), held = 0;
+
+	for (size_t p = 0; p < n; p++) {
+		for (size_t v = 0; v < N_KERNEL_VERBS; v++) {
+			char control[64];
+			const char *got;
+
+			snprintf(control, sizeof(control), "%.63s",
+				 kt_try(st, ST_UNCONFINED, kernel_verbs[v],
+					places[p]));
+			if (!strncmp(control, "open:", 5) ||
+			    !strcmp(control, "EROFS") ||
+			    !strcmp(control, "ENOSYS") ||
+			    !strcmp(control, "EACCES")) {
+				TH_LOG("%s %s: %s unconfined: not a door here",
+				       kernel_verbs[v], places[p], control);
+				continue;
+			}
+			got = kt_try(st, path, kernel_verbs[v], places[p]);
+			/* Confined, it may not even open (/proc/kmsg needs
+			   CAP_SYSLOG, which programs lose). */
+			if (!strcmp(got, "open:EPERM") ||
+			    !strcmp(got, "open:EACCES")) {
+				TH_LOG("%s %s: %s confined", kernel_verbs[v],
+				       places[p], got);
+				got = "EROFS";
+			}
+			EXPECT_STREQ("EROFS", got)
+			{
+				TH_LOG("%s: %s %s (unconfined: %s)",
+				       st_path_name[path], kernel_verbs[v],
+				       places[p], control);
+			}
+			held++;
+		}
+	}
+	/* chmod and chown of /dev/null at least: the door itself. */
+	ASSERT_LE(2 * N_KERNEL_VERBS - 2, held);
+}
+
+/*
+ * Names in /dev (frozen by Landlock already, EACCES): the read-only mount
+ * answers first.  The positive control is the same call confined in the
+ * user's folder.
+ */
+static void assert_dev_names_held(struct __test_metadata *_metadata,
+				  struct st *st, enum st_path path)
+{
+	static const char *const make[][3] = {
+	    {"mknod-fifo", "%s/jr2-fifo", NULL},
+	    {"mkdir", "%s/jr2-dir", NULL},
+	    {"symlink", "null", "%s/jr2-sym"},
+	    {"link", ST_FREE "/file", "%s/jr2-link"},
+	    {"unlink", "%s/jr2-none", NULL},
+	    {"rename", "%s/jr2-none", "%s/jr2-none2"},
+	};
+	char out[ST_OUT_SIZE];
+
+	for (size_t i = 0; i < sizeof(make) / sizeof(*make); i++) {
+		for (int in_dev = 0; in_dev < 2; in_dev++) {
+			const char *dir = in_dev ? "/dev" : ST_FREE;
+			char a[PATH_MAX], b[PATH_MAX];
+			const char *argv[4] = {make[i][0], a, b, NULL};
+			const char *want = in_dev ? "EROFS" : "ok";
+
+			snprintf(a, sizeof(a), make[i][1], dir);
+			if (make[i][2])
+				snprintf(b, sizeof(b), make[i][2], dir);
+			else
+				argv[2] = NULL;
+			/* unlink, rename of what is not there: ENOENT. */
+			if (!in_dev && (!strcmp(make[i][0], "unlink") ||
+					!strcmp(make[i][0], "rename")))
+				want = "ENOENT";
+			st_help_opts(st, path, NULL, false, argv, out,
+				     sizeof(out));
+			out[strcspn(out, "\n")] = '\0';
+			EXPECT_STREQ(want, out)
+			{
+				TH_LOG("%s: %s %s %s", st_path_name[path],
+				       argv[0], argv[1],
+				       argv[2] ? argv[2] : "");
+			}
+		}
+	}
+}
+
+/* The read-only mounts stay read-only: no way back for a root program. */
+static void assert_no_remount(struct __test_metadata *_metadata, struct st *st,
+			      enum st_path path)
+{
+	static const char *const ways[] = {"remount-rw", "setattr-rw",
+					   "userns-setattr-rw", "umount"};
+
+	/* Control: the test's own /dev mount (already writable) takes it. */
+	ASSERT_STREQ("ok", kt_try(st, ST_UNCONFINED, "setattr-rw", "/dev"));
+	for (size_t w = 0; w < sizeof(ways) / sizeof(*ways); w++)
+		for (size_t t = 0; t < 3; t++) {
+			const char *tree =
+			    (const char *[]){"/dev", "/sys", "/proc"}[t];
+
+			EXPECT_STREQ("EPERM", kt_try(st, path, ways[w], tree))
+			{
+				TH_LOG("%s: %s %s", st_path_name[path], ways[w],
+				       tree);
+			}
+		}
+	/* And they are still read-only after the attempts. */
+	EXPECT_STREQ("EROFS", kt_try(st, path, "chmod", "/dev/null"));
+}
+
+/* What stays writable: device nodes, /dev/shm, a pty of /dev/pts. */
+static void assert_dev_still_works(struct __test_metadata *_metadata,
+				   struct st *st, enum st_path path)
+{
+	char out[ST_OUT_SIZE];
+	const char *const shm[] = {"mknod-fifo", "/dev/shm/jr2-meta", NULL};
+	const char *const shm_rm[] = {"unlink", "/dev/shm/jr2-meta", NULL};
+
+	st_help_opts(st, path, NULL, false, shm, out, sizeof(out));
+	EXPECT_STREQ("ok\n", out) TH_LOG("%s", st_path_name[path]);
+	st_help_opts(st, path, NULL, false, shm_rm, out, sizeof(out));
+	EXPECT_STREQ("ok\n", out) TH_LOG("%s", st_path_name[path]);
+	EXPECT_STREQ("ok", kt_try(st, path, "write-dev", "/dev/null"));
+	if (!strcmp("ok", kt_try(st, ST_UNCONFINED, "pty", "/dev/ptmx")))
+		EXPECT_STREQ("ok", kt_try(st, path, "pty", "/dev/ptmx"));
+}
+
+TEST_F(escapes, R9_kernel_trees_metadata_run)
+{
+	struct st *st = &self->st;
+
+	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
+	ST_START(st);
+	assert_kernel_trees_held(_metadata, st, ST_RUN);
+	assert_dev_names_held(_metadata, st, ST_RUN);
+	assert_no_remount(_metadata, st, ST_RUN);
+	assert_dev_still_works(_metadata, st, ST_RUN);
+}
+
+TEST_F(escapes, R9_kernel_trees_metadata_exec)
+{
+	struct st *st = &self->st;
+
+	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
+	ST_START(st);
+	assert_kernel_trees_held(_metadata, st, ST_EXEC);
+	assert_dev_names_held(_metadata, st, ST_EXEC);
+	assert_no_remount(_metadata, st, ST_EXEC);
+	assert_dev_still_works(_metadata, st, ST_EXEC);
 }
 
 ST_MAIN

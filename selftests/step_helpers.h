@@ -158,6 +158,48 @@ static int st_helper_metadata(const char *verb, const char *path)
 	if (!strcmp(verb, "xattr-trusted"))
 		return st_print_errno(
 		    ST_ERR(lsetxattr(path, "trusted.jr2", "1", 1, 0)));
+	if (!strcmp(verb, "utimes-same")) {
+		const struct timespec times[2] = {st.st_atim, st.st_mtim};
+
+		return st_print_errno(ST_ERR(
+		    utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW)));
+	}
+	if (!strcmp(verb, "fchmod") || !strcmp(verb, "fchown")) {
+		int fd =
+		    open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		int err;
+
+		if (fd < 0) { /* the open, not the change, was refused */
+			printf("open:");
+			return st_print_errno(errno);
+		}
+		err = verb[2] == 'm' ? ST_ERR(fchmod(fd, st.st_mode & 07777))
+				     : ST_ERR(fchown(fd, st.st_uid, st.st_gid));
+		close(fd);
+		return st_print_errno(err);
+	}
+	if (!strcmp(verb, "fchownat-empty")) {
+		/* An O_PATH descriptor opens whatever the file is. */
+		int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC), err;
+
+		if (fd < 0)
+			return st_print_errno(errno);
+		err = ST_ERR(
+		    fchownat(fd, "", st.st_uid, st.st_gid, AT_EMPTY_PATH));
+		close(fd);
+		return st_print_errno(err);
+	}
+	if (!strcmp(verb, "fchmodat2")) /* Linux 6.6+: ENOSYS before */
+		return st_print_errno(
+		    ST_ERR(syscall(452, AT_FDCWD, path, st.st_mode & 07777,
+				   AT_SYMLINK_NOFOLLOW)));
+	/* Neither leaves anything: the name does not exist (ENODATA). */
+	if (!strcmp(verb, "xattr-replace"))
+		return st_print_errno(ST_ERR(lsetxattr(path, "trusted.jr2-none",
+						       "1", 1, XATTR_REPLACE)));
+	if (!strcmp(verb, "removexattr"))
+		return st_print_errno(
+		    ST_ERR(lremovexattr(path, "trusted.jr2-none")));
 	if (!strcmp(verb, "chattr")) {
 		/* The flags as they are, set again (FS_IOC_SETFLAGS). */
 		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
@@ -173,6 +215,31 @@ static int st_helper_metadata(const char *verb, const char *path)
 	}
 	fprintf(stderr, "step-helper: unknown metadata verb '%s'\n", verb);
 	return 101;
+}
+
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+
+/* The mount at `path` made writable again: "ok" or the errno. */
+static int st_helper_mount_rw(const char *how, const char *path)
+{
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} rw = {.attr_clr = MOUNT_ATTR_RDONLY};
+
+	if (!strcmp(how, "remount-rw"))
+		return st_print_errno(ST_ERR(
+		    mount(NULL, path, NULL, MS_REMOUNT | MS_BIND, NULL)));
+	if (!strcmp(how, "umount"))
+		return st_print_errno(ST_ERR(umount2(path, MNT_DETACH)));
+	/* In a user and mount namespace of its own, where a root program
+	   holds every capability over its copy of the mounts. */
+	if (!strcmp(how, "userns-setattr-rw") &&
+	    unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return st_print_errno(errno);
+	return st_print_errno(ST_ERR(
+	    syscall(SYS_mount_setattr, AT_FDCWD, path, 0, &rw, sizeof(rw))));
 }
 
 static int st_helper(int argc, char **argv)
@@ -201,6 +268,40 @@ static int st_helper(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[0], "mknod-block"))
 		return st_print_errno(
 		    ST_ERR(mknod(argv[1], S_IFBLK | 0600, makedev(7, 0))));
+	if (argc == 2 &&
+	    (!strcmp(argv[0], "remount-rw") || !strcmp(argv[0], "umount") ||
+	     !strcmp(argv[0], "setattr-rw") ||
+	     !strcmp(argv[0], "userns-setattr-rw")))
+		return st_helper_mount_rw(argv[0], argv[1]);
+	if (argc == 2 && !strcmp(argv[0], "write-dev")) {
+		int fd = open(argv[1], O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+		if (fd < 0)
+			return st_print_errno(errno);
+		return st_print_errno(ST_ERR(write(fd, "", 1) == 1 ? 0 : -1));
+	}
+	if (argc == 2 && !strcmp(argv[0], "pty")) {
+		/* A pty of its own: ptmx, then its pts/N, mode 0620 again. */
+		int ptm = open(argv[1], O_RDWR | O_NOCTTY | O_CLOEXEC);
+		char *pts = ptm < 0 ? NULL : ptsname(ptm);
+
+		if (!pts || grantpt(ptm) || unlockpt(ptm))
+			return st_print_errno(errno);
+		return st_print_errno(ST_ERR(chmod(pts, 0620)));
+	}
+	if (argc == 2 && !strcmp(argv[0], "unlink"))
+		return st_print_errno(ST_ERR(unlink(argv[1])));
+	if (argc == 2 && !strcmp(argv[0], "mkdir"))
+		return st_print_errno(ST_ERR(mkdir(argv[1], 0700)));
+	if (argc == 2 && !strcmp(argv[0], "mknod-fifo"))
+		return st_print_errno(
+		    ST_ERR(mknod(argv[1], S_IFIFO | 0600, 0)));
+	if (argc == 3 && !strcmp(argv[0], "rename"))
+		return st_print_errno(ST_ERR(rename(argv[1], argv[2])));
+	if (argc == 3 && !strcmp(argv[0], "link"))
+		return st_print_errno(ST_ERR(link(argv[1], argv[2])));
+	if (argc == 3 && !strcmp(argv[0], "symlink"))
+		return st_print_errno(ST_ERR(symlink(argv[1], argv[2])));
 	if (argc == 2 && !strcmp(argv[0], "handle"))
 		return st_helper_handle(argv[1]);
 	if (argc == 2 && !strcmp(argv[0], "environ"))

@@ -66,8 +66,8 @@ static int tracee_helper(int argc, char **argv, const char *self)
 	}
 	if (argc == 2 && !strcmp(argv[0], "exec")) {
 		/* execve sends a tracee SIGTRAP: a stop of its own. */
-		char *const next[] = {(char *)self, "--tracee-helper", "untraced",
-				      argv[1], NULL};
+		char *const next[] = {(char *)self, "--tracee-helper",
+				      "untraced", argv[1], NULL};
 
 		printf("traceme %s\n", ptrace(PTRACE_TRACEME, 0, NULL, NULL)
 					   ? strerrorname_np(errno)
@@ -109,12 +109,14 @@ static int tracee_helper(int argc, char **argv, const char *self)
 		}
 		if (child < 0 || waitpid(child, &status, 0) != child)
 			return 100;
-		printf("%s %d\n", WIFSTOPPED(status) ? "stopped" : "not-stopped",
+		printf("%s %d\n",
+		       WIFSTOPPED(status) ? "stopped" : "not-stopped",
 		       WIFSTOPPED(status) ? WSTOPSIG(status) : status);
 		if (ptrace(PTRACE_CONT, child, NULL, NULL) ||
 		    waitpid(child, &status, 0) != child)
 			return 100;
-		printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		printf("exit %d\n",
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return 0;
 	}
 	fprintf(stderr, "tracee-helper: unknown verb\n");
@@ -185,14 +187,13 @@ static int tracee_run(struct st *st, enum st_path path,
 	close(fds[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status)
-				 : 128 + WTERMSIG(status);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-#define TRACEE(st, path, out, ...)                                        \
-	({                                                                \
-		const char *const _verb[] = {__VA_ARGS__, NULL};          \
-		tracee_run(st, path, _verb, out, sizeof(out));            \
+#define TRACEE(st, path, out, ...)                               \
+	({                                                       \
+		const char *const _verb[] = {__VA_ARGS__, NULL}; \
+		tracee_run(st, path, _verb, out, sizeof(out));   \
 	})
 
 /* The program's own status, once it has taken its signal untraced. */

@@ -10,6 +10,7 @@
 
 #include "abi.h"
 #include "landlock_uapi.h"
+#include "policy.h"
 
 const struct jr2_feature_info jr2_features[JR2_FEAT_COUNT] = {
     [JR2_FEAT_TRUNCATE] = {"truncate", 3,
@@ -261,14 +262,11 @@ int jr2_abi_cap(const char *flag, char *msg, size_t size)
 {
 	const char *input = flag ? "--max-abi" : "JR2_MAX_ABI";
 	const char *text = flag ? flag : getenv("JR2_MAX_ABI");
-	char *end;
 	long cap;
 
 	if (!text || (!flag && !*text))
 		return 0;
-	errno = 0;
-	cap = strtol(text, &end, 10);
-	if (errno || end == text || *end || cap < 1 || cap > JR2_ABI_NEWEST) {
+	if (jr2_parse_number(text, 1, JR2_ABI_NEWEST, &cap)) {
 		snprintf(msg, size,
 			 "%s '%s' is not an ABI: give a number from 1 to %d",
 			 input, text, JR2_ABI_NEWEST);

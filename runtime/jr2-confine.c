@@ -170,10 +170,9 @@ static void parse(int argc, char **argv, struct options *o)
 			o->keep_session = true;
 		} else if (!takes_json &&
 			   (v = flag_value(argv, argc, &i, "--pass-fd"))) {
-			char *end;
-			long fd = strtol(v, &end, 10);
+			long fd;
 
-			if (!*v || *end || fd < 3 || fd > 65535)
+			if (jr2_parse_number(v, 3, 65535, &fd))
 				die(EXIT_USAGE,
 				    "--pass-fd '%s': give a descriptor number "
 				    "from 3 to 65535 (0-2 always pass)",

@@ -38,6 +38,23 @@ const char *jr2_shorten(const char *value, size_t max, char *out, size_t size)
 	return out;
 }
 
+int jr2_parse_number(const char *text, long min, long max, long *value)
+{
+	long n = 0;
+
+	if (!*text)
+		return -1;
+	for (const char *c = text; *c; c++) {
+		if (*c < '0' || *c > '9' || n > (LONG_MAX - (*c - '0')) / 10)
+			return -1;
+		n = n * 10 + (*c - '0');
+	}
+	if (n < min || n > max)
+		return -1;
+	*value = n;
+	return 0;
+}
+
 int jr2_fail(struct jr2_err *err, int code, bool bad_input, const char *fmt,
 	     ...)
 {

@@ -34,6 +34,13 @@ struct jr2_err {
  */
 const char *jr2_shorten(const char *value, size_t max, char *out, size_t size);
 
+/*
+ * A decimal number from min to max, written as digits only: no sign, no
+ * space, no trailing text ("+3", " 3", "3x" and "" are refused).  Returns 0
+ * and sets *value, or -1.
+ */
+int jr2_parse_number(const char *text, long min, long max, long *value);
+
 struct jr2_paths {
 	char **v;
 	size_t n;

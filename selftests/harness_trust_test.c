@@ -476,6 +476,8 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	const char *const secret_value[] = {"--secret", "A=B", NULL};
 	const char *const closed_fd[] = {"--pass-fd", "77", NULL};
 	const char *const missing_cwd[] = {"--cwd", HX_MNT "/missing", NULL};
+	static const char *const bad_numbers[] = {
+	    "+3", " 3", "3 ", "3x", "", "99999999999999999999"};
 	char out[HX_OUT_SIZE], long_config[3000];
 	char *const long_serve[] = {hx->harness, "serve",     "--root", HX_ROOT,
 				    "--config",	 long_config, NULL};
@@ -489,6 +491,31 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	ASSERT_EQ(2, hx_exec_opts(hx, closed_fd, truth, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "--pass-fd 77 is not an open descriptor"));
 	ASSERT_EQ(124, hx_exec_opts(hx, missing_cwd, truth, out, sizeof(out)));
+	/* Numbers are digits only: no sign, no space, no trailing text. */
+	for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(*bad_numbers);
+	     i++) {
+		const char *const pass_fd[] = {"--pass-fd", bad_numbers[i],
+					       NULL};
+		char *const serve_grace[] = {
+		    hx->harness, "serve",	    "--root",
+		    HX_ROOT,	 "--stop-grace-ms", (char *)bad_numbers[i],
+		    NULL};
+		char *const serve_abi[] = {hx->harness, "serve",
+					   "--root",	HX_ROOT,
+					   "--max-abi", (char *)bad_numbers[i],
+					   NULL};
+
+		EXPECT_EQ(2, hx_exec_opts(hx, pass_fd, truth, out, sizeof(out)))
+		TH_LOG("--pass-fd '%s': %s", bad_numbers[i], out);
+		EXPECT_NE(NULL, strstr(out, "is not a number from 0"));
+		ASSERT_EQ(0, fx_run(serve_grace, out, sizeof(out), &status));
+		EXPECT_EQ(2, status) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "--stop-grace-ms '"))
+		TH_LOG("%s", out);
+		ASSERT_EQ(0, fx_run(serve_abi, out, sizeof(out), &status));
+		EXPECT_EQ(2, status) TH_LOG("%s", out);
+		EXPECT_NE(NULL, strstr(out, "is not an ABI")) TH_LOG("%s", out);
+	}
 	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out)));
 	/* A long path: the message still ends with its fix. */
 	memset(long_config, 'c', sizeof(long_config) - 1);

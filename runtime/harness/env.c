@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "env.h"
+#include "policy.h"
 #include "request.h"
 
 #define DEFAULT_HOME	    "/home/jr2"
@@ -354,10 +355,9 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		return *slot ? 0 : -ENOMEM;
 	}
 	if (!strcmp(word, "sandbox-user")) {
-		char *end;
-		unsigned long uid = strtoul(arg, &end, 10);
+		long uid;
 
-		if (!*arg || *end || uid > 0xfffffffeUL)
+		if (jr2_parse_number(arg, 0, 0xfffffffeL, &uid))
 			return fail(err,
 				    "%s: sandbox-user '%s' is not a numeric "
 				    "uid; give one such as 1000",

@@ -52,12 +52,9 @@ static const char usage[] =
 static long parse_number(const char *flag, const char *value, long min,
 			 long max)
 {
-	char *end;
 	long n;
 
-	errno = 0;
-	n = strtol(value, &end, 10);
-	if (!*value || *end || errno || n < min || n > max)
+	if (jr2_parse_number(value, min, max, &n))
 		die_msg(JR2_EXIT_USAGE,
 			"%s '%s' is not a number from %ld to %ld; give one",
 			flag, value, min, max);

@@ -117,6 +117,14 @@ TEST_F(abi_cap, G7_flag_env_and_range)
 		     msg);
 	EXPECT_EQ(-1, jr2_abi_cap("12", msg, sizeof(msg)));
 	EXPECT_EQ(-1, jr2_abi_cap("3x", msg, sizeof(msg)));
+	/* Digits only: no sign, no space, no trailing text. */
+	EXPECT_EQ(3, jr2_abi_cap("03", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap("+3", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap(" 3", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap("3 ", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap("-3", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap("", msg, sizeof(msg)));
+	EXPECT_EQ(-1, jr2_abi_cap("99999999999999999999999", msg, sizeof(msg)));
 	setenv("JR2_MAX_ABI", "zero", 1);
 	EXPECT_EQ(-1, jr2_abi_cap(NULL, msg, sizeof(msg)));
 	EXPECT_STREQ("JR2_MAX_ABI 'zero' is not an ABI: give a number from 1 "

@@ -26,6 +26,7 @@
 #include "audit.h"
 #include "denials.skel.h"
 #include "format.h"
+#include "policy.h"
 
 #define EXIT_USAGE	  2
 #define EXIT_CANNOT_TRACE 3
@@ -136,12 +137,9 @@ static int64_t realtime_offset_ns(void)
 
 static long parse_number(const char *what, const char *text, long max)
 {
-	char *end;
 	long value;
 
-	errno = 0;
-	value = strtol(text, &end, 10);
-	if (errno || end == text || *end || value <= 0 || value > max)
+	if (jr2_parse_number(text, 1, max, &value))
 		die(EXIT_USAGE, 0,
 		    "%s '%s' is not a number from 1 to %ld: give one, as in "
 		    "%s 1234",
@@ -354,7 +352,8 @@ int main(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'A':
-			parse_number("--max-abi", optarg, 1000);
+			if (jr2_abi_cap(optarg, err, sizeof(err)) < 0)
+				die(EXIT_USAGE, 0, "%s", err);
 			max_abi = optarg;
 			break;
 		case 'v':

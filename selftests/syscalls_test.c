@@ -20,7 +20,7 @@
  * Through `jr2-confine run` and `jr2-harness exec`; the control is the same
  * call unconfined.
  *
- * Promises: R9
+ * Promises: R1 R9
  */
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -29,7 +29,10 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <spawn.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -125,6 +128,87 @@ static int sc_spawn(void)
 		return printf("pipeline: %s status %d\n", sc_name(err), status),
 		       1;
 	printf("ok fork posix_spawn pthread_create pipeline\n");
+	return 0;
+}
+
+/* Made by a watcher once it watches; the test then reads the file. */
+#define SC_WATCHING ST_FREE "/watching"
+#define SC_WATCHED  "notify-me"
+
+/* Waits up to 10 s for fd to be readable: 1, or 0 at the deadline. */
+static int sc_wait_readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, 10000) == 1;
+}
+
+/*
+ * An inotify watch on `dir`: then the kinds of event the watcher learns
+ * about SC_WATCHED in it, in order, up to its close, one line ("watch ok
+ * events: open access close" or the errno).  An event carries a kind, a
+ * cookie and a name: never the file's bytes.
+ */
+static int sc_inotify(const char *dir)
+{
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK), done = 0;
+	char buf[4096] __attribute__((aligned(8))), events[256] = "";
+
+	if (fd < 0)
+		return printf("init %s\n", sc_name(errno)), 1;
+	if (inotify_add_watch(fd, dir, IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE) <
+	    0)
+		return printf("watch %s\n", sc_name(errno)), 1;
+	if (mknod(SC_WATCHING, S_IFREG | 0600, 0))
+		return printf("marker %s\n", sc_name(errno)), 1;
+	while (!done && sc_wait_readable(fd)) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		for (ssize_t at = 0; at < n;) {
+			const struct inotify_event *e = (void *)(buf + at);
+
+			at += (ssize_t)(sizeof(*e) + e->len);
+			if (!e->len || strcmp(e->name, SC_WATCHED))
+				continue; /* another file of the dir */
+			strcat(events, e->mask & IN_OPEN     ? " open"
+				       : e->mask & IN_ACCESS ? " access"
+							     : " close");
+			done = !!(e->mask & IN_CLOSE_NOWRITE);
+		}
+	}
+	printf("watch ok events:%s\n", done ? events : " none by 10 s");
+	return 0;
+}
+
+/*
+ * dnotify: `dir` opened (listing it is allowed, R7), then F_NOTIFY with a
+ * signal of its own: what the watcher learns when a file in it is read
+ * ("signal for the dir" or the errno).  The signal names the dir's
+ * descriptor, not the file.  An O_PATH descriptor takes no F_NOTIFY.
+ */
+static int sc_dnotify(const char *dir)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct timespec deadline = {.tv_sec = 10};
+	siginfo_t info;
+	sigset_t set;
+
+	if (fd < 0 || fcntl(fd, F_NOTIFY, DN_ACCESS) != -1 || errno != EBADF)
+		return printf("O_PATH F_NOTIFY not EBADF\n"), 1;
+	close(fd);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return printf("open %s\n", sc_name(errno)), 1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (fcntl(fd, F_SETSIG, SIGRTMIN) || fcntl(fd, F_NOTIFY, DN_ACCESS))
+		return printf("notify %s\n", sc_name(errno)), 1;
+	if (mknod(SC_WATCHING, S_IFREG | 0600, 0))
+		return printf("marker %s\n", sc_name(errno)), 1;
+	if (sigtimedwait(&set, &info, &deadline) != SIGRTMIN)
+		return printf("no signal by 10 s\n"), 1;
+	printf("signal for the %s\n", info.si_fd == fd ? "dir" : "other");
 	return 0;
 }
 
@@ -456,6 +540,17 @@ static int sc_helper(int argc, char **argv)
 		return sc_fanotify(argv[1]);
 	if (argc == 1 && !strcmp(argv[0], "sc-fanotify-mark"))
 		return sc_fanotify_mark();
+	if (argc == 2 && !strcmp(argv[0], "sc-read")) {
+		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return st_print_errno(errno);
+		return st_helper_fd_read(fd);
+	}
+	if (argc == 2 && !strcmp(argv[0], "sc-inotify"))
+		return sc_inotify(argv[1]);
+	if (argc == 2 && !strcmp(argv[0], "sc-dnotify"))
+		return sc_dnotify(argv[1]);
 	if (argc == 1 && !strcmp(argv[0], "sc-mount-api"))
 		return sc_mount_api();
 	if (argc == 1 && !strcmp(argv[0], "sc-own-filter"))
@@ -641,6 +736,78 @@ TEST_F(syscalls, R9_fanotify_refused)
 			TH_LOG("%s", st_path_name[path]);
 		}
 		ASSERT_STREQ("EPERM", ST_HELP(st, path, "sc-fanotify-mark"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+}
+
+/* The test's side: once the watcher watches, reads the watched file. */
+static void *sc_reader(void *arg)
+{
+	char buf[64];
+	int fd;
+
+	(void)arg;
+	for (int i = 0; i < 1000 && access(SC_WATCHING, F_OK); i++)
+		usleep(10000);
+	fd = open(HX_PROTECTED "/" SC_WATCHED, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			buf[0] = '\0';
+		close(fd);
+	}
+	return NULL;
+}
+
+/* The watcher's line while the test reads the watched file. */
+static const char *sc_watch(struct st *st, enum st_path path, const char *verb)
+{
+	static char out[ST_OUT_SIZE];
+	const char *const argv[] = {verb, HX_PROTECTED, NULL};
+	pthread_t reader;
+
+	unlink(SC_WATCHING);
+	if (pthread_create(&reader, NULL, sc_reader, NULL))
+		return "pthread_create failed";
+	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	pthread_join(reader, NULL);
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+/*
+ * inotify and dnotify are allowed: a known gap (SECURITY.md).  A watch
+ * needs only DAC read of the path (root passes) and Landlock is not asked;
+ * refusing the calls would stop every file watcher of build tools and
+ * editors.  What a program learns of a file of the protected dir is
+ * exactly this: that it was opened, read and closed, when, and its name
+ * (inotify); that something in the dir was read, when (dnotify).  Never
+ * the bytes: the file itself opens to nobody in the domain (R1, EACCES).
+ */
+TEST_F(syscalls, R1_R9_notify_learns_when_not_what)
+{
+	struct st *st = &self->st;
+	const char *const read_it[] = {"sc-read", HX_PROTECTED "/" SC_WATCHED,
+				       NULL};
+	char out[ST_OUT_SIZE];
+
+	ST_START(st);
+	fx_make_file(_metadata, HX_PROTECTED "/" SC_WATCHED, "s3cret\n", 0600);
+	for (int path = ST_UNCONFINED; path <= ST_EXEC; path++) {
+		ASSERT_STREQ("watch ok events: open access close",
+			     sc_watch(st, path, "sc-inotify"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+		ASSERT_STREQ("signal for the dir",
+			     sc_watch(st, path, "sc-dnotify"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+		st_help_opts(st, path, NULL, false, read_it, out, sizeof(out));
+		ASSERT_STREQ(
+		    path == ST_UNCONFINED ? "ok s3cret\n\n" : "EACCES\n", out)
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}

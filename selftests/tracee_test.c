@@ -10,7 +10,7 @@
  * program runs on untraced, and a program still traces its own child, as
  * gdb's `run` does (P3).
  *
- * Promises: P3 P7
+ * Promises: P7
  */
 #include <sys/ptrace.h>
 

@@ -87,10 +87,13 @@ $(HARNESS_BENCH): runtime/harness/bench_spawn.c $(OBJ)/harness/channel.o \
 	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
 
 BENCH_SPAWNS ?= 400
-bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine
+# The spawn, then what the seccomp filter of the confinement step adds to it.
+bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine \
+		$(BUILD)/runtime-bench/confine-bench
 	@scripts/need-debs bubblewrap
 	$(HARNESS_BENCH) --harness $(BIN)/jr2-harness \
 		--confine $(BIN)/jr2-confine -n $(BENCH_SPAWNS)
+	$(BUILD)/runtime-bench/confine-bench filter
 
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.

@@ -91,6 +91,25 @@ static inline const char *dr_try_word(struct __test_metadata *_metadata,
 			    sizeof(_out));                       \
 	})
 
+/*
+ * The errno of a write the policy denies in a read-only tree or in /proc,
+ * /sys and /dev, for a program of `jr2-confine run`: EROFS where its
+ * read-only mounts hold (run --verbose says "metadata: holds"), else
+ * Landlock's EACCES.  The mount answers first: the kernel takes write
+ * access to the mount before it asks the LSMs about the open.
+ */
+static inline const char *dr_write_denied(struct __test_metadata *_metadata)
+{
+	static const char *const verbose[] = {"--verbose",  "--protect",
+					      FX_PROTECTED, "--read-only",
+					      FX_REPOS,	    NULL};
+	static const char *const truth[] = {"/bin/true", NULL};
+	static char out[DR_OUT_SIZE];
+
+	dr_confine_run(_metadata, verbose, truth, out, sizeof(out));
+	return strstr(out, "jr2-confine: metadata: holds") ? "EROFS" : "EACCES";
+}
+
 /* Skips (naming the reason) where the runtime refuses this kernel. */
 #define DR_REQUIRE_ACCEPTED(fx)                                        \
 	do {                                                           \

@@ -43,92 +43,12 @@
 #include "log.h"
 #include "policy.h"
 #include "request.h"
+#include "serve.h"
 #include "spawner.h"
 #include "standins.h"
 
-#ifndef P_PIDFD
-#define P_PIDFD ((idtype_t)3)
-#endif
-
-/* Separate budgets: a flood of the Custodian cannot starve the control
- * channel; one peer (SO_PEERCRED pid) holds few of the Custodian's. */
-#define MAX_CONTROL_CONNS   128
-#define MAX_CUSTODIAN_CONNS 128
-#define MAX_PER_PEER	    8
-/* Programs (the harness's descendants) may hold this many control ones. */
-#define MAX_CONTROL_PROGRAMS 16
-#define MAX_CONNS	     (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
-#define MAX_PROGRAMS	     4096
-#define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
-#define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
-#define BACKOFF_FIRST_MS     10
-#define CUSTODIAN_LINE_MAX   4096
-
-enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
-
-enum conn_state {
-	WAIT_REQUEST, /* connected, nothing read yet */
-	QUEUED, /* authenticated exec, waiting for a ready spawner */
-	IN_FLIGHT, /* sent to the spawner, no answer yet */
-	RUNNING, /* program started, waiting for its exit */
-};
-
-struct conn {
-	enum conn_kind kind;
-	enum conn_state state;
-	int fd;
-	pid_t peer; /* SO_PEERCRED at accept */
-	bool from_program; /* the peer descends from the harness */
-	bool bearer_shown; /* a client's: a request with the bearer came */
-	unsigned long id;
-	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
-	char cmd[80]; /* argv[0], for messages */
-	struct jr2_msg spawn; /* QUEUED: the message for the spawner */
-	int fds[JR2_REQ_MAX_FDS];
-	size_t n_fds;
-	char line[CUSTODIAN_LINE_MAX];
-	size_t line_len;
-};
-
-/* A program is known by its pidfd (sent by the program's own process with
- * its "started"): its exit is read from that, never matched by a bare pid. */
-struct program {
-	pid_t pid; /* for status and logs */
-	int pidfd;
-	unsigned int generation;
-	struct conn *conn; /* NULL once its client went away */
-};
-
-static struct {
-	char protected_dir[PATH_MAX];
-	char abstract_name[108];
-	struct jr2_abi abi;
-	struct jr2_policy policy;
-	struct jr2_ruleset_plan plan; /* compiled once at start */
-	const char *config_path;
-	struct jr2_harness_config cfg;
-	struct jr2_env confined_env;
-	struct jr2_standins standins;
-	uint8_t bearer_digest[JR2_SHA256_LEN];
-	bool
-	    bearer_made; /* control.bearer is this start's (no --bearer-file) */
-	unsigned int max_backoff_ms;
-	unsigned int stop_grace_ms;
-	unsigned int request_timeout_ms; /* to send a request or a line */
-
-	int signal_fd, control_fd, custodian_fd, abstract_fd;
-	int spawner_fd; /* -1: none */
-	pid_t spawner_pid;
-	bool spawner_ready;
-	unsigned int generation;
-	long long spawner_started_ms, restart_at_ms; /* restart_at 0: none */
-	unsigned int quick_deaths;
-
-	struct conn conns[MAX_CONNS];
-	struct program programs[MAX_PROGRAMS];
-	size_t n_programs;
-	unsigned long next_id;
-} H;
+/* The one harness of this process: static, so zero from the start. */
+struct harness harness;
 
 static long long now_ms(void)
 {
@@ -340,7 +260,7 @@ static void check_read_file(const char *input, const char *path)
 {
 	char resolved[PATH_MAX], parent[PATH_MAX];
 	struct stat st;
-	uid_t uid = H.cfg.sandbox_uid;
+	uid_t uid = harness.cfg.sandbox_uid;
 
 	if (!realpath(path, resolved))
 		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
@@ -405,7 +325,7 @@ static void check_trusted_file(const char *input, const char *path, bool secret)
 	if (!realpath(path, resolved))
 		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
-	if (within_any(resolved, &H.policy.protect))
+	if (within_any(resolved, &harness.policy.protect))
 		return;
 	if (secret)
 		die_msg(
@@ -415,8 +335,8 @@ static void check_trusted_file(const char *input, const char *path, bool secret)
 		    "trees are readable) or change it; move it into one "
 		    "(e.g. under %s) or add 'protect <its folder>' to the "
 		    "config",
-		    input, path, resolved, H.protected_dir);
-	if (within_any(resolved, &H.policy.read_only))
+		    input, path, resolved, harness.protected_dir);
+	if (within_any(resolved, &harness.policy.read_only))
 		return;
 	die_msg(JR2_EXIT_USAGE,
 		"%s '%s' (%s) is outside every protected dir and read-only "
@@ -536,18 +456,18 @@ static void check_protected_dir(const char *root)
 {
 	struct stat st;
 
-	if (strlen(H.protected_dir) + 32 >
+	if (strlen(harness.protected_dir) + 32 >
 	    sizeof(((struct sockaddr_un *)0)->sun_path))
 		die_msg(JR2_EXIT_USAGE,
 			"--root '%s' is too long for a unix socket path under "
 			"it; use a shorter root",
 			root);
-	check_no_symlink("--root", H.protected_dir);
-	if (lstat(H.protected_dir, &st) == 0 && st.st_uid != geteuid())
+	check_no_symlink("--root", harness.protected_dir);
+	if (lstat(harness.protected_dir, &st) == 0 && st.st_uid != geteuid())
 		die_msg(1,
 			"protected dir '%s' is owned by uid %u, not by the "
 			"harness (uid %u); remove it or chown it",
-			H.protected_dir, (unsigned int)st.st_uid,
+			harness.protected_dir, (unsigned int)st.st_uid,
 			(unsigned int)geteuid());
 }
 
@@ -556,17 +476,17 @@ static void make_protected_dir(void)
 	char path[PATH_MAX];
 
 	/* The ancestors are ordinary folders: `ls` of them works (R7). */
-	for (char *slash = strchr(H.protected_dir + 1, '/'); slash;
+	for (char *slash = strchr(harness.protected_dir + 1, '/'); slash;
 	     slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
-		if (mkdir(H.protected_dir, 0755) == 0)
-			made_dir(H.protected_dir);
+		if (mkdir(harness.protected_dir, 0755) == 0)
+			made_dir(harness.protected_dir);
 		else if (errno != EEXIST)
-			die(1, "cannot make the folder", H.protected_dir);
+			die(1, "cannot make the folder", harness.protected_dir);
 		*slash = '/';
 	}
-	make_private_dir(H.protected_dir);
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
+	make_private_dir(harness.protected_dir);
+	snprintf(path, sizeof(path), "%s/%s", harness.protected_dir,
 		 JR2_HARNESS_HOME);
 	make_private_dir(path);
 }
@@ -576,12 +496,13 @@ static void load_config(const char *path)
 	struct jr2_err err = {0};
 	char *text;
 
-	jr2_config_init(&H.cfg);
+	jr2_config_init(&harness.cfg);
 	if (!path)
 		return;
 	/* jr2-confine's reader and text check: the same files refused. */
 	text = jr2_config_read("--config", path, &err);
-	if (!text || jr2_config_parse(&H.cfg, text, strlen(text), path, &err))
+	if (!text ||
+	    jr2_config_parse(&harness.cfg, text, strlen(text), path, &err))
 		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1, "%s", err.msg);
 	free(text);
 }
@@ -596,9 +517,9 @@ static void compose_own_environment(const struct jr2_env *start,
 {
 	char home[PATH_MAX + 16];
 
-	snprintf(home, sizeof(home), "%s/%s", H.protected_dir,
+	snprintf(home, sizeof(home), "%s/%s", harness.protected_dir,
 		 JR2_HARNESS_HOME);
-	if (jr2_env_compose_harness(start, &H.cfg, home, own, dropped))
+	if (jr2_env_compose_harness(start, &harness.cfg, home, own, dropped))
 		die(1, "cannot compose the environment", "(memory)");
 }
 
@@ -736,7 +657,8 @@ static void compose_environments(struct jr2_env *start)
 {
 	extern char **environ;
 
-	if (jr2_env_compose_confined(start, &H.cfg, &H.confined_env))
+	if (jr2_env_compose_confined(start, &harness.cfg,
+				     &harness.confined_env))
 		die(1, "cannot compose the environment", "(memory)");
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
@@ -755,15 +677,16 @@ static void make_policy(const char *root)
 {
 	struct jr2_err err = {0};
 	bool at_slash = !strcmp(root, "/");
-	const struct jr2_policy *lines = &H.cfg.policy;
+	const struct jr2_policy *lines = &harness.cfg.policy;
 	struct stat st;
 
-	jr2_policy_init(&H.policy);
+	jr2_policy_init(&harness.policy);
 	if (at_slash && !lines->protect.n && !lines->read_only.n) {
-		jr2_policy_set_defaults(&H.policy);
+		jr2_policy_set_defaults(&harness.policy);
 		return;
 	}
-	if (jr2_policy_add_protected(&H.policy, H.protected_dir, &err))
+	if (jr2_policy_add_protected(&harness.policy, harness.protected_dir,
+				     &err))
 		die_msg(JR2_EXIT_USAGE, "%s", err.msg);
 	/* Each configured folder must be there: the spawner would fail. */
 	for (int pass = 0; pass < 2; pass++) {
@@ -777,15 +700,15 @@ static void make_policy(const char *root)
 				die_msg(JR2_EXIT_USAGE,
 					"config '%s': %s '%s' %s; make it or "
 					"remove the line",
-					H.config_path,
+					harness.config_path,
 					pass ? "read-only" : "protect", path,
 					errno == ENOENT || !pass
 					    ? "is not an existing folder"
 					    : strerror(errno));
-			if (pass ? jr2_policy_add_read_only(&H.policy, path,
-							    &err)
-				 : jr2_policy_add_protected(&H.policy, path,
-							    &err))
+			if (pass ? jr2_policy_add_read_only(&harness.policy,
+							    path, &err)
+				 : jr2_policy_add_protected(&harness.policy,
+							    path, &err))
 				die_msg(JR2_EXIT_USAGE, "%s", err.msg);
 		}
 	}
@@ -796,7 +719,8 @@ static void compile_policy(void)
 {
 	struct jr2_err err = {0};
 
-	if (jr2_policy_compile(&H.policy, H.abi.in_force, &H.plan, &err))
+	if (jr2_policy_compile(&harness.policy, harness.abi.in_force,
+			       &harness.plan, &err))
 		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1,
 			"the policy does not compile, so no program could run: "
 			"%s",
@@ -812,10 +736,10 @@ static void frozen_folders(char *out, size_t size)
 	size_t used = 0;
 
 	out[0] = '\0';
-	for (size_t i = 0; i < H.plan.frozen.n && used + 1 < size; i++)
-		used += (size_t)snprintf(out + used, size - used, "%s%s (%s)",
-					 i ? "; " : "", H.plan.frozen.v[i],
-					 H.plan.frozen_why.v[i]);
+	for (size_t i = 0; i < harness.plan.frozen.n && used + 1 < size; i++)
+		used += (size_t)snprintf(
+		    out + used, size - used, "%s%s (%s)", i ? "; " : "",
+		    harness.plan.frozen.v[i], harness.plan.frozen_why.v[i]);
 	if (!out[0])
 		snprintf(out, size, "none");
 }
@@ -837,7 +761,7 @@ static void read_bearer(const char *bearer_file)
 			"--bearer-file '%s' holds %zu characters on its first "
 			"line; write a secret of at least 16",
 			bearer_file, len);
-	jr2_sha256(bearer, len, H.bearer_digest);
+	jr2_sha256(bearer, len, harness.bearer_digest);
 	explicit_bzero(bearer, strlen(bearer));
 	free(bearer);
 }
@@ -862,16 +786,16 @@ static void write_new_file(const char *path, const char *text)
 static void make_secrets(bool make_bearer)
 {
 	char path[PATH_MAX + 32], token[JR2_STANDIN_SIZE + 2];
-	int ret = jr2_standins_make(&H.standins, &H.cfg.secrets);
+	int ret = jr2_standins_make(&harness.standins, &harness.cfg.secrets);
 
 	if (ret) {
 		errno = -ret;
 		die(1, "cannot make the Stand-ins", "getrandom");
 	}
-	snprintf(path, sizeof(path), "%s/%s.new", H.protected_dir,
+	snprintf(path, sizeof(path), "%s/%s.new", harness.protected_dir,
 		 JR2_STANDINS_FILE);
 	unlink(path);
-	ret = jr2_standins_write(&H.standins, path);
+	ret = jr2_standins_write(&harness.standins, path);
 	if (ret) {
 		errno = -ret;
 		die(1, "cannot write the Stand-ins file", path);
@@ -885,10 +809,11 @@ static void make_secrets(bool make_bearer)
 		errno = -ret;
 		die(1, "cannot make the bearer", "getrandom");
 	}
-	jr2_sha256(token, strlen(token), H.bearer_digest);
-	H.bearer_made = true;
+	jr2_sha256(token, strlen(token), harness.bearer_digest);
+	harness.bearer_made = true;
 	strcat(token, "\n");
-	snprintf(path, sizeof(path), "%s/%s", H.protected_dir, JR2_BEARER_FILE);
+	snprintf(path, sizeof(path), "%s/%s", harness.protected_dir,
+		 JR2_BEARER_FILE);
 	write_new_file(path, token);
 	explicit_bzero(token, sizeof(token));
 }
@@ -900,14 +825,14 @@ static void refuse_second_harness(void)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		die(1, "cannot make a unix socket for", H.protected_dir);
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s", H.protected_dir,
-		 JR2_CONTROL_SOCKET);
+		die(1, "cannot make a unix socket for", harness.protected_dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s",
+		 harness.protected_dir, JR2_CONTROL_SOCKET);
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
 		die_msg(1,
 			"another harness serves '%s' (its control socket "
 			"answers); stop it first or give another --root",
-			H.protected_dir);
+			harness.protected_dir);
 	close(fd);
 }
 
@@ -919,13 +844,13 @@ static void refuse_second_harness(void)
 static void refuse_leftover_programs(void)
 {
 	pid_t pids[8];
-	size_t n = jr2_leftover_programs(H.protected_dir, pids, 8);
+	size_t n = jr2_leftover_programs(harness.protected_dir, pids, 8);
 	char list[512] = "", kill_list[128] = "";
 
 	/* A spawner killed as its harness stopped may still be exiting. */
 	for (int tries = 0; n && tries < LEFTOVER_WAIT_MS / 50; tries++) {
 		usleep(50 * 1000);
-		n = jr2_leftover_programs(H.protected_dir, pids, 8);
+		n = jr2_leftover_programs(harness.protected_dir, pids, 8);
 	}
 	if (!n)
 		return;
@@ -949,7 +874,7 @@ static void refuse_leftover_programs(void)
 		"refusing to start: %zu program(s) an earlier harness on '%s' "
 		"started still run under its policy, which this config does "
 		"not change: %s%s; end them first (kill%s%s)",
-		n, H.protected_dir, list, n > 8 ? ", ..." : "", kill_list,
+		n, harness.protected_dir, list, n > 8 ? ", ..." : "", kill_list,
 		n > 8 ? " ..." : "");
 }
 
@@ -1037,11 +962,11 @@ static int unix_socket(int type, const char *what)
 static void bind_abstract(void)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	size_t len = strlen(H.abstract_name);
-	int fd = unix_socket(SOCK_STREAM, H.abstract_name);
+	size_t len = strlen(harness.abstract_name);
+	int fd = unix_socket(SOCK_STREAM, harness.abstract_name);
 
 	/* sun_path[0] stays NUL: the name lives in no file system. */
-	memcpy(addr.sun_path + 1, H.abstract_name, len);
+	memcpy(addr.sun_path + 1, harness.abstract_name, len);
 	if (bind(fd, (struct sockaddr *)&addr,
 		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 			     len))) {
@@ -1050,24 +975,25 @@ static void bind_abstract(void)
 
 		if (errno != EADDRINUSE)
 			die(1, "cannot bind the abstract socket",
-			    H.abstract_name);
-		holder = abstract_holder(H.abstract_name, comm, sizeof(comm));
+			    harness.abstract_name);
+		holder =
+		    abstract_holder(harness.abstract_name, comm, sizeof(comm));
 		if (holder > 0)
 			die_msg(1,
 				"the abstract socket '@%s' is taken by pid %d "
 				"(%s), maybe a program left by an earlier "
 				"harness; stop it (kill %d) and start again",
-				H.abstract_name, (int)holder, comm,
+				harness.abstract_name, (int)holder, comm,
 				(int)holder);
 		die_msg(1,
 			"the abstract socket '@%s' is taken by a process of "
 			"this network namespace that /proc does not show; stop "
 			"it (see ss -xlp) and start again",
-			H.abstract_name);
+			harness.abstract_name);
 	}
 	if (listen(fd, 64))
-		die(1, "cannot listen on the socket", H.abstract_name);
-	H.abstract_fd = fd;
+		die(1, "cannot listen on the socket", harness.abstract_name);
+	harness.abstract_fd = fd;
 }
 
 /* A pathname socket: bound as NAME.new, renamed into place later. */
@@ -1078,9 +1004,10 @@ static int bind_path(int type, const char *name, mode_t mode)
 
 	/* check_protected_dir: the path fits. */
 	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path),
-			     "%.80s/%s.new", H.protected_dir,
+			     "%.80s/%s.new", harness.protected_dir,
 			     name) >= sizeof(addr.sun_path))
-		die_msg(1, "socket path under '%s' too long", H.protected_dir);
+		die_msg(1, "socket path under '%s' too long",
+			harness.protected_dir);
 	unlink(addr.sun_path);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
 		die(1, "cannot bind the socket", addr.sun_path);
@@ -1095,10 +1022,12 @@ static int bind_path(int type, const char *name, mode_t mode)
 
 static void open_sockets(void)
 {
-	H.control_fd = bind_path(SOCK_SEQPACKET, JR2_CONTROL_SOCKET, 0600);
+	harness.control_fd =
+	    bind_path(SOCK_SEQPACKET, JR2_CONTROL_SOCKET, 0600);
 	/* R8: the Custodian's socket is for everyone; its answer needs the
 	 * control Stand-in. */
-	H.custodian_fd = bind_path(SOCK_STREAM, JR2_CUSTODIAN_SOCKET, 0666);
+	harness.custodian_fd =
+	    bind_path(SOCK_STREAM, JR2_CUSTODIAN_SOCKET, 0666);
 }
 
 /* Every NAME.new made by this start goes to NAME: nothing fails after. */
@@ -1128,19 +1057,13 @@ static void watch_signals(void)
 	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
 		die(1, "cannot block signals", "SIGCHLD");
-	H.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (H.signal_fd < 0)
+	harness.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (harness.signal_fd < 0)
 		die(1, "cannot make a signalfd for", "SIGCHLD");
 	signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- the spawner ---------------------------------------------------- */
-
-/* RLIMIT_NOFILE at start: the spawner and its programs get it back. */
-static struct rlimit start_nofile;
-
-/* oom_score_adj at start (keep_out_of_oom), likewise; "" when unchanged. */
-static char start_oom_score_adj[16];
 
 /* Writes text to /proc/self/NAME; 0 or -1 (errno set). */
 static int write_proc_self(const char *name, const char *text)
@@ -1159,9 +1082,6 @@ static int write_proc_self(const char *name, const char *text)
 	return ret;
 }
 
-/* The last control request read (it held a bearer); see forget_secrets. */
-static char request_buf[JR2_REQ_MAX_BYTES + 1];
-
 /*
  * Less to steal: the spawner (a fork of the harness) needs no Stand-in and
  * no bearer; they are wiped from its copy of the memory before it runs
@@ -1170,19 +1090,21 @@ static char request_buf[JR2_REQ_MAX_BYTES + 1];
  */
 static void forget_secrets(void)
 {
-	explicit_bzero(H.standins.control, sizeof(H.standins.control));
-	for (size_t i = 0; i < H.standins.n; i++)
-		explicit_bzero(H.standins.values[i],
-			       sizeof(H.standins.values[i]));
-	explicit_bzero(H.bearer_digest, sizeof(H.bearer_digest));
-	explicit_bzero(request_buf, sizeof(request_buf));
+	explicit_bzero(harness.standins.control,
+		       sizeof(harness.standins.control));
+	for (size_t i = 0; i < harness.standins.n; i++)
+		explicit_bzero(harness.standins.values[i],
+			       sizeof(harness.standins.values[i]));
+	explicit_bzero(harness.bearer_digest, sizeof(harness.bearer_digest));
+	explicit_bzero(harness.request_buf, sizeof(harness.request_buf));
 	for (int i = 0; i < MAX_CONNS; i++) {
-		if (H.conns[i].spawn.buf)
-			explicit_bzero(H.conns[i].spawn.buf,
-				       H.conns[i].spawn.cap);
+		if (harness.conns[i].spawn.buf)
+			explicit_bzero(harness.conns[i].spawn.buf,
+				       harness.conns[i].spawn.cap);
 		/* A Custodian line not ended yet may start with the
 		 * control Stand-in. */
-		explicit_bzero(H.conns[i].line, sizeof(H.conns[i].line));
+		explicit_bzero(harness.conns[i].line,
+			       sizeof(harness.conns[i].line));
 	}
 }
 
@@ -1191,7 +1113,8 @@ static void log_generation(void)
 	char enforced[512] = "", unavailable[1024] = "";
 
 	for (int f = 0; f < JR2_FEAT_COUNT; f++) {
-		char *list = jr2_abi_has(&H.abi, f) ? enforced : unavailable;
+		char *list =
+		    jr2_abi_has(&harness.abi, f) ? enforced : unavailable;
 		size_t used = strlen(list);
 		size_t room = (list == enforced ? sizeof(enforced)
 						: sizeof(unavailable)) -
@@ -1212,7 +1135,7 @@ static void log_generation(void)
 	/* G6: every start says what this ABI cannot give. */
 	say("spawner generation %u (pid %d) confined at Landlock ABI %d; "
 	    "enforced: %s; unavailable on this ABI: %s; frozen folders: %s",
-	    H.generation, (int)H.spawner_pid, H.abi.in_force,
+	    harness.generation, (int)harness.spawner_pid, harness.abi.in_force,
 	    enforced[0] ? enforced : "none",
 	    unavailable[0] ? unavailable : "none", frozen);
 }
@@ -1225,7 +1148,7 @@ static void start_spawner(void)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
 		say("cannot make the spawner's channel: %s; retrying",
 		    strerror(errno));
-		H.restart_at_ms = now_ms() + 1000;
+		harness.restart_at_ms = now_ms() + 1000;
 		return;
 	}
 	/* Room for one spawn message with its environment. */
@@ -1238,17 +1161,18 @@ static void start_spawner(void)
 		say("cannot fork the spawner: %s; retrying", strerror(errno));
 		close(pair[0]);
 		close(pair[1]);
-		H.restart_at_ms = now_ms() + 1000;
+		harness.restart_at_ms = now_ms() + 1000;
 		return;
 	}
 	if (pid == 0) {
 		close(pair[0]);
 		prctl(PR_SET_NAME, "jr2-spawner");
 		forget_secrets();
-		setrlimit(RLIMIT_NOFILE, &start_nofile);
+		setrlimit(RLIMIT_NOFILE, &harness.start_nofile);
 		/* Raising it back needs no capability: it cannot fail. */
-		if (start_oom_score_adj[0] &&
-		    write_proc_self("oom_score_adj", start_oom_score_adj))
+		if (harness.start_oom_score_adj[0] &&
+		    write_proc_self("oom_score_adj",
+				    harness.start_oom_score_adj))
 			_exit(125);
 		/*
 		 * Every spawner compiles once, after its read-only mounts
@@ -1256,16 +1180,17 @@ static void start_spawner(void)
 		 * compiled at start is only the reference: each protected
 		 * dir must still be the inode it was then (exit 125).
 		 */
-		jr2_spawner_main(pair[1], &H.policy, &H.abi, &H.plan);
+		jr2_spawner_main(pair[1], &harness.policy, &harness.abi,
+				 &harness.plan);
 	}
 	close(pair[1]);
 	fcntl(pair[0], F_SETFL, O_NONBLOCK);
-	H.spawner_fd = pair[0];
-	H.spawner_pid = pid;
-	H.spawner_ready = false;
-	H.generation++;
-	H.spawner_started_ms = now_ms();
-	H.restart_at_ms = 0;
+	harness.spawner_fd = pair[0];
+	harness.spawner_pid = pid;
+	harness.spawner_ready = false;
+	harness.generation++;
+	harness.spawner_started_ms = now_ms();
+	harness.restart_at_ms = 0;
 }
 
 /* ---- connections ---------------------------------------------------- */
@@ -1279,9 +1204,9 @@ static void start_spawner(void)
  */
 static void conn_close(struct conn *c)
 {
-	for (size_t i = 0; i < H.n_programs; i++)
-		if (H.programs[i].conn == c)
-			H.programs[i].conn = NULL;
+	for (size_t i = 0; i < harness.n_programs; i++)
+		if (harness.programs[i].conn == c)
+			harness.programs[i].conn = NULL;
 	jr2_drop_fds(c->fds, c->n_fds);
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
@@ -1335,7 +1260,7 @@ static void refuse(struct conn *c, const char *fmt, ...)
 static struct conn *conn_by_id(unsigned long id, bool running_too)
 {
 	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &H.conns[i];
+		struct conn *c = &harness.conns[i];
 
 		if (c->kind == CONN_CONTROL && c->id == id &&
 		    (c->state == IN_FLIGHT ||
@@ -1347,8 +1272,8 @@ static struct conn *conn_by_id(unsigned long id, bool running_too)
 
 static void send_to_spawner(struct conn *c)
 {
-	int ret = jr2_send_msg(H.spawner_fd, c->spawn.buf, c->spawn.len, c->fds,
-			       c->n_fds);
+	int ret = jr2_send_msg(harness.spawner_fd, c->spawn.buf, c->spawn.len,
+			       c->fds, c->n_fds);
 
 	if (ret == -EAGAIN)
 		return; /* still QUEUED: sent when the channel has room */
@@ -1370,18 +1295,18 @@ static void send_to_spawner(struct conn *c)
 static bool queue_waits(void)
 {
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (H.conns[i].kind == CONN_CONTROL &&
-		    H.conns[i].state == QUEUED)
+		if (harness.conns[i].kind == CONN_CONTROL &&
+		    harness.conns[i].state == QUEUED)
 			return true;
 	return false;
 }
 
 static void flush_queue(void)
 {
-	for (int i = 0; i < MAX_CONNS && H.spawner_ready; i++)
-		if (H.conns[i].kind == CONN_CONTROL &&
-		    H.conns[i].state == QUEUED)
-			send_to_spawner(&H.conns[i]);
+	for (int i = 0; i < MAX_CONNS && harness.spawner_ready; i++)
+		if (harness.conns[i].kind == CONN_CONTROL &&
+		    harness.conns[i].state == QUEUED)
+			send_to_spawner(&harness.conns[i]);
 }
 
 static void exit_status_to_client(struct conn *c, int status)
@@ -1414,7 +1339,7 @@ static void status_reply(struct conn *c, bool json)
 	struct status_buf sb = {.used = 0};
 	char *const buf = sb.text;
 	size_t used = 0;
-	char abstract[sizeof(H.abstract_name) + 1];
+	char abstract[sizeof(harness.abstract_name) + 1];
 #define OUT(...)                                                              \
 	do {                                                                  \
 		if (used < sizeof(sb.text))                                   \
@@ -1430,23 +1355,24 @@ static void status_reply(struct conn *c, bool json)
 					strlen(s));                    \
 		used = sb.used;                                        \
 	} while (0)
-	snprintf(abstract, sizeof(abstract), "@%s", H.abstract_name);
+	snprintf(abstract, sizeof(abstract), "@%s", harness.abstract_name);
 	if (json) {
 		OUT("{\"harness_pid\": %d, ", (int)getpid());
-		OUT_STR("protected_dir", H.protected_dir);
+		OUT_STR("protected_dir", harness.protected_dir);
 		OUT(", \"abi\": %d, \"spawner_pid\": %d, \"spawner_ready\": "
 		    "%s, \"generation\": %u, \"log_lines_dropped\": %lu, ",
-		    H.abi.in_force, (int)H.spawner_pid,
-		    H.spawner_ready ? "true" : "false", H.generation,
-		    jr2_log_dropped());
+		    harness.abi.in_force, (int)harness.spawner_pid,
+		    harness.spawner_ready ? "true" : "false",
+		    harness.generation, jr2_log_dropped());
 		OUT_STR("abstract_socket", abstract);
 	} else {
 		OUT("harness_pid: %d\nprotected_dir: %s\nabi: %d\nspawner_pid: "
 		    "%d\nspawner_ready: %s\ngeneration: %u\nlog_lines_dropped: "
 		    "%lu\nabstract_socket: %s",
-		    (int)getpid(), H.protected_dir, H.abi.in_force,
-		    (int)H.spawner_pid, H.spawner_ready ? "true" : "false",
-		    H.generation, jr2_log_dropped(), abstract);
+		    (int)getpid(), harness.protected_dir, harness.abi.in_force,
+		    (int)harness.spawner_pid,
+		    harness.spawner_ready ? "true" : "false",
+		    harness.generation, jr2_log_dropped(), abstract);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool first = true;
@@ -1454,7 +1380,7 @@ static void status_reply(struct conn *c, bool json)
 		OUT(json ? ", \"%s\": [" : "\n%s:",
 		    pass ? "unavailable" : "enforced");
 		for (int f = 0; f < JR2_FEAT_COUNT; f++) {
-			if (jr2_abi_has(&H.abi, f) == (pass == 1))
+			if (jr2_abi_has(&harness.abi, f) == (pass == 1))
 				continue;
 			OUT(json ? "%s\"%s\"" : " %s%s",
 			    json && !first ? ", " : "", jr2_features[f].name);
@@ -1474,10 +1400,10 @@ static void status_reply(struct conn *c, bool json)
 		}
 	}
 	OUT(json ? ", \"programs\": [" : "\nprograms:");
-	for (size_t i = 0; i < H.n_programs; i++)
+	for (size_t i = 0; i < harness.n_programs; i++)
 		OUT(json ? "%s{\"pid\": %d, \"generation\": %u}" : "%s %d/%u",
-		    json && i ? ", " : "", (int)H.programs[i].pid,
-		    H.programs[i].generation);
+		    json && i ? ", " : "", (int)harness.programs[i].pid,
+		    harness.programs[i].generation);
 	OUT(json ? "]}\n" : "\n");
 #undef OUT
 #undef OUT_STR
@@ -1494,13 +1420,13 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 	char id[32];
 
 	for (size_t i = 0; i < req->n_secrets; i++) {
-		if (!jr2_standin_of(&H.standins, req->secrets[i])) {
+		if (!jr2_standin_of(&harness.standins, req->secrets[i])) {
 			jr2_drop_fds(fds, n_fds);
 			refuse(c,
 			       "unknown secret '%s': the config declares %zu "
 			       "Held secret(s); add 'secret %s' to the config "
 			       "or drop it",
-			       req->secrets[i], H.cfg.secrets.n,
+			       req->secrets[i], harness.cfg.secrets.n,
 			       req->secrets[i]);
 			return;
 		}
@@ -1513,7 +1439,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		       n_fds);
 		return;
 	}
-	c->id = ++H.next_id;
+	c->id = ++harness.next_id;
 	snprintf(id, sizeof(id), "%lu", c->id);
 	snprintf(c->cmd, sizeof(c->cmd), "%s", req->argv[0]);
 	jr2_msg_init(&c->spawn);
@@ -1532,22 +1458,22 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		struct jr2_env env = {0};
 		int ret = 0;
 
-		for (size_t i = 0; i < H.confined_env.n && !ret; i++) {
-			const char *eq = strchr(H.confined_env.v[i], '=');
+		for (size_t i = 0; i < harness.confined_env.n && !ret; i++) {
+			const char *eq = strchr(harness.confined_env.v[i], '=');
 			char name[256];
 
 			snprintf(name, sizeof(name), "%.*s",
-				 (int)(eq - H.confined_env.v[i]),
-				 H.confined_env.v[i]);
+				 (int)(eq - harness.confined_env.v[i]),
+				 harness.confined_env.v[i]);
 			ret = jr2_env_set(&env, name, eq + 1);
 		}
 		for (size_t i = 0; i < req->n_secrets && !ret; i++)
 			ret = jr2_env_set(
 			    &env, req->secrets[i],
-			    jr2_standin_of(&H.standins, req->secrets[i]));
+			    jr2_standin_of(&harness.standins, req->secrets[i]));
 		for (size_t i = 0; i < env.n; i++) {
 			jr2_msg_field(&c->spawn, "env", env.v[i]);
-			if (i >= H.confined_env.n)
+			if (i >= harness.confined_env.n)
 				explicit_bzero(env.v[i], strlen(env.v[i]));
 		}
 		if (ret)
@@ -1565,7 +1491,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 	memcpy(c->fds, fds, n_fds * sizeof(*fds));
 	c->n_fds = n_fds;
 	c->state = QUEUED;
-	if (H.spawner_ready)
+	if (harness.spawner_ready)
 		send_to_spawner(c);
 }
 
@@ -1591,8 +1517,8 @@ static void on_control_readable(struct conn *c)
 		return;
 	}
 	/* Every descriptor of a refused or empty message is dropped there. */
-	ret = jr2_control_take(c->fd, request_buf, JR2_REQ_MAX_BYTES, &req, fds,
-			       &n_fds, &err);
+	ret = jr2_control_take(c->fd, harness.request_buf, JR2_REQ_MAX_BYTES,
+			       &req, fds, &n_fds, &err);
 	if (ret == -EAGAIN)
 		return;
 	if (ret == 1) {
@@ -1607,17 +1533,17 @@ static void on_control_readable(struct conn *c)
 		refuse(c,
 		       "no bearer; the control channel needs one: pass "
 		       "--bearer-file FILE (default %s/%s)",
-		       H.protected_dir, JR2_BEARER_FILE);
+		       harness.protected_dir, JR2_BEARER_FILE);
 		goto out;
 	}
 	jr2_sha256(req.bearer, strlen(req.bearer), digest);
 	explicit_bzero((char *)req.bearer, strlen(req.bearer));
-	explicit_bzero(request_buf, sizeof(request_buf));
-	if (!jr2_digest_equal(digest, H.bearer_digest)) {
+	explicit_bzero(harness.request_buf, sizeof(harness.request_buf));
+	if (!jr2_digest_equal(digest, harness.bearer_digest)) {
 		refuse(c,
 		       "wrong bearer; pass the file the harness was started "
 		       "with (--bearer-file), default %s/%s",
-		       H.protected_dir, JR2_BEARER_FILE);
+		       harness.protected_dir, JR2_BEARER_FILE);
 		goto out;
 	}
 	c->bearer_shown = true;
@@ -1671,10 +1597,10 @@ static void on_custodian_readable(struct conn *c)
  */
 static void custodian_answer(struct conn *c)
 {
-	size_t standin_len = strlen(H.standins.control);
+	size_t standin_len = strlen(harness.standins.control);
 
 	if (c->line_len > standin_len &&
-	    jr2_secret_equal(c->line, H.standins.control, standin_len) &&
+	    jr2_secret_equal(c->line, harness.standins.control, standin_len) &&
 	    (c->line[standin_len] == ' ' || c->line[standin_len] == '\n'))
 		conn_reply(c,
 			   "ok request accepted with the control Stand-in\n");
@@ -1740,7 +1666,8 @@ static size_t control_of_programs(void)
 	size_t n = 0;
 
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (H.conns[i].kind == CONN_CONTROL && H.conns[i].from_program)
+		if (harness.conns[i].kind == CONN_CONTROL &&
+		    harness.conns[i].from_program)
 			n++;
 	return n;
 }
@@ -1750,8 +1677,8 @@ static size_t conns_of(enum conn_kind kind, pid_t peer)
 	size_t n = 0;
 
 	for (int i = 0; i < MAX_CONNS; i++)
-		if (H.conns[i].kind == kind &&
-		    (!peer || H.conns[i].peer == peer))
+		if (harness.conns[i].kind == kind &&
+		    (!peer || harness.conns[i].peer == peer))
 			n++;
 	return n;
 }
@@ -1805,8 +1732,8 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 			continue;
 		}
 		for (int i = 0; i < MAX_CONNS && !c; i++)
-			if (H.conns[i].kind == CONN_FREE)
-				c = &H.conns[i];
+			if (harness.conns[i].kind == CONN_FREE)
+				c = &harness.conns[i];
 		if (!c) { /* cannot be: the budgets add up to MAX_CONNS */
 			jr2_drop_fds(&fd, 1);
 			continue;
@@ -1817,7 +1744,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 		c->peer = cred.pid;
 		c->from_program = program;
 		c->state = WAIT_REQUEST;
-		c->deadline_ms = now_ms() + H.request_timeout_ms;
+		c->deadline_ms = now_ms() + harness.request_timeout_ms;
 	}
 }
 
@@ -1825,9 +1752,9 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 
 static void program_exited(size_t i, int status)
 {
-	struct program p = H.programs[i];
+	struct program p = harness.programs[i];
 
-	H.programs[i] = H.programs[--H.n_programs];
+	harness.programs[i] = harness.programs[--harness.n_programs];
 	close(p.pidfd);
 	if (p.conn)
 		exit_status_to_client(p.conn, status);
@@ -1835,8 +1762,8 @@ static void program_exited(size_t i, int status)
 
 static void program_forget(size_t i)
 {
-	close(H.programs[i].pidfd);
-	H.programs[i] = H.programs[--H.n_programs];
+	close(harness.programs[i].pidfd);
+	harness.programs[i] = harness.programs[--harness.n_programs];
 }
 
 static void on_spawner_message(void)
@@ -1848,8 +1775,8 @@ static void on_spawner_message(void)
 
 	/* Only the pidfds its children open come this way: closed here, as
 	 * the last close of a pidfd never waits. */
-	while ((len = jr2_recv_msg(H.spawner_fd, buf, sizeof(buf) - 1, fds,
-				   JR2_REQ_MAX_FDS, &n_fds)) > 0) {
+	while ((len = jr2_recv_msg(harness.spawner_fd, buf, sizeof(buf) - 1,
+				   fds, JR2_REQ_MAX_FDS, &n_fds)) > 0) {
 		unsigned long id;
 		int pid, err, used = 0;
 		struct conn *c;
@@ -1859,7 +1786,7 @@ static void on_spawner_message(void)
 		if (strncmp(buf, "started ", 8))
 			jr2_close_fds(fds, n_fds);
 		if (!strcmp(buf, "ready")) {
-			H.spawner_ready = true;
+			harness.spawner_ready = true;
 			log_generation();
 			flush_queue();
 		} else if (!strncmp(buf, "log ", 4)) {
@@ -1869,11 +1796,11 @@ static void on_spawner_message(void)
 		} else if (!strncmp(buf, "fail ", 5)) {
 			say("spawner generation %u could not confine itself: "
 			    "%s",
-			    H.generation, buf + 5);
+			    harness.generation, buf + 5);
 			for (int i = 0; i < MAX_CONNS; i++)
-				if (H.conns[i].kind == CONN_CONTROL &&
-				    H.conns[i].state == QUEUED)
-					refuse(&H.conns[i],
+				if (harness.conns[i].kind == CONN_CONTROL &&
+				    harness.conns[i].state == QUEUED)
+					refuse(&harness.conns[i],
 					       "the spawner cannot confine "
 					       "itself, so nothing runs: %s",
 					       buf + 5);
@@ -1887,7 +1814,7 @@ static void on_spawner_message(void)
 				n_fds = 0;
 			jr2_close_fds(fds, n_fds);
 			c = conn_by_id(id, false);
-			if (pidfd < 0 || H.n_programs == MAX_PROGRAMS) {
+			if (pidfd < 0 || harness.n_programs == MAX_PROGRAMS) {
 				say("program pid %d of request %lu cannot be "
 				    "tracked (%s); its client gets no exit "
 				    "status",
@@ -1907,10 +1834,10 @@ static void on_spawner_message(void)
 				}
 				continue;
 			}
-			H.programs[H.n_programs++] =
+			harness.programs[harness.n_programs++] =
 			    (struct program){.pid = pid,
 					     .pidfd = pidfd,
-					     .generation = H.generation,
+					     .generation = harness.generation,
 					     .conn = c};
 			if (c) {
 				c->state = RUNNING;
@@ -1922,8 +1849,8 @@ static void on_spawner_message(void)
 			/* After "started" when execve itself failed. */
 			c = conn_by_id(id, true);
 			if (c) {
-				for (size_t i = 0; i < H.n_programs; i++)
-					if (H.programs[i].conn == c)
+				for (size_t i = 0; i < harness.n_programs; i++)
+					if (harness.programs[i].conn == c)
 						program_forget(i--);
 				conn_reply(c, "error %d %s\n", err, buf + used);
 				conn_close(c);
@@ -1935,23 +1862,23 @@ static void on_spawner_message(void)
 	}
 	if (len == 0 || (len < 0 && len != -EAGAIN)) {
 		/* The spawner is gone; its exit status tells the rest. */
-		close(H.spawner_fd);
-		H.spawner_fd = -1;
-		H.spawner_ready = false;
+		close(harness.spawner_fd);
+		harness.spawner_fd = -1;
+		harness.spawner_ready = false;
 	}
 }
 
 static void spawner_died(int status)
 {
-	long long lived = now_ms() - H.spawner_started_ms;
+	long long lived = now_ms() - harness.spawner_started_ms;
 	char how[64];
 	unsigned int delay;
 
-	if (H.spawner_fd >= 0)
+	if (harness.spawner_fd >= 0)
 		on_spawner_message(); /* answers it sent before it died */
-	if (H.spawner_fd >= 0) {
-		close(H.spawner_fd);
-		H.spawner_fd = -1;
+	if (harness.spawner_fd >= 0) {
+		close(harness.spawner_fd);
+		harness.spawner_fd = -1;
 	}
 	if (WIFSIGNALED(status))
 		snprintf(how, sizeof(how), "killed by signal %d",
@@ -1961,7 +1888,7 @@ static void spawner_died(int status)
 			 WEXITSTATUS(status));
 	/* In flight: the spawner took it and never answered. */
 	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &H.conns[i];
+		struct conn *c = &harness.conns[i];
 
 		if (c->kind != CONN_CONTROL || c->state != IN_FLIGHT)
 			continue;
@@ -1969,29 +1896,31 @@ static void spawner_died(int status)
 			   "error %d the spawner (generation %u, pid %d) %s "
 			   "while starting '%s'; it may not have run; a new "
 			   "spawner is starting, retry\n",
-			   ECHILD, H.generation, (int)H.spawner_pid, how,
-			   c->cmd);
+			   ECHILD, harness.generation, (int)harness.spawner_pid,
+			   how, c->cmd);
 		conn_close(c);
 	}
-	H.quick_deaths = (!H.spawner_ready || lived < QUICK_DEATH_MS)
-			     ? H.quick_deaths + 1
-			     : 0;
+	harness.quick_deaths =
+	    (!harness.spawner_ready || lived < QUICK_DEATH_MS)
+		? harness.quick_deaths + 1
+		: 0;
 	delay = 0;
-	if (H.quick_deaths > 0) {
-		unsigned int shift =
-		    H.quick_deaths - 1 > 16 ? 16 : H.quick_deaths - 1;
+	if (harness.quick_deaths > 0) {
+		unsigned int shift = harness.quick_deaths - 1 > 16
+					 ? 16
+					 : harness.quick_deaths - 1;
 
 		delay = BACKOFF_FIRST_MS << shift;
-		if (delay > H.max_backoff_ms)
-			delay = H.max_backoff_ms;
+		if (delay > harness.max_backoff_ms)
+			delay = harness.max_backoff_ms;
 	}
 	say("spawner generation %u (pid %d) %s after %lld ms; its programs "
 	    "keep running; generation %u starts in %u ms",
-	    H.generation, (int)H.spawner_pid, how, lived, H.generation + 1,
-	    delay);
-	H.spawner_pid = 0;
-	H.spawner_ready = false;
-	H.restart_at_ms = now_ms() + delay;
+	    harness.generation, (int)harness.spawner_pid, how, lived,
+	    harness.generation + 1, delay);
+	harness.spawner_pid = 0;
+	harness.spawner_ready = false;
+	harness.restart_at_ms = now_ms() + delay;
 }
 
 /* An exit, not a stop: what waitid's siginfo says ends a process. */
@@ -2023,9 +1952,9 @@ static void reap(void)
 	pid_t pid;
 
 	/* The spawner: stopped, or gone. */
-	while (H.spawner_pid > 0 &&
-	       (pid = waitpid(H.spawner_pid, &status, WNOHANG | WUNTRACED)) ==
-		   H.spawner_pid) {
+	while (harness.spawner_pid > 0 &&
+	       (pid = waitpid(harness.spawner_pid, &status,
+			      WNOHANG | WUNTRACED)) == harness.spawner_pid) {
 		if (!WIFSTOPPED(status)) {
 			spawner_died(status);
 			break;
@@ -2037,14 +1966,14 @@ static void reap(void)
 		 */
 		say("spawner generation %u (pid %d) stopped by signal %d; "
 		    "replacing it",
-		    H.generation, (int)pid, WSTOPSIG(status));
+		    harness.generation, (int)pid, WSTOPSIG(status));
 		kill(pid, SIGKILL);
 	}
-	if (H.spawner_fd >= 0)
+	if (harness.spawner_fd >= 0)
 		on_spawner_message(); /* reports first */
-	for (size_t i = 0; i < H.n_programs;) {
+	for (size_t i = 0; i < harness.n_programs;) {
 		memset(&info, 0, sizeof(info));
-		if (waitid(P_PIDFD, (id_t)H.programs[i].pidfd, &info,
+		if (waitid(P_PIDFD, (id_t)harness.programs[i].pidfd, &info,
 			   WEXITED | WNOHANG) == 0 &&
 		    info.si_pid != 0) {
 			if (!is_exit(&info)) {
@@ -2076,19 +2005,19 @@ static void reap(void)
 			waitid(P_PID, (id_t)pid, &info, WSTOPPED | WNOHANG);
 			continue;
 		}
-		if (pid == H.spawner_pid) {
+		if (pid == harness.spawner_pid) {
 			waitpid(pid, &status, 0);
 			spawner_died(status);
 			continue;
 		}
 		for (int pass = 0; pass < 2 && !tracked; pass++) {
-			if (pass && H.spawner_fd >= 0)
+			if (pass && harness.spawner_fd >= 0)
 				on_spawner_message(); /* its report, late */
-			for (size_t i = 0; i < H.n_programs; i++) {
-				if (H.programs[i].pid != pid)
+			for (size_t i = 0; i < harness.n_programs; i++) {
+				if (harness.programs[i].pid != pid)
 					continue;
 				memset(&info, 0, sizeof(info));
-				waitid(P_PIDFD, (id_t)H.programs[i].pidfd,
+				waitid(P_PIDFD, (id_t)harness.programs[i].pidfd,
 				       &info, WEXITED);
 				program_exited(i, wait_status(&info));
 				tracked = true;
@@ -2112,11 +2041,11 @@ static void remove_run_files(void)
 	static const char *const names[] = {
 	    JR2_CONTROL_SOCKET, JR2_CUSTODIAN_SOCKET, JR2_STANDINS_FILE,
 	    JR2_BEARER_FILE /* last: only when bearer_made */};
-	size_t n = sizeof(names) / sizeof(names[0]) - !H.bearer_made;
+	size_t n = sizeof(names) / sizeof(names[0]) - !harness.bearer_made;
 	char path[PATH_MAX + 32];
 
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", H.protected_dir,
+		snprintf(path, sizeof(path), "%s/%s", harness.protected_dir,
 			 names[i]);
 		if (unlink(path) && errno != ENOENT)
 			say("cannot remove %s at the stop: %s", path,
@@ -2151,11 +2080,12 @@ static bool signal_programs(int signo)
 
 	if (getpid() == 1)
 		return kill(-1, signo) == 0;
-	for (size_t i = 0; i < H.n_programs; i++)
+	for (size_t i = 0; i < harness.n_programs; i++)
 		/* Its pidfd too: the program may have left its group. */
-		any |= (kill(-H.programs[i].pid, signo) == 0) |
-		       (syscall(SYS_pidfd_send_signal, H.programs[i].pidfd,
-				signo, NULL, 0) == 0);
+		any |=
+		    (kill(-harness.programs[i].pid, signo) == 0) |
+		    (syscall(SYS_pidfd_send_signal, harness.programs[i].pidfd,
+			     signo, NULL, 0) == 0);
 	proc = opendir("/proc");
 	while (proc && (d = readdir(proc))) {
 		long pid = strtol(d->d_name, NULL, 10);
@@ -2192,7 +2122,7 @@ static bool wait_for_children(long long ms, bool *hurried)
 
 	for (;;) {
 		struct signalfd_siginfo info;
-		struct pollfd pfd = {.fd = H.signal_fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = harness.signal_fd, .events = POLLIN};
 		long long left;
 
 		reap();
@@ -2202,7 +2132,8 @@ static bool wait_for_children(long long ms, bool *hurried)
 		if (left <= 0 || *hurried)
 			return false;
 		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
-		while (read(H.signal_fd, &info, sizeof(info)) == sizeof(info))
+		while (read(harness.signal_fd, &info, sizeof(info)) ==
+		       sizeof(info))
 			if (info.ssi_signo != SIGCHLD)
 				*hurried = true;
 	}
@@ -2221,23 +2152,23 @@ static void shut_down(int signo)
 
 	say("stopping on signal %d: SIGTERM to the programs, SIGKILL to those "
 	    "left after %u ms",
-	    signo, H.stop_grace_ms);
+	    signo, harness.stop_grace_ms);
 	remove_run_files();
-	close(H.control_fd);
-	close(H.custodian_fd);
-	close(H.abstract_fd);
-	if (H.spawner_pid > 0) {
-		kill(H.spawner_pid, SIGKILL);
-		waitpid(H.spawner_pid, NULL, 0);
-		H.spawner_pid = 0;
+	close(harness.control_fd);
+	close(harness.custodian_fd);
+	close(harness.abstract_fd);
+	if (harness.spawner_pid > 0) {
+		kill(harness.spawner_pid, SIGKILL);
+		waitpid(harness.spawner_pid, NULL, 0);
+		harness.spawner_pid = 0;
 	}
-	if (H.spawner_fd >= 0) {
+	if (harness.spawner_fd >= 0) {
 		on_spawner_message(); /* start reports it sent: programs */
-		close(H.spawner_fd);
-		H.spawner_fd = -1;
+		close(harness.spawner_fd);
+		harness.spawner_fd = -1;
 	}
 	signal_programs(SIGTERM);
-	if (!wait_for_children(H.stop_grace_ms, &hurried)) {
+	if (!wait_for_children(harness.stop_grace_ms, &hurried)) {
 		signal_programs(SIGKILL);
 		say("programs left after %lld ms%s: SIGKILL",
 		    now_ms() - started,
@@ -2257,7 +2188,7 @@ static void on_signal(void)
 {
 	struct signalfd_siginfo info;
 
-	while (read(H.signal_fd, &info, sizeof(info)) == sizeof(info)) {
+	while (read(harness.signal_fd, &info, sizeof(info)) == sizeof(info)) {
 		if (info.ssi_signo == SIGCHLD)
 			reap();
 		else
@@ -2276,20 +2207,21 @@ static void keep_out_of_oom(void)
 {
 	int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1
-			   : read(fd, start_oom_score_adj,
-				  sizeof(start_oom_score_adj) - 1);
+			   : read(fd, harness.start_oom_score_adj,
+				  sizeof(harness.start_oom_score_adj) - 1);
 
 	if (fd >= 0)
 		close(fd);
-	start_oom_score_adj[n > 0 ? strcspn(start_oom_score_adj, "\n") : 0] =
-	    '\0';
+	harness.start_oom_score_adj[n > 0 ? strcspn(harness.start_oom_score_adj,
+						    "\n")
+					  : 0] = '\0';
 	if (n > 0 && !write_proc_self("oom_score_adj", "-1000"))
 		return;
 	say("cannot keep the harness out of the OOM killer's choice "
 	    "(/proc/self/oom_score_adj -1000: %s): a program that fills the "
 	    "memory may get it killed; give the harness CAP_SYS_RESOURCE",
 	    strerror(errno));
-	start_oom_score_adj[0] = '\0';
+	harness.start_oom_score_adj[0] = '\0';
 }
 
 /* Room for every connection and its descriptors; programs get the old. */
@@ -2297,11 +2229,11 @@ static void raise_nofile(void)
 {
 	struct rlimit more;
 
-	if (getrlimit(RLIMIT_NOFILE, &start_nofile))
+	if (getrlimit(RLIMIT_NOFILE, &harness.start_nofile))
 		return;
-	more = start_nofile;
+	more = harness.start_nofile;
 	more.rlim_cur = more.rlim_max < 65536 ? more.rlim_max : 65536;
-	if (more.rlim_cur > start_nofile.rlim_cur)
+	if (more.rlim_cur > harness.start_nofile.rlim_cur)
 		setrlimit(RLIMIT_NOFILE, &more);
 }
 
@@ -2337,7 +2269,7 @@ static void expire_waiting(long long now)
 	size_t room = 0;
 
 	for (int i = 0; i < MAX_CONNS; i++) {
-		struct conn *c = &H.conns[i];
+		struct conn *c = &harness.conns[i];
 
 		if (c->kind == CONN_FREE || now < c->deadline_ms)
 			continue;
@@ -2351,11 +2283,12 @@ static void expire_waiting(long long now)
 				   "error %d the spawner (generation %u, pid "
 				   "%d) did not answer within %d ms while "
 				   "starting '%s'; it is replaced, retry\n",
-				   ETIMEDOUT, H.generation, (int)H.spawner_pid,
-				   SPAWN_TIMEOUT_MS, c->cmd);
+				   ETIMEDOUT, harness.generation,
+				   (int)harness.spawner_pid, SPAWN_TIMEOUT_MS,
+				   c->cmd);
 			conn_close(c);
-			if (H.spawner_pid > 0)
-				kill(H.spawner_pid, SIGKILL);
+			if (harness.spawner_pid > 0)
+				kill(harness.spawner_pid, SIGKILL);
 			continue;
 		}
 		if (c->state != WAIT_REQUEST)
@@ -2383,7 +2316,7 @@ static void expire_waiting(long long now)
 			refuse(c,
 			       "no request within %u ms of connecting; send "
 			       "the request right after connecting",
-			       H.request_timeout_ms);
+			       harness.request_timeout_ms);
 		else
 			/* Answered from what came, never left: a read that
 			 * found nothing (EAGAIN) keeps the connection, its
@@ -2403,16 +2336,16 @@ int serve(const struct serve_options *opts)
 	char frozen[1024];
 
 	/*
-	 * H is static, so zero from the start, and serve() runs once per
+	 * harness is static, so zero from the start, and serve() runs once per
 	 * process: no memset (1.2 MB of it, mostly the connection table,
 	 * would fault every page in, twice per start with the re-execution:
 	 * ~10 ms each under TCG, and a bigger copy at the spawner's fork).
 	 */
-	H.spawner_fd = -1;
-	H.max_backoff_ms = opts->max_backoff_ms;
-	H.request_timeout_ms = opts->request_timeout_ms;
-	H.stop_grace_ms = opts->stop_grace_ms;
-	H.config_path = opts->config;
+	harness.spawner_fd = -1;
+	harness.max_backoff_ms = opts->max_backoff_ms;
+	harness.request_timeout_ms = opts->request_timeout_ms;
+	harness.stop_grace_ms = opts->stop_grace_ms;
+	harness.config_path = opts->config;
 	/* ps, pgrep and the kernel's messages say jr2-harness, not "exe"
 	 * (the re-execution's /proc/self/exe); first, so that the threads,
 	 * the log's writer included, get the name too. */
@@ -2420,16 +2353,17 @@ int serve(const struct serve_options *opts)
 	/* Before any line: a program of an earlier harness may still hold
 	 * the terminal stopped (red team 3). */
 	start_log();
-	jr2_abi_probe(&H.abi, opts->max_abi);
-	if (jr2_abi_verdict(&H.abi) != JR2_VERDICT_ACCEPT) {
+	jr2_abi_probe(&harness.abi, opts->max_abi);
+	if (jr2_abi_verdict(&harness.abi) != JR2_VERDICT_ACCEPT) {
 		char reason[512];
 
-		die_msg(1, "refusing to start: %s",
-			jr2_verdict_reason(&H.abi, reason, sizeof(reason)));
+		die_msg(
+		    1, "refusing to start: %s",
+		    jr2_verdict_reason(&harness.abi, reason, sizeof(reason)));
 	}
 	load_config(opts->config);
-	jr2_protected_dir_of(opts->root, H.protected_dir,
-			     sizeof(H.protected_dir));
+	jr2_protected_dir_of(opts->root, harness.protected_dir,
+			     sizeof(harness.protected_dir));
 	/* E2 first: it writes nothing (a memfd). */
 	if (opts->start_env_fd < 0)
 		reexec_with_own_environment(opts);
@@ -2451,8 +2385,8 @@ int serve(const struct serve_options *opts)
 	jr2_env_free(&start);
 	refuse_second_harness();
 	refuse_leftover_programs();
-	snprintf(H.abstract_name, sizeof(H.abstract_name), "%s%s",
-		 JR2_ABSTRACT_PREFIX, H.protected_dir);
+	snprintf(harness.abstract_name, sizeof(harness.abstract_name), "%s%s",
+		 JR2_ABSTRACT_PREFIX, harness.protected_dir);
 	bind_abstract();
 	raise_nofile();
 	keep_out_of_oom();
@@ -2479,9 +2413,9 @@ int serve(const struct serve_options *opts)
 	die_set_cleanup(remove_run_files);
 	frozen_folders(frozen, sizeof(frozen));
 	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
-	    H.protected_dir, (int)getpid(), H.abi.in_force, frozen);
-	for (size_t i = 0; i < H.plan.warnings.n; i++)
-		say("warning: %s", H.plan.warnings.v[i]);
+	    harness.protected_dir, (int)getpid(), harness.abi.in_force, frozen);
+	for (size_t i = 0; i < harness.plan.warnings.n; i++)
+		say("warning: %s", harness.plan.warnings.v[i]);
 	start_spawner();
 
 	for (;;) {
@@ -2497,27 +2431,31 @@ int serve(const struct serve_options *opts)
 			    "%s; "
 			    "kept for the next round",
 			    strerror(-err));
-		if (H.spawner_pid == 0 && H.restart_at_ms &&
-		    now >= H.restart_at_ms)
+		if (harness.spawner_pid == 0 && harness.restart_at_ms &&
+		    now >= harness.restart_at_ms)
 			start_spawner();
-		if (H.spawner_pid == 0 && H.restart_at_ms)
-			timeout = (int)(H.restart_at_ms - now);
+		if (harness.spawner_pid == 0 && harness.restart_at_ms)
+			timeout = (int)(harness.restart_at_ms - now);
 		log_tick(now);
 		log_wait = log_wait_ms(now);
 		/* The count of a flood's dropped lines, when its window ends.
 		 */
 		if (log_wait >= 0 && (timeout < 0 || timeout > log_wait))
 			timeout = log_wait;
-		pfd[0] = (struct pollfd){.fd = H.signal_fd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = H.control_fd, .events = POLLIN};
-		pfd[2] =
-		    (struct pollfd){.fd = H.custodian_fd, .events = POLLIN};
-		pfd[3] = (struct pollfd){.fd = H.abstract_fd, .events = POLLIN};
+		pfd[0] =
+		    (struct pollfd){.fd = harness.signal_fd, .events = POLLIN};
+		pfd[1] =
+		    (struct pollfd){.fd = harness.control_fd, .events = POLLIN};
+		pfd[2] = (struct pollfd){.fd = harness.custodian_fd,
+					 .events = POLLIN};
+		pfd[3] = (struct pollfd){.fd = harness.abstract_fd,
+					 .events = POLLIN};
 		pfd[4] = (struct pollfd){
-		    .fd = H.spawner_fd,
-		    .events = (short)(POLLIN | (H.spawner_ready && queue_waits()
-						    ? POLLOUT
-						    : 0))};
+		    .fd = harness.spawner_fd,
+		    .events =
+			(short)(POLLIN | (harness.spawner_ready && queue_waits()
+					      ? POLLOUT
+					      : 0))};
 		/* No room for what peers may send: they wait (R11). */
 		room = 0;
 		peers = peer_room(&room);
@@ -2526,7 +2464,7 @@ int serve(const struct serve_options *opts)
 		for (int i = 1; i <= 3; i++)
 			pfd[i].events = peers ? POLLIN : 0;
 		for (int i = 0; i < MAX_CONNS && peers; i++) {
-			struct conn *c = &H.conns[i];
+			struct conn *c = &harness.conns[i];
 
 			if (c->kind == CONN_FREE)
 				continue;
@@ -2550,11 +2488,11 @@ int serve(const struct serve_options *opts)
 			continue;
 		}
 		/* Reports first: a program's report precedes its exit. */
-		if ((pfd[4].revents & ~POLLOUT) && H.spawner_fd >= 0)
+		if ((pfd[4].revents & ~POLLOUT) && harness.spawner_fd >= 0)
 			on_spawner_message();
 		if (pfd[0].revents)
 			on_signal();
-		if ((pfd[4].revents & POLLOUT) && H.spawner_fd >= 0)
+		if ((pfd[4].revents & POLLOUT) && harness.spawner_fd >= 0)
 			flush_queue();
 		for (int i = FIXED; i < n; i++) {
 			struct conn *c = polled[i - FIXED];
@@ -2571,11 +2509,11 @@ int serve(const struct serve_options *opts)
 				on_custodian_readable(c);
 		}
 		if (pfd[1].revents)
-			on_accept(H.control_fd, CONN_CONTROL);
+			on_accept(harness.control_fd, CONN_CONTROL);
 		if (pfd[2].revents)
-			on_accept(H.custodian_fd, CONN_CUSTODIAN);
+			on_accept(harness.custodian_fd, CONN_CUSTODIAN);
 		if (pfd[3].revents)
-			on_accept(H.abstract_fd, CONN_CUSTODIAN);
+			on_accept(harness.abstract_fd, CONN_CUSTODIAN);
 		expire_waiting(now_ms());
 	}
 }

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The state of `jr2-harness serve` (one process, one harness): its
+ * connections, its programs, its spawner and what it composed at start.
+ * Each file of serve's parts reads and writes the one instance `harness`;
+ * the functions below are what one part calls in another.
+ */
+#ifndef JR2_HARNESS_SERVE_H
+#define JR2_HARNESS_SERVE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "abi.h"
+#include "channel.h"
+#include "digest.h"
+#include "env.h"
+#include "policy.h"
+#include "request.h"
+#include "standins.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD ((idtype_t)3)
+#endif
+
+/* Separate budgets: a flood of the Custodian cannot starve the control
+ * channel; one peer (SO_PEERCRED pid) holds few of the Custodian's. */
+#define MAX_CONTROL_CONNS   128
+#define MAX_CUSTODIAN_CONNS 128
+#define MAX_PER_PEER	    8
+/* Programs (the harness's descendants) may hold this many control ones. */
+#define MAX_CONTROL_PROGRAMS 16
+#define MAX_CONNS	     (MAX_CONTROL_CONNS + MAX_CUSTODIAN_CONNS)
+#define MAX_PROGRAMS	     4096
+#define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
+#define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
+#define BACKOFF_FIRST_MS     10
+#define CUSTODIAN_LINE_MAX   4096
+
+enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
+
+enum conn_state {
+	WAIT_REQUEST, /* connected, nothing read yet */
+	QUEUED, /* authenticated exec, waiting for a ready spawner */
+	IN_FLIGHT, /* sent to the spawner, no answer yet */
+	RUNNING, /* program started, waiting for its exit */
+};
+
+struct conn {
+	enum conn_kind kind;
+	enum conn_state state;
+	int fd;
+	pid_t peer; /* SO_PEERCRED at accept */
+	bool from_program; /* the peer descends from the harness */
+	bool bearer_shown; /* a client's: a request with the bearer came */
+	unsigned long id;
+	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
+	char cmd[80]; /* argv[0], for messages */
+	struct jr2_msg spawn; /* QUEUED: the message for the spawner */
+	int fds[JR2_REQ_MAX_FDS];
+	size_t n_fds;
+	char line[CUSTODIAN_LINE_MAX];
+	size_t line_len;
+};
+
+/* A program is known by its pidfd (sent by the program's own process with
+ * its "started"): its exit is read from that, never matched by a bare pid. */
+struct program {
+	pid_t pid; /* for status and logs */
+	int pidfd;
+	unsigned int generation;
+	struct conn *conn; /* NULL once its client went away */
+};
+
+struct harness {
+	char protected_dir[PATH_MAX];
+	char abstract_name[108];
+	struct jr2_abi abi;
+	struct jr2_policy policy;
+	struct jr2_ruleset_plan plan; /* compiled once at start */
+	const char *config_path;
+	struct jr2_harness_config cfg;
+	struct jr2_env confined_env;
+	struct jr2_standins standins;
+	uint8_t bearer_digest[JR2_SHA256_LEN];
+	bool
+	    bearer_made; /* control.bearer is this start's (no --bearer-file) */
+	unsigned int max_backoff_ms;
+	unsigned int stop_grace_ms;
+	unsigned int request_timeout_ms; /* to send a request or a line */
+
+	int signal_fd, control_fd, custodian_fd, abstract_fd;
+	int spawner_fd; /* -1: none */
+	pid_t spawner_pid;
+	bool spawner_ready;
+	unsigned int generation;
+	long long spawner_started_ms, restart_at_ms; /* restart_at 0: none */
+	unsigned int quick_deaths;
+
+	/* RLIMIT_NOFILE at start: the spawner and its programs get it back. */
+	struct rlimit start_nofile;
+	/* oom_score_adj at start (keep_out_of_oom), likewise; "" when
+	 * unchanged. */
+	char start_oom_score_adj[16];
+	/* The last control request read (it held a bearer); see
+	 * forget_secrets. */
+	char request_buf[JR2_REQ_MAX_BYTES + 1];
+
+	struct conn conns[MAX_CONNS];
+	struct program programs[MAX_PROGRAMS];
+	size_t n_programs;
+	unsigned long next_id;
+};
+
+extern struct harness harness;
+
+#endif /* JR2_HARNESS_SERVE_H */

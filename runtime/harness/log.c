@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The harness's log queue and its writer thread (see log.h). */
+/*
+ * The harness's log (see log.h): the lines of serve (say(), one kind of line
+ * rate-limited), their queue and its writer thread.
+ */
 #include <errno.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -12,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "die.h"
 #include "log.h"
 
 #define LOG_CHUNK    4096 /* written at once; a line is at most ~2 KiB */
@@ -29,7 +34,7 @@ static struct {
 	pid_t pid; /* the process whose thread writes; 0: none yet */
 } Q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static long long log_now_ms(void)
+long long jr2_now_ms(void)
 {
 	struct timespec ts;
 
@@ -121,7 +126,7 @@ static void *log_writer(void *arg)
 			    "reads); keep the reader reading (Ctrl-Q) or send "
 			    "the log to a file (2>>FILE)\n",
 			    dropped, JR2_LOG_QUEUE_BYTES / 1024,
-			    log_now_ms() - since);
+			    jr2_now_ms() - since);
 
 			n = len > 0 && (size_t)len < sizeof(chunk) ? (size_t)len
 								   : 0;
@@ -197,7 +202,7 @@ void jr2_log_line(const char *line)
 	pthread_mutex_lock(&Q.lock);
 	if (len > sizeof(Q.buf) - Q.len) {
 		if (!Q.dropped)
-			Q.first_drop_ms = log_now_ms();
+			Q.first_drop_ms = jr2_now_ms();
 		Q.dropped++;
 		Q.dropped_total++;
 	} else {
@@ -239,4 +244,126 @@ unsigned long jr2_log_dropped(void)
 	n = Q.dropped_total;
 	pthread_mutex_unlock(&Q.lock);
 	return n;
+}
+
+/* Per kind of line (its format): this many a second, the rest counted. */
+#define LOG_WINDOW_MS  1000
+#define LOG_PER_WINDOW 5
+#define LOG_KINDS      32
+
+static struct {
+	const char *fmt;
+	long long start_ms;
+	unsigned long printed, dropped;
+} L[LOG_KINDS];
+
+/* Says how many lines of each kind were dropped in a window now over. */
+void log_tick(long long now)
+{
+	for (int i = 0; i < LOG_KINDS; i++) {
+		if (!L[i].fmt || now - L[i].start_ms < LOG_WINDOW_MS)
+			continue;
+		if (L[i].dropped) {
+			char line[160];
+
+			snprintf(
+			    line, sizeof(line),
+			    "jr2-harness: %lu more lines like \"%.40s...\" "
+			    "within %d ms were not logged (a flood?)\n",
+			    L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
+			jr2_log_line(line);
+		}
+		L[i].fmt = NULL;
+	}
+}
+
+/* Milliseconds until the first window with dropped lines is over; -1: none. */
+int log_wait_ms(long long now)
+{
+	long long first = -1;
+
+	for (int i = 0; i < LOG_KINDS; i++) {
+		long long left = L[i].start_ms + LOG_WINDOW_MS - now;
+
+		if (L[i].fmt && L[i].dropped && (first < 0 || left < first))
+			first = left > 0 ? left : 0;
+	}
+	return (int)first;
+}
+
+/*
+ * The harness's log: stderr, one line per event.  Every control character
+ * (newlines of a client's argument included) is written as \xNN, so no value
+ * from a client can forge a line; a flood of one kind of line is counted.
+ * Lines go through log.h's queue: no write of the loop waits for the log's
+ * reader, which a program may stop (R11).
+ */
+void say(const char *fmt, ...)
+{
+	char raw[1536], line[2048 + 16] = "jr2-harness: ";
+	size_t used = strlen(line);
+	long long now = jr2_now_ms();
+	int slot = -1;
+	va_list ap;
+
+	log_tick(now);
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (L[i].fmt == fmt)
+			slot = i;
+	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
+		if (!L[i].fmt) {
+			slot = i;
+			L[i].fmt = fmt;
+			L[i].start_ms = now;
+			L[i].printed = L[i].dropped = 0;
+		}
+	if (slot >= 0 && L[slot].printed >= LOG_PER_WINDOW) {
+		L[slot].dropped++;
+		return;
+	}
+	if (slot >= 0)
+		L[slot].printed++;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	for (const unsigned char *c = (const unsigned char *)raw;
+	     *c && used + 6 < sizeof(line); c++) {
+		if (*c < 0x20 || *c == 0x7f || *c == '\\')
+			used += (size_t)snprintf(
+			    line + used, sizeof(line) - used, "\\x%02x", *c);
+		else
+			line[used++] = (char)*c;
+	}
+	line[used++] = '\n';
+	line[used] = '\0';
+	jr2_log_line(line);
+}
+
+/* An exit's line (die.h) through the queue, written if the reader takes it
+ * within JR2_LOG_EXIT_MS. */
+static void die_to_log(const char *line)
+{
+	jr2_log_line(line);
+	jr2_log_flush(JR2_LOG_EXIT_MS);
+}
+
+/*
+ * R11: the log's writer, before any line (a program of an earlier harness
+ * may hold the terminal) and before any program runs.  Without it, a program
+ * that stops the log's reader (a terminal it shares: tcflow TCOOFF) would
+ * hold the loop in write(2): no start rather than such a harness.
+ */
+void start_log(void)
+{
+	int err = jr2_log_start();
+
+	if (err)
+		die_msg(1,
+			"cannot make the log's writer thread: %s; without it a "
+			"program that stops the log's reader (a terminal it "
+			"shares) would stop the harness; raise the limit of "
+			"tasks (ulimit -u, the cgroup's pids.max) or free "
+			"memory",
+			strerror(-err));
+	die_set_writer(die_to_log);
 }

@@ -27,4 +27,20 @@ int jr2_log_flush(int ms);
 /* Lines the queue could not hold since the start. */
 unsigned long jr2_log_dropped(void);
 
+/* CLOCK_MONOTONIC in ms: the log's windows and serve's deadlines. */
+long long jr2_now_ms(void);
+
+/*
+ * One line of serve's log, "jr2-harness: " and the message; every control
+ * character is written as \xNN, and a flood of one kind of line (one fmt)
+ * is counted, not logged.
+ */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Says how many lines of each kind were dropped in a window now over. */
+void log_tick(long long now);
+/* Milliseconds until the first window with dropped lines is over; -1: none. */
+int log_wait_ms(long long now);
+/* Starts the writer (jr2_log_start) and sends die()'s line through it. */
+void start_log(void);
+
 #endif /* JR2_HARNESS_LOG_H */

@@ -50,138 +50,6 @@
 /* The one harness of this process: static, so zero from the start. */
 struct harness harness;
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Per kind of line (its format): this many a second, the rest counted. */
-#define LOG_WINDOW_MS  1000
-#define LOG_PER_WINDOW 5
-#define LOG_KINDS      32
-
-static struct {
-	const char *fmt;
-	long long start_ms;
-	unsigned long printed, dropped;
-} L[LOG_KINDS];
-
-/* Says how many lines of each kind were dropped in a window now over. */
-static void log_tick(long long now)
-{
-	for (int i = 0; i < LOG_KINDS; i++) {
-		if (!L[i].fmt || now - L[i].start_ms < LOG_WINDOW_MS)
-			continue;
-		if (L[i].dropped) {
-			char line[160];
-
-			snprintf(
-			    line, sizeof(line),
-			    "jr2-harness: %lu more lines like \"%.40s...\" "
-			    "within %d ms were not logged (a flood?)\n",
-			    L[i].dropped, L[i].fmt, LOG_WINDOW_MS);
-			jr2_log_line(line);
-		}
-		L[i].fmt = NULL;
-	}
-}
-
-/* Milliseconds until the first window with dropped lines is over; -1: none. */
-static int log_wait_ms(long long now)
-{
-	long long first = -1;
-
-	for (int i = 0; i < LOG_KINDS; i++) {
-		long long left = L[i].start_ms + LOG_WINDOW_MS - now;
-
-		if (L[i].fmt && L[i].dropped && (first < 0 || left < first))
-			first = left > 0 ? left : 0;
-	}
-	return (int)first;
-}
-
-/*
- * The harness's log: stderr, one line per event.  Every control character
- * (newlines of a client's argument included) is written as \xNN, so no value
- * from a client can forge a line; a flood of one kind of line is counted.
- * Lines go through log.h's queue: no write of the loop waits for the log's
- * reader, which a program may stop (R11).
- */
-static void say(const char *fmt, ...)
-{
-	char raw[1536], line[2048 + 16] = "jr2-harness: ";
-	size_t used = strlen(line);
-	long long now = now_ms();
-	int slot = -1;
-	va_list ap;
-
-	log_tick(now);
-	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
-		if (L[i].fmt == fmt)
-			slot = i;
-	for (int i = 0; i < LOG_KINDS && slot < 0; i++)
-		if (!L[i].fmt) {
-			slot = i;
-			L[i].fmt = fmt;
-			L[i].start_ms = now;
-			L[i].printed = L[i].dropped = 0;
-		}
-	if (slot >= 0 && L[slot].printed >= LOG_PER_WINDOW) {
-		L[slot].dropped++;
-		return;
-	}
-	if (slot >= 0)
-		L[slot].printed++;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	for (const unsigned char *c = (const unsigned char *)raw;
-	     *c && used + 6 < sizeof(line); c++) {
-		if (*c < 0x20 || *c == 0x7f || *c == '\\')
-			used += (size_t)snprintf(
-			    line + used, sizeof(line) - used, "\\x%02x", *c);
-		else
-			line[used++] = (char)*c;
-	}
-	line[used++] = '\n';
-	line[used] = '\0';
-	jr2_log_line(line);
-}
-
-/* An exit's line (die.h) through the queue, written if the reader takes it
- * within JR2_LOG_EXIT_MS. */
-static void die_to_log(const char *line)
-{
-	jr2_log_line(line);
-	jr2_log_flush(JR2_LOG_EXIT_MS);
-}
-
-/*
- * R11: the log's writer, before any line (a program of an earlier harness
- * may hold the terminal) and before any program runs.  Without it, a program
- * that stops the log's reader (a terminal it shares: tcflow TCOOFF) would
- * hold the loop in write(2): no start rather than such a harness.
- */
-static void start_log(void)
-{
-	int err = jr2_log_start();
-
-	if (err)
-		die_msg(1,
-			"cannot make the log's writer thread: %s; without it a "
-			"program that stops the log's reader (a terminal it "
-			"shares) would stop the harness; raise the limit of "
-			"tasks (ulimit -u, the cgroup's pids.max) or free "
-			"memory",
-			strerror(-err));
-	die_set_writer(die_to_log);
-}
-
 /* ---- setup: everything is checked before anything is written ---------- */
 
 /*
@@ -1148,7 +1016,7 @@ static void start_spawner(void)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair)) {
 		say("cannot make the spawner's channel: %s; retrying",
 		    strerror(errno));
-		harness.restart_at_ms = now_ms() + 1000;
+		harness.restart_at_ms = jr2_now_ms() + 1000;
 		return;
 	}
 	/* Room for one spawn message with its environment. */
@@ -1161,7 +1029,7 @@ static void start_spawner(void)
 		say("cannot fork the spawner: %s; retrying", strerror(errno));
 		close(pair[0]);
 		close(pair[1]);
-		harness.restart_at_ms = now_ms() + 1000;
+		harness.restart_at_ms = jr2_now_ms() + 1000;
 		return;
 	}
 	if (pid == 0) {
@@ -1189,7 +1057,7 @@ static void start_spawner(void)
 	harness.spawner_pid = pid;
 	harness.spawner_ready = false;
 	harness.generation++;
-	harness.spawner_started_ms = now_ms();
+	harness.spawner_started_ms = jr2_now_ms();
 	harness.restart_at_ms = 0;
 }
 
@@ -1289,7 +1157,7 @@ static void send_to_spawner(struct conn *c)
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
 	c->state = IN_FLIGHT;
-	c->deadline_ms = now_ms() + SPAWN_TIMEOUT_MS;
+	c->deadline_ms = jr2_now_ms() + SPAWN_TIMEOUT_MS;
 }
 
 static bool queue_waits(void)
@@ -1744,7 +1612,7 @@ static void on_accept(int listen_fd, enum conn_kind kind)
 		c->peer = cred.pid;
 		c->from_program = program;
 		c->state = WAIT_REQUEST;
-		c->deadline_ms = now_ms() + harness.request_timeout_ms;
+		c->deadline_ms = jr2_now_ms() + harness.request_timeout_ms;
 	}
 }
 
@@ -1870,7 +1738,7 @@ static void on_spawner_message(void)
 
 static void spawner_died(int status)
 {
-	long long lived = now_ms() - harness.spawner_started_ms;
+	long long lived = jr2_now_ms() - harness.spawner_started_ms;
 	char how[64];
 	unsigned int delay;
 
@@ -1920,7 +1788,7 @@ static void spawner_died(int status)
 	    harness.generation + 1, delay);
 	harness.spawner_pid = 0;
 	harness.spawner_ready = false;
-	harness.restart_at_ms = now_ms() + delay;
+	harness.restart_at_ms = jr2_now_ms() + delay;
 }
 
 /* An exit, not a stop: what waitid's siginfo says ends a process. */
@@ -2118,7 +1986,7 @@ static bool signal_programs(int signo)
  * ms passed; true when none is left.  Another stop signal ends it early. */
 static bool wait_for_children(long long ms, bool *hurried)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = jr2_now_ms() + ms;
 
 	for (;;) {
 		struct signalfd_siginfo info;
@@ -2128,7 +1996,7 @@ static bool wait_for_children(long long ms, bool *hurried)
 		reap();
 		if (!children_left())
 			return true;
-		left = deadline - now_ms();
+		left = deadline - jr2_now_ms();
 		if (left <= 0 || *hurried)
 			return false;
 		poll(&pfd, 1, (int)(left > 100 ? 100 : left));
@@ -2147,7 +2015,7 @@ static bool wait_for_children(long long ms, bool *hurried)
  */
 static void shut_down(int signo)
 {
-	long long started = now_ms();
+	long long started = jr2_now_ms();
 	bool hurried = false;
 
 	say("stopping on signal %d: SIGTERM to the programs, SIGKILL to those "
@@ -2171,12 +2039,12 @@ static void shut_down(int signo)
 	if (!wait_for_children(harness.stop_grace_ms, &hurried)) {
 		signal_programs(SIGKILL);
 		say("programs left after %lld ms%s: SIGKILL",
-		    now_ms() - started,
+		    jr2_now_ms() - started,
 		    hurried ? " (a second stop signal came)" : "");
 		/* The kernel kills at once; a task in D state may lag. */
 		wait_for_children(1000, &(bool){false});
 	}
-	say("stopped after %lld ms; %s", now_ms() - started,
+	say("stopped after %lld ms; %s", jr2_now_ms() - started,
 	    children_left() ? "some programs are still exiting"
 			    : "no program is left");
 	/* Written if the log's reader takes it soon; the exit waits no more. */
@@ -2419,7 +2287,7 @@ int serve(const struct serve_options *opts)
 	start_spawner();
 
 	for (;;) {
-		long long now = now_ms();
+		long long now = jr2_now_ms();
 		int timeout = -1, n = FIXED, ready, log_wait, err;
 		size_t room;
 		bool peers;
@@ -2484,7 +2352,7 @@ int serve(const struct serve_options *opts)
 		if (ready < 0 && errno != EINTR)
 			die(1, "poll failed in", "the main loop");
 		if (ready <= 0) {
-			expire_waiting(now_ms());
+			expire_waiting(jr2_now_ms());
 			continue;
 		}
 		/* Reports first: a program's report precedes its exit. */
@@ -2514,6 +2382,6 @@ int serve(const struct serve_options *opts)
 			on_accept(harness.custodian_fd, CONN_CUSTODIAN);
 		if (pfd[3].revents)
 			on_accept(harness.abstract_fd, CONN_CUSTODIAN);
-		expire_waiting(now_ms());
+		expire_waiting(jr2_now_ms());
 	}
 }

@@ -6,10 +6,12 @@
 
 HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/digest.c \
 	runtime/harness/env.c
+# serve's parts, sharing struct harness (serve.h); serve.c is the loop.
+HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
-	runtime/harness/log.c runtime/harness/serve.c runtime/harness/client.c \
-	runtime/harness/leftovers.c
+	runtime/harness/log.c runtime/harness/client.c \
+	runtime/harness/leftovers.c $(HARNESS_SERVE_SRCS)
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 # Every header of the runtime too: the harness includes the step's and the

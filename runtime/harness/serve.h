@@ -118,4 +118,10 @@ struct harness {
 
 extern struct harness harness;
 
+/* trust.c: the files the harness trusts (E4, R9) */
+char *read_small_file(const char *path, const char *what);
+void check_no_symlink(const char *input, const char *path);
+void check_read_file(const char *input, const char *path);
+void check_trusted_file(const char *input, const char *path, bool secret);
+
 #endif /* JR2_HARNESS_SERVE_H */

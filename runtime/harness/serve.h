@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "digest.h"
 #include "env.h"
+#include "harness.h"
 #include "policy.h"
 #include "request.h"
 #include "standins.h"
@@ -123,5 +124,10 @@ char *read_small_file(const char *path, const char *what);
 void check_no_symlink(const char *input, const char *path);
 void check_read_file(const char *input, const char *path);
 void check_trusted_file(const char *input, const char *path, bool secret);
+
+/* reexec.c: the re-execution with its own environment (E1, E2) */
+void compose_environments(struct jr2_env *start);
+void reexec_with_own_environment(const struct serve_options *opts);
+void take_start_environment(int fd, struct jr2_env *start);
 
 #endif /* JR2_HARNESS_SERVE_H */

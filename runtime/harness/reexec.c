@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * E2: the harness re-executes itself with the environment it composes
+ * (env.c), so that no name that loads code is in its process; the start
+ * environment crosses the execve in a sealed memfd, read back and checked
+ * after it, and gives the confined programs theirs (E1).
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "die.h"
+#include "env.h"
+#include "harness.h"
+#include "log.h"
+#include "serve.h"
+
+/*
+ * E2: the harness's own environment, from the start environment: what the
+ * re-execution gets, and what a re-executed harness must hold exactly.
+ */
+static void compose_own_environment(const struct jr2_env *start,
+				    struct jr2_env *own,
+				    struct jr2_strings *dropped)
+{
+	char home[PATH_MAX + 16];
+
+	snprintf(home, sizeof(home), "%s/%s", harness.protected_dir,
+		 JR2_HARNESS_HOME);
+	if (jr2_env_compose_harness(start, &harness.cfg, home, own, dropped))
+		die(1, "cannot compose the environment", "(memory)");
+}
+
+#define START_ENV_MEMFD "jr2-start-environment"
+#define START_ENV_SEALS \
+	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+/*
+ * E2: the harness re-executes itself with the environment it composed, so
+ * that no name that loads code is in its process at all (/proc/<pid>/environ
+ * included, which setenv cannot change).  The start environment, which the
+ * confined programs inherit (E1), crosses the execve in a sealed memfd.
+ */
+void reexec_with_own_environment(const struct serve_options *opts)
+{
+	extern char **environ;
+	struct jr2_env start = {0}, own = {0};
+	struct jr2_strings dropped = {0};
+	char fd_arg[16];
+	char **args, **own_array;
+	int fd = memfd_create(START_ENV_MEMFD, MFD_ALLOW_SEALING), argc = 0;
+
+	if (fd < 0)
+		die(1, "cannot make a memfd for", "the start environment");
+	for (char **e = environ; *e; e++)
+		if (write(fd, *e, strlen(*e) + 1) < 0)
+			die(1, "cannot write the start environment to",
+			    "memfd");
+	if (fcntl(fd, F_ADD_SEALS, START_ENV_SEALS))
+		die(1, "cannot seal the memfd of", "the start environment");
+	if (jr2_env_from_environ(&start, environ))
+		die(1, "cannot compose the environment", "(memory)");
+	compose_own_environment(&start, &own, &dropped);
+	for (size_t i = 0; i < dropped.n; i++)
+		say("dropped '%s' from the harness's own environment: it loads "
+		    "code from a path (E2)",
+		    dropped.v[i]);
+	while (opts->argv[argc])
+		argc++;
+	args = calloc((size_t)argc + 3, sizeof(*args));
+	own_array = jr2_env_array(&own);
+	if (!args || !own_array)
+		die(1, "cannot compose the environment", "(memory)");
+	memcpy(args, opts->argv, (size_t)argc * sizeof(*args));
+	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
+	args[argc] = "--start-env-fd";
+	args[argc + 1] = fd_arg;
+	/* The execve ends the writer thread: its lines go first, if the
+	 * reader takes them soon. */
+	jr2_log_flush(JR2_LOG_EXIT_MS);
+	execve("/proc/self/exe", args, own_array);
+	die(1, "cannot re-execute the harness with its own environment",
+	    "/proc/self/exe");
+}
+
+/* After the re-execution: the start environment back from the memfd. */
+static void read_start_environment(int fd, struct jr2_env *start)
+{
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			text = realloc(text, cap);
+			if (!text)
+				die(1, "cannot read the start environment",
+				    "memfd");
+		}
+		n = pread(fd, text + len, 4096, (off_t)len);
+		if (n < 0)
+			die(1, "cannot read the start environment", "memfd");
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	for (size_t at = 0; at < len;) {
+		size_t entry_len = strnlen(text + at, len - at);
+		char *entry = strndup(text + at, entry_len);
+		char *argv1[] = {entry, NULL};
+
+		if (!entry || jr2_env_from_environ(start, argv1))
+			die(1, "cannot read the start environment", "memfd");
+		free(entry);
+		at += entry_len + 1;
+	}
+	free(text);
+}
+
+/*
+ * E2: --start-env-fd is the re-execution's own: a sealed memfd of that name,
+ * and this process's environment is exactly the one the harness composes
+ * from it (so no name that loads code can come in with the flag).  Then the
+ * start environment is read from it.
+ */
+void take_start_environment(int fd, struct jr2_env *start)
+{
+	extern char **environ;
+	struct jr2_env own = {0};
+	struct jr2_strings dropped = {0};
+	char link[64], target[256];
+	ssize_t len;
+	size_t n = 0;
+	int seals;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	target[len > 0 ? len : 0] = '\0';
+	seals = fcntl(fd, F_GET_SEALS);
+	if (strncmp(target, "/memfd:" START_ENV_MEMFD " ",
+		    strlen("/memfd:" START_ENV_MEMFD " ")) ||
+	    seals < 0 || (seals & START_ENV_SEALS) != START_ENV_SEALS)
+		goto refuse;
+	read_start_environment(fd, start);
+	compose_own_environment(start, &own, &dropped);
+	for (char **e = environ; *e; e++, n++)
+		if (n >= own.n || strcmp(*e, own.v[n]))
+			goto refuse;
+	if (n != own.n)
+		goto refuse;
+	jr2_env_free(&own);
+	jr2_strings_free(&dropped);
+	return;
+refuse:
+	die_msg(JR2_EXIT_USAGE,
+		"--start-env-fd is internal to jr2-harness (its re-execution "
+		"with its own environment, E2); start `jr2-harness serve` "
+		"without it");
+}
+
+/* E1, once the harness runs with its own environment. */
+void compose_environments(struct jr2_env *start)
+{
+	extern char **environ;
+
+	if (jr2_env_compose_confined(start, &harness.cfg,
+				     &harness.confined_env))
+		die(1, "cannot compose the environment", "(memory)");
+	/* E4: every file the harness reads because of its environment. */
+	for (char **e = environ; *e; e++) {
+		char *eq = strchr(*e, '=');
+		char name[256];
+
+		if (!eq)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		if (jr2_env_names_read_file(name) && eq[1])
+			check_read_file(name, eq + 1);
+	}
+}

@@ -119,6 +119,26 @@ struct harness {
 
 extern struct harness harness;
 
+/* serve.c: the loop */
+int write_proc_self(const char *name, const char *text);
+
+/* start.c: the start transaction */
+void check_protected_dir(const char *root);
+void check_root_exists(const char *root, bool make_root);
+void commit_files(void);
+void compile_policy(void);
+void keep_out_of_oom(void);
+void load_config(const char *path);
+void made_file(const char *path);
+void make_policy(const char *root);
+void make_protected_dir(void);
+void make_secrets(bool make_bearer);
+void raise_nofile(void);
+void read_bearer(const char *bearer_file);
+void refuse_leftover_programs(void);
+void start_act(const struct serve_options *opts);
+void start_check(const struct serve_options *opts);
+
 /* trust.c: the files the harness trusts (E4, R9) */
 char *read_small_file(const char *path, const char *what);
 void check_no_symlink(const char *input, const char *path);
@@ -129,5 +149,11 @@ void check_trusted_file(const char *input, const char *path, bool secret);
 void compose_environments(struct jr2_env *start);
 void reexec_with_own_environment(const struct serve_options *opts);
 void take_start_environment(int fd, struct jr2_env *start);
+
+/* sockets.c: the sockets and the signals */
+void bind_abstract(void);
+void open_sockets(void);
+void refuse_second_harness(void);
+void watch_signals(void);
 
 #endif /* JR2_HARNESS_SERVE_H */

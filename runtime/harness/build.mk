@@ -9,7 +9,9 @@ HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/digest.c \
 # serve's parts, sharing struct harness (serve.h); serve.c is the loop.
 HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c \
 	runtime/harness/reexec.c \
-	runtime/harness/sockets.c runtime/harness/start.c
+	runtime/harness/sockets.c runtime/harness/start.c \
+	runtime/harness/status.c runtime/harness/conns.c \
+	runtime/harness/children.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c runtime/harness/die.c \
 	runtime/harness/log.c runtime/harness/client.c \

@@ -40,7 +40,16 @@
 #define SPAWN_TIMEOUT_MS     10000 /* for the spawner to answer a request */
 #define QUICK_DEATH_MS	     1000 /* a spawner that lived less backs off */
 #define BACKOFF_FIRST_MS     10
-#define CUSTODIAN_LINE_MAX   4096
+/*
+ * R11: one read of a peer may bring JR2_SCM_MAX_FD descriptors, and closing
+ * its connection drops it and a request's own; where the table has no room
+ * for them (a low RLIMIT_NOFILE, what was dropped not closed yet: no thread
+ * could be had), the kernel would release the rest in this task, a
+ * lingering socket's last close among them.  Then the peers wait.
+ */
+#define PEER_READ_ROOM	   (JR2_SCM_MAX_FD + 1 + JR2_REQ_MAX_FDS)
+#define PEER_PAUSE_MS	   100
+#define CUSTODIAN_LINE_MAX 4096
 
 enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
 
@@ -119,9 +128,6 @@ struct harness {
 
 extern struct harness harness;
 
-/* serve.c: the loop */
-int write_proc_self(const char *name, const char *text);
-
 /* start.c: the start transaction */
 void check_protected_dir(const char *root);
 void check_root_exists(const char *root, bool make_root);
@@ -155,5 +161,34 @@ void bind_abstract(void);
 void open_sockets(void);
 void refuse_second_harness(void);
 void watch_signals(void);
+
+/* conns.c: the connections */
+bool peer_room(size_t *room);
+bool queue_waits(void);
+struct conn *conn_by_id(unsigned long id, bool running_too);
+void conn_close(struct conn *c);
+void conn_reply(struct conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void exit_status_to_client(struct conn *c, int status);
+void expire_waiting(long long now);
+void flush_queue(void);
+void on_accept(int listen_fd, enum conn_kind kind);
+void on_control_readable(struct conn *c);
+void on_custodian_readable(struct conn *c);
+void refuse(struct conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* status.c: the answer to `status`, the start's lines */
+void frozen_folders(char *out, size_t size);
+void status_reply(struct conn *c, bool json);
+
+/* children.c: the spawner, its protocol, and the reaping */
+bool children_left(void);
+bool signal_programs(int signo);
+bool wait_for_children(long long ms, bool *hurried);
+void on_spawner_message(void);
+void reap(void);
+void start_spawner(void);
+int write_proc_self(const char *name, const char *text);
 
 #endif /* JR2_HARNESS_SERVE_H */

@@ -23,10 +23,6 @@
 #include "die.h"
 #include "serve.h"
 
-#include "channel.h"
-#include "die.h"
-#include "serve.h"
-
 /* Before anything in the protected dir is rewritten: one harness per dir. */
 void refuse_second_harness(void)
 {

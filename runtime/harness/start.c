@@ -32,20 +32,6 @@
 #include "serve.h"
 #include "standins.h"
 
-#include "channel.h"
-#include "config.h"
-#include "die.h"
-#include "digest.h"
-#include "env.h"
-#include "json.h"
-#include "leftovers.h"
-#include "log.h"
-#include "policy.h"
-#include "serve.h"
-#include "standins.h"
-
-/* ---- setup: everything is checked before anything is written ---------- */
-
 /*
  * What this start made in the file system, undone when it fails later
  * (die_set_cleanup), so that a refused start leaves the file system as it

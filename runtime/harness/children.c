@@ -176,6 +176,68 @@ static void program_forget(size_t i)
 	harness.programs[i] = harness.programs[--harness.n_programs];
 }
 
+/* "fail": the spawner cannot confine itself; the queued execs are refused. */
+static void on_spawner_fail(const char *why)
+{
+	say("spawner generation %u could not confine itself: %s",
+	    harness.generation, why);
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (harness.conns[i].kind == CONN_CONTROL &&
+		    harness.conns[i].state == QUEUED)
+			refuse(&harness.conns[i],
+			       "the spawner cannot confine itself, so nothing "
+			       "runs: %s",
+			       why);
+}
+
+/* "started": the program runs; pidfd (-1: none came) is now the harness's. */
+static void on_program_started(unsigned long id, int pid, int pidfd)
+{
+	struct conn *c = conn_by_id(id, false);
+
+	if (pidfd < 0 || harness.n_programs == MAX_PROGRAMS) {
+		say("program pid %d of request %lu cannot be tracked (%s); its "
+		    "client gets no exit status",
+		    pid, id,
+		    pidfd < 0 ? "no pidfd came with its start"
+			      : "too many live programs");
+		if (pidfd >= 0)
+			close(pidfd);
+		if (c) {
+			conn_reply(c,
+				   "error %d the harness cannot follow '%s' "
+				   "(pid %d); see its log\n",
+				   EMFILE, c->cmd, pid);
+			conn_close(c);
+		}
+		return;
+	}
+	harness.programs[harness.n_programs++] =
+	    (struct program){.pid = pid,
+			     .pidfd = pidfd,
+			     .generation = harness.generation,
+			     .conn = c};
+	if (c) {
+		c->state = RUNNING;
+		conn_reply(c, "started %d\n", pid);
+	}
+}
+
+/* "error": request id did not start (after "started" when execve failed). */
+static void on_request_error(unsigned long id, int err, const char *message)
+{
+	struct conn *c = conn_by_id(id, true);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < harness.n_programs; i++)
+		if (harness.programs[i].conn == c)
+			program_forget(i--);
+	conn_reply(c, "error %d %s\n", err, message);
+	conn_close(c);
+}
+
+/* Reads the spawner's messages (spawner.h) until none waits. */
 void on_spawner_message(void)
 {
 	char buf[1024];
@@ -183,91 +245,46 @@ void on_spawner_message(void)
 	size_t n_fds;
 	ssize_t len;
 
-	/* Only the pidfds its children open come this way: closed here, as
-	 * the last close of a pidfd never waits. */
 	while ((len = jr2_recv_msg(harness.spawner_fd, buf, sizeof(buf) - 1,
 				   fds, JR2_REQ_MAX_FDS, &n_fds)) > 0) {
-		unsigned long id;
-		int pid, err, used = 0;
-		struct conn *c;
+		struct jr2_spawner_msg msg;
+		int pidfd = -1;
 
 		buf[(size_t)len < sizeof(buf) ? (size_t)len : sizeof(buf) - 1] =
 		    '\0';
-		if (strncmp(buf, "started ", 8))
-			jr2_close_fds(fds, n_fds);
-		if (!strcmp(buf, "ready")) {
+		/* Only a program's own pidfd, with its "started", comes this
+		 * way; anything else is closed here, as the last close of a
+		 * pidfd never waits. */
+		if (jr2_spawner_msg_parse(buf, &msg) == JR2_SPAWNER_STARTED &&
+		    n_fds == 1) {
+			pidfd = fds[0];
+			n_fds = 0;
+		}
+		jr2_close_fds(fds, n_fds);
+		switch (msg.kind) {
+		case JR2_SPAWNER_READY:
 			harness.spawner_ready = true;
 			log_generation();
 			flush_queue();
-		} else if (!strncmp(buf, "log ", 4)) {
+			break;
+		case JR2_SPAWNER_LOG:
 			/* A start line of the spawner, which writes to no
 			 * stderr (spawner.c): a kind of line of its own. */
-			say("%s", buf + 4);
-		} else if (!strncmp(buf, "fail ", 5)) {
-			say("spawner generation %u could not confine itself: "
-			    "%s",
-			    harness.generation, buf + 5);
-			for (int i = 0; i < MAX_CONNS; i++)
-				if (harness.conns[i].kind == CONN_CONTROL &&
-				    harness.conns[i].state == QUEUED)
-					refuse(&harness.conns[i],
-					       "the spawner cannot confine "
-					       "itself, so nothing runs: %s",
-					       buf + 5);
-		} else if (sscanf(buf, "started %lu %d%n", &id, &pid, &used) ==
-			       2 &&
-			   pid > 0) {
-			/* The program's own pidfd came with its report. */
-			int pidfd = n_fds == 1 ? fds[0] : -1;
-
-			if (pidfd >= 0)
-				n_fds = 0;
-			jr2_close_fds(fds, n_fds);
-			c = conn_by_id(id, false);
-			if (pidfd < 0 || harness.n_programs == MAX_PROGRAMS) {
-				say("program pid %d of request %lu cannot be "
-				    "tracked (%s); its client gets no exit "
-				    "status",
-				    pid, id,
-				    pidfd < 0 ? "no pidfd came with its start"
-					      : "too many live programs");
-				if (pidfd >= 0)
-					close(pidfd);
-				if (c) {
-					conn_reply(
-					    c,
-					    "error %d the harness cannot "
-					    "follow '%s' (pid %d); see "
-					    "its log\n",
-					    EMFILE, c->cmd, pid);
-					conn_close(c);
-				}
-				continue;
-			}
-			harness.programs[harness.n_programs++] =
-			    (struct program){.pid = pid,
-					     .pidfd = pidfd,
-					     .generation = harness.generation,
-					     .conn = c};
-			if (c) {
-				c->state = RUNNING;
-				conn_reply(c, "started %d\n", pid);
-			}
-		} else if (sscanf(buf, "error %lu %d %n", &id, &err, &used) ==
-			       2 &&
-			   used > 0) {
-			/* After "started" when execve itself failed. */
-			c = conn_by_id(id, true);
-			if (c) {
-				for (size_t i = 0; i < harness.n_programs; i++)
-					if (harness.programs[i].conn == c)
-						program_forget(i--);
-				conn_reply(c, "error %d %s\n", err, buf + used);
-				conn_close(c);
-			}
-		} else {
+			say("%s", msg.text);
+			break;
+		case JR2_SPAWNER_FAIL:
+			on_spawner_fail(msg.text);
+			break;
+		case JR2_SPAWNER_STARTED:
+			on_program_started(msg.id, msg.pid, pidfd);
+			break;
+		case JR2_SPAWNER_ERROR:
+			on_request_error(msg.id, msg.err, msg.text);
+			break;
+		case JR2_SPAWNER_UNKNOWN:
 			say("unexpected message from the spawner: '%.200s'",
 			    buf);
+			break;
 		}
 	}
 	if (len == 0 || (len < 0 && len != -EAGAIN)) {

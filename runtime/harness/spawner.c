@@ -100,23 +100,26 @@ static int make_layer_ruleset(struct jr2_err *err)
 	return fd;
 }
 
-static void reply_fd(int sock, int fd, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void reply_fd(int sock, int fd, enum jr2_spawner_msg_kind kind,
+		     const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-/* One message to the harness, with descriptor fd (-1: none). */
-static void reply_fd(int sock, int fd, const char *fmt, ...)
+/*
+ * One message of `kind` to the harness (spawner.h), with descriptor fd (-1:
+ * none); fmt NULL: the word alone.
+ */
+static void reply_fd(int sock, int fd, enum jr2_spawner_msg_kind kind,
+		     const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
-	int len;
+	size_t len;
 
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	len = jr2_spawner_msg_vformat(buf, sizeof(buf), kind, fmt, ap);
 	va_end(ap);
-	if (len >= (int)sizeof(buf))
-		len = sizeof(buf) - 1;
 	/* The harness is gone when this fails: the next recv sees the end. */
-	jr2_send_msg(sock, buf, (size_t)len, &fd, fd >= 0 ? 1 : 0);
+	jr2_send_msg(sock, buf, len, &fd, fd >= 0 ? 1 : 0);
 }
 
 #define reply(sock, ...) reply_fd(sock, -1, __VA_ARGS__)
@@ -234,7 +237,8 @@ static int launch_child(void *arg)
 		l->failed_step = "pidfd_open";
 		goto fail;
 	}
-	reply_fd(ctl, pidfd, "started %s %d", l->req->id, (int)getpid());
+	reply_fd(ctl, pidfd, JR2_SPAWNER_STARTED, "%s %d", l->req->id,
+		 (int)getpid());
 	close(pidfd);
 	/* As execvpe: ENOENT and ENOTDIR try the next, EACCES is kept. */
 	err = ENOENT;
@@ -253,8 +257,9 @@ static int launch_child(void *arg)
 fail:
 	err = errno;
 report:
-	reply(ctl, "error %s %d %s '%s': %s", l->req->id, err, l->failed_step,
-	      l->failed_on ? l->failed_on : l->req->argv[0], strerror(err));
+	reply(ctl, JR2_SPAWNER_ERROR, "%s %d %s '%s': %s", l->req->id, err,
+	      l->failed_step, l->failed_on ? l->failed_on : l->req->argv[0],
+	      strerror(err));
 	l->child_reported = true;
 	_exit(127);
 }
@@ -415,8 +420,8 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 			   .layer = req->own_layer ? ruleset : -1};
 
 	if (n_fds < 3) {
-		reply(sock,
-		      "error %s %d the request passed %zu descriptors, not "
+		reply(sock, JR2_SPAWNER_ERROR,
+		      "%s %d the request passed %zu descriptors, not "
 		      "stdin, stdout and stderr",
 		      req->id, EBADF, n_fds);
 		return;
@@ -426,8 +431,8 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 		struct jr2_err err;
 
 		if (jr2_step_check_fd(policy, fds[i], (int)i, &err)) {
-			reply(sock, "error %s %d %s", req->id, err.code,
-			      err.msg);
+			reply(sock, JR2_SPAWNER_ERROR, "%s %d %s", req->id,
+			      err.code, err.msg);
 			return;
 		}
 	}
@@ -438,11 +443,12 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	else
 		launch_shared(&l);
 	if (l.pid < 0)
-		reply(sock, "error %s %d %s: %s", req->id, l.launch_errno,
-		      l.launch_step, strerror(l.launch_errno));
+		reply(sock, JR2_SPAWNER_ERROR, "%s %d %s: %s", req->id,
+		      l.launch_errno, l.launch_step, strerror(l.launch_errno));
 	else if (l.exec_errno && !l.child_reported)
-		reply(sock, "error %s %d %s '%s': %s", req->id, l.exec_errno,
-		      l.failed_step, req->argv[0], strerror(l.exec_errno));
+		reply(sock, JR2_SPAWNER_ERROR, "%s %d %s '%s': %s", req->id,
+		      l.exec_errno, l.failed_step, req->argv[0],
+		      strerror(l.exec_errno));
 	for (size_t i = 0; i < l.n_candidates; i++)
 		free(l.candidates[i]);
 }
@@ -504,18 +510,18 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 
 	if (jr2_confine_step_ref(policy, abi, plan, JR2_LOG_EXECED_PROGRAMS,
 				 &step, &err)) {
-		reply(sock, "fail %s", err.msg);
+		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
 		_exit(125);
 	}
 	ruleset = make_layer_ruleset(&err);
 	if (ruleset < 0 || start_shared_layer(&ruleset, &err)) {
-		reply(sock, "fail %s", err.msg);
+		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
 		_exit(125);
 	}
 	/* The harness logs them (its queue: R11), before "ready". */
-	reply(sock, "log %s", step.metadata);
-	reply(sock, "log %s", step.helpers);
-	reply(sock, "ready");
+	reply(sock, JR2_SPAWNER_LOG, "%s", step.metadata);
+	reply(sock, JR2_SPAWNER_LOG, "%s", step.helpers);
+	reply(sock, JR2_SPAWNER_READY, NULL);
 	for (;;) {
 		int fds[JR2_REQ_MAX_FDS];
 		size_t n_fds = 0;
@@ -542,7 +548,8 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 			if (req.storage || !perr.msg[0])
 				snprintf(perr.msg, sizeof(perr.msg),
 					 "op is not spawn");
-			reply(sock, "error - %d %s", EPROTO, perr.msg);
+			reply(sock, JR2_SPAWNER_ERROR, "- %d %s", EPROTO,
+			      perr.msg);
 			jr2_request_free(&req);
 			jr2_drop_fds(fds, n_fds);
 			continue;

@@ -2,10 +2,11 @@
 /*
  * Unit tests of the harness's pure code: SHA-256 from libsodium (FIPS 180-4
  * vectors, so a changed or badly linked library is seen), the
- * request parser (good, malformed, truncated, oversized) and the composition
- * of the two environments (E1-E3).
+ * request parser (good, malformed, truncated, oversized), the composition
+ * of the two environments (E1-E3) and the spawner's messages (spawner.h).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "config.h"
 #include "env.h"
 #include "request.h"
+#include "spawner.h"
 #include "digest.h"
 #include "standins.h"
 
@@ -499,6 +501,97 @@ TEST(sandbox_area_E4)
 	ASSERT_FALSE(jr2_path_in_sandbox_area("/workshop/x"));
 	ASSERT_FALSE(jr2_path_in_sandbox_area("/home/jr2x"));
 	ASSERT_FALSE(jr2_path_in_sandbox_area("/etc/jr2/config"));
+}
+
+static size_t spawner_format(char *buf, size_t size,
+			     enum jr2_spawner_msg_kind kind, const char *fmt,
+			     ...) __attribute__((format(printf, 4, 5)));
+
+static size_t spawner_format(char *buf, size_t size,
+			     enum jr2_spawner_msg_kind kind, const char *fmt,
+			     ...)
+{
+	va_list ap;
+	size_t len;
+
+	va_start(ap, fmt);
+	len = jr2_spawner_msg_vformat(buf, size, kind, fmt, ap);
+	va_end(ap);
+	return len;
+}
+
+/* Each kind, as the spawner formats it, is read back as that kind. */
+TEST(spawner_messages_round_trip)
+{
+	struct jr2_spawner_msg msg;
+	char buf[128];
+
+	ASSERT_EQ(5, spawner_format(buf, sizeof(buf), JR2_SPAWNER_READY, NULL));
+	ASSERT_STREQ("ready", buf);
+	ASSERT_EQ(JR2_SPAWNER_READY, jr2_spawner_msg_parse(buf, &msg));
+
+	spawner_format(buf, sizeof(buf), JR2_SPAWNER_FAIL, "%s", "no ABI");
+	ASSERT_STREQ("fail no ABI", buf);
+	ASSERT_EQ(JR2_SPAWNER_FAIL, jr2_spawner_msg_parse(buf, &msg));
+	ASSERT_STREQ("no ABI", msg.text);
+
+	spawner_format(buf, sizeof(buf), JR2_SPAWNER_LOG, "%s", "helpers: x");
+	ASSERT_STREQ("log helpers: x", buf);
+	ASSERT_EQ(JR2_SPAWNER_LOG, jr2_spawner_msg_parse(buf, &msg));
+	ASSERT_STREQ("helpers: x", msg.text);
+
+	spawner_format(buf, sizeof(buf), JR2_SPAWNER_STARTED, "%s %d", "42",
+		       4242);
+	ASSERT_STREQ("started 42 4242", buf);
+	ASSERT_EQ(JR2_SPAWNER_STARTED, jr2_spawner_msg_parse(buf, &msg));
+	ASSERT_EQ(42, msg.id);
+	ASSERT_EQ(4242, msg.pid);
+
+	spawner_format(buf, sizeof(buf), JR2_SPAWNER_ERROR, "%s %d %s '%s'",
+		       "7", ENOENT, "execve", "/bin/none");
+	ASSERT_STREQ("error 7 2 execve '/bin/none'", buf);
+	ASSERT_EQ(JR2_SPAWNER_ERROR, jr2_spawner_msg_parse(buf, &msg));
+	ASSERT_EQ(7, msg.id);
+	ASSERT_EQ(ENOENT, msg.err);
+	ASSERT_STREQ("execve '/bin/none'", msg.text);
+
+	/* Cut at the buffer's end, NUL-terminated: the length says so. */
+	ASSERT_EQ(7, spawner_format(buf, 8, JR2_SPAWNER_LOG, "%s", "0123456"));
+	ASSERT_STREQ("log 012", buf);
+}
+
+/* Every word is its own; a known word without its fields is not taken. */
+TEST(spawner_messages_unknown)
+{
+	static const char *const unknown[] = {
+	    "",
+	    "readyx",
+	    "ready ",
+	    "fail",
+	    "log",
+	    "started 1",
+	    "started 1 0",
+	    "started x 5",
+	    "startedx 1 5",
+	    "error - 71 cannot read",
+	    "error 3 x",
+	    "exit 0",
+	};
+	struct jr2_spawner_msg msg;
+
+	for (int k = 0; k < JR2_SPAWNER_MSG_KINDS; k++) {
+		ASSERT_NE(NULL, jr2_spawner_words[k]);
+		ASSERT_NE('\0', jr2_spawner_words[k][0]);
+		for (int j = 0; j < k; j++)
+			ASSERT_STRNE(jr2_spawner_words[j],
+				     jr2_spawner_words[k]);
+	}
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		ASSERT_EQ(JR2_SPAWNER_UNKNOWN,
+			  jr2_spawner_msg_parse(unknown[i], &msg))
+		TH_LOG("message '%s' was taken as kind %d", unknown[i],
+		       msg.kind);
+	}
 }
 
 TEST_HARNESS_MAIN

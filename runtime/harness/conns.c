@@ -367,9 +367,10 @@ static bool peer_is_program(pid_t pid)
 		if (pid == 1)
 			return false;
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-		/* O_NONBLOCK: a lease on the file (its owner, root, may take
-		 * one) would hold this open, and the loop, for the lease
-		 * break time; then it is unknown (red team). */
+		/* O_NONBLOCK: the file's owner (root) may hold a lease on
+		 * it, and a blocking open waits the lease break time
+		 * (/proc/sys/fs/lease-break-time), and the loop with it;
+		 * EWOULDBLOCK makes the peer unknown. */
 		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		status = fd < 0 ? NULL : fdopen(fd, "r");
 		if (!status) {
@@ -526,8 +527,8 @@ void expire_waiting(long long now)
 		/*
 		 * What came by the deadline is read first, where there is room
 		 * for what it may carry: a round made long by other peers (a
-		 * flood of deep ones, each a walk up its parents) refused
-		 * requests sent in time (review).
+		 * flood of deep ones, each a walk up its parents) must not
+		 * refuse a request sent in time.
 		 */
 		if (!room_asked) {
 			room_asked = true;
@@ -551,8 +552,8 @@ void expire_waiting(long long now)
 			/* Answered from what came, never left: a read that
 			 * found nothing (EAGAIN) keeps the connection, its
 			 * deadline past, and the loop would poll with timeout
-			 * 0 while the peer waits (red team: a busy loop, a
-			 * slot held). */
+			 * 0 while the peer waits: a busy loop holding a
+			 * slot. */
 			custodian_answer(c);
 	}
 }

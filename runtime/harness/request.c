@@ -313,7 +313,7 @@ static void append(struct jr2_msg *msg, const void *data, size_t len)
 		/*
 		 * Not realloc: the old block, freed, would keep what the
 		 * message held (a bearer, Stand-ins) in the heap, which a
-		 * spawner forked later inherits (red team).
+		 * spawner forked later inherits.
 		 */
 		bigger = malloc(cap);
 		if (!bigger) {

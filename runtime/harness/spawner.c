@@ -426,7 +426,8 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 		      req->id, EBADF, n_fds);
 		return;
 	}
-	/* Issue 17: no descriptor into a protected dir reaches a program. */
+	/* No descriptor into a protected dir reaches a program: Landlock
+	 * checks paths at open(2), never a descriptor already open. */
 	for (size_t i = 0; i < n_fds; i++) {
 		struct jr2_err err;
 
@@ -501,7 +502,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	quiet_stdio();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
-	 * Issue 17: the one confinement step of `jr2-confine run` too: a new
+	 * The one confinement step of `jr2-confine run` too: a new
 	 * session, not dumpable, read-only mounts for the metadata, the
 	 * capability allow-list, the Landlock domain.  Descriptors: this
 	 * spawner holds only its channel; each request's are checked above.

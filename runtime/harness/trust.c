@@ -103,9 +103,9 @@ static bool within_any(const char *resolved, const struct jr2_paths *dirs)
  * E4: the files the harness trusts lie where no confined program can change
  * them: the config in a protected dir or a read-only tree of the policy in
  * force; the bearer file, a secret, in a protected dir only, since programs
- * read read-only trees (red team: a bearer under /opt/jr2 was read, and
- * exec --secret then gave a program the Stand-in of every Held secret).
- * Else the start is refused.
+ * read read-only trees, and a program that reads the bearer can ask for
+ * the Stand-in of every Held secret (exec --secret).  Else the start is
+ * refused.
  */
 void check_trusted_file(const char *input, const char *path, bool secret)
 {

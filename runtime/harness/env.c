@@ -31,7 +31,7 @@ static bool same_name(const char *entry, const char *name)
 	return !strncmp(entry, name, len) && entry[len] == '=';
 }
 
-int jr2_strings_add(struct jr2_strings *list, const char *s)
+static int jr2_strings_add(struct jr2_strings *list, const char *s)
 {
 	char **bigger = realloc(list->v, (list->n + 1) * sizeof(*list->v));
 
@@ -80,20 +80,7 @@ int jr2_env_set(struct jr2_env *env, const char *name, const char *value)
 	return 0;
 }
 
-void jr2_env_unset(struct jr2_env *env, const char *name)
-{
-	for (size_t i = 0; i < env->n; i++) {
-		if (same_name(env->v[i], name)) {
-			free(env->v[i]);
-			memmove(&env->v[i], &env->v[i + 1],
-				(env->n - i - 1) * sizeof(*env->v));
-			env->n--;
-			return;
-		}
-	}
-}
-
-const char *jr2_env_get(const struct jr2_env *env, const char *name)
+static const char *jr2_env_get(const struct jr2_env *env, const char *name)
 {
 	for (size_t i = 0; i < env->n; i++)
 		if (same_name(env->v[i], name))
@@ -182,7 +169,8 @@ bool jr2_env_loads_code(const char *name)
 	return false;
 }
 
-bool jr2_env_is_proxy_or_trust(const char *name)
+/* True for the proxy and trust names the harness takes from its start env. */
+static bool jr2_env_is_proxy_or_trust(const char *name)
 {
 	static const char *const names[] = {
 	    "HTTP_PROXY",     "HTTPS_PROXY",	     "NO_PROXY",
@@ -251,8 +239,8 @@ void jr2_config_free(struct jr2_harness_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
-			   const char *name)
+static bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
+				  const char *name)
 {
 	for (size_t i = 0; i < cfg->secrets.n; i++)
 		if (!strcmp(cfg->secrets.v[i], name))

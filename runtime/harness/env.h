@@ -46,8 +46,6 @@ struct jr2_harness_config {
 #define JR2_ENV_KEPT_JR2_NAME "JR2_CUSTODIAN_URL"
 
 int jr2_env_set(struct jr2_env *env, const char *name, const char *value);
-void jr2_env_unset(struct jr2_env *env, const char *name);
-const char *jr2_env_get(const struct jr2_env *env, const char *name);
 /* Copies a NULL-terminated environ array (entries without '=' skipped). */
 int jr2_env_from_environ(struct jr2_env *env, char *const *environ_);
 void jr2_env_free(struct jr2_env *env);
@@ -56,8 +54,6 @@ char **jr2_env_array(const struct jr2_env *env);
 
 /* True for a name that makes some program load code from a path (E2). */
 bool jr2_env_loads_code(const char *name);
-/* True for the proxy and trust names the harness takes from its start env. */
-bool jr2_env_is_proxy_or_trust(const char *name);
 
 void jr2_config_init(struct jr2_harness_config *cfg);
 void jr2_config_free(struct jr2_harness_config *cfg);
@@ -69,8 +65,6 @@ void jr2_config_free(struct jr2_harness_config *cfg);
  */
 int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 		     size_t len, const char *name, struct jr2_err *err);
-bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
-			   const char *name);
 
 /*
  * E2: the harness's own environment: harness.env, then the proxy and trust
@@ -100,7 +94,6 @@ bool jr2_path_in_sandbox_area(const char *resolved);
 /* The names whose value is a file the harness reads (E4). */
 bool jr2_env_names_read_file(const char *name);
 
-int jr2_strings_add(struct jr2_strings *list, const char *s);
 void jr2_strings_free(struct jr2_strings *list);
 
 #endif /* JR2_HARNESS_ENV_H */

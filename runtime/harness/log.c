@@ -141,7 +141,8 @@ static void *log_writer(void *arg)
 	return NULL;
 }
 
-int jr2_log_start(void)
+/* Starts the writer thread (once, before any program runs); 0 or -errno. */
+static int jr2_log_start(void)
 {
 	pthread_condattr_t clock;
 	pthread_attr_t attr;
@@ -189,7 +190,12 @@ int jr2_log_start(void)
 	return 0;
 }
 
-void jr2_log_line(const char *line)
+/*
+ * Queues one line (its newline included).  In a process with no writer
+ * thread (before jr2_log_start(), or a forked child: the spawner, which never
+ * takes the queue's lock) it is written to fd 2 at once.
+ */
+static void jr2_log_line(const char *line)
 {
 	size_t len = strlen(line);
 

@@ -14,14 +14,6 @@
 #define JR2_LOG_QUEUE_BYTES (16 * 1024)
 #define JR2_LOG_EXIT_MS	    500 /* what an exit waits for the queue */
 
-/* Starts the writer thread (once, before any program runs); 0 or -errno. */
-int jr2_log_start(void);
-/*
- * Queues one line (its newline included).  In a process with no writer
- * thread (before jr2_log_start(), or a forked child: the spawner, which never
- * takes the queue's lock) it is written to fd 2 at once.
- */
-void jr2_log_line(const char *line);
 /* Waits up to ms for the queue to be written; 0, or -ETIMEDOUT. */
 int jr2_log_flush(int ms);
 /* Lines the queue could not hold since the start. */

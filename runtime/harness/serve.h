@@ -128,20 +128,7 @@ struct harness {
 
 extern struct harness harness;
 
-/* start.c: the start transaction */
-void check_protected_dir(const char *root);
-void check_root_exists(const char *root, bool make_root);
-void commit_files(void);
-void compile_policy(void);
-void keep_out_of_oom(void);
-void load_config(const char *path);
 void made_file(const char *path);
-void make_policy(const char *root);
-void make_protected_dir(void);
-void make_secrets(bool make_bearer);
-void raise_nofile(void);
-void read_bearer(const char *bearer_file);
-void refuse_leftover_programs(void);
 void start_act(const struct serve_options *opts);
 void start_check(const struct serve_options *opts);
 

@@ -101,17 +101,3 @@ int jr2_standins_write(const struct jr2_standins *s, const char *path)
 		ret = -errno;
 	return ret;
 }
-
-void jr2_standins_free(struct jr2_standins *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->names[i]);
-	free(s->names);
-	if (s->values)
-		explicit_bzero(s->values, s->n * sizeof(*s->values));
-	free(s->values);
-	explicit_bzero(s->control, sizeof(s->control));
-	s->n = 0;
-	s->names = NULL;
-	s->values = NULL;
-}

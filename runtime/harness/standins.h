@@ -32,6 +32,5 @@ int jr2_standins_make(struct jr2_standins *s,
 const char *jr2_standin_of(const struct jr2_standins *s, const char *name);
 /* Writes NAME=VALUE lines to a new file at path (0600); 0 or -errno. */
 int jr2_standins_write(const struct jr2_standins *s, const char *path);
-void jr2_standins_free(struct jr2_standins *s);
 
 #endif /* JR2_STANDINS_H */

@@ -121,7 +121,7 @@ static const char *quoted_path(const char *path, char *out, size_t size)
  * The root is the user's: a typo must not make a tree somewhere and serve
  * there.  It is made (and unmade by a refused start) only on --make-root.
  */
-void check_root_exists(const char *root, bool make_root)
+static void check_root_exists(const char *root, bool make_root)
 {
 	char shown[4 * PATH_MAX + 8];
 	struct stat st;
@@ -139,7 +139,7 @@ void check_root_exists(const char *root, bool make_root)
 }
 
 /* Checks made before anything is written: the path fits a socket. */
-void check_protected_dir(const char *root)
+static void check_protected_dir(const char *root)
 {
 	struct stat st;
 
@@ -158,7 +158,7 @@ void check_protected_dir(const char *root)
 			(unsigned int)geteuid());
 }
 
-void make_protected_dir(void)
+static void make_protected_dir(void)
 {
 	char path[PATH_MAX + 16];
 
@@ -178,7 +178,7 @@ void make_protected_dir(void)
 	make_private_dir(path);
 }
 
-void load_config(const char *path)
+static void load_config(const char *path)
 {
 	struct jr2_err err = {0};
 	char *text;
@@ -194,7 +194,7 @@ void load_config(const char *path)
 	free(text);
 }
 
-void make_policy(const char *root)
+static void make_policy(const char *root)
 {
 	struct jr2_err err = {0};
 	bool at_slash = !strcmp(root, "/");
@@ -236,7 +236,7 @@ void make_policy(const char *root)
 }
 
 /* The policy compiled once, before anything starts (after the dirs). */
-void compile_policy(void)
+static void compile_policy(void)
 {
 	struct jr2_err err = {0};
 
@@ -249,7 +249,7 @@ void compile_policy(void)
 }
 
 /* The bearer of the control channel, read once (nothing written yet). */
-void read_bearer(const char *bearer_file)
+static void read_bearer(const char *bearer_file)
 {
 	char *bearer;
 	size_t len;
@@ -287,7 +287,7 @@ static void write_new_file(const char *path, const char *text)
 		die(1, "cannot write the file", tmp);
 }
 
-void make_secrets(bool make_bearer)
+static void make_secrets(bool make_bearer)
 {
 	char path[PATH_MAX + 32], token[JR2_STANDIN_SIZE + 2];
 	int ret = jr2_standins_make(&harness.standins, &harness.cfg.secrets);
@@ -327,7 +327,7 @@ void make_secrets(bool make_bearer)
  * policy, whatever this config protects (leftovers.h): refused, named.
  */
 #define LEFTOVER_WAIT_MS 1000
-void refuse_leftover_programs(void)
+static void refuse_leftover_programs(void)
 {
 	pid_t pids[8];
 	size_t n = jr2_leftover_programs(harness.protected_dir, pids, 8);
@@ -365,7 +365,7 @@ void refuse_leftover_programs(void)
 }
 
 /* Every NAME.new made by this start goes to NAME: nothing fails after. */
-void commit_files(void)
+static void commit_files(void)
 {
 	for (size_t i = 0; i < U.n_files; i++) {
 		char final[PATH_MAX + 40];
@@ -386,7 +386,7 @@ void commit_files(void)
  * harness is out of its choice (-1000: CAP_SYS_RESOURCE), and the spawner
  * and its programs get the start value back.
  */
-void keep_out_of_oom(void)
+static void keep_out_of_oom(void)
 {
 	int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1
@@ -408,7 +408,7 @@ void keep_out_of_oom(void)
 }
 
 /* Room for every connection and its descriptors; programs get the old. */
-void raise_nofile(void)
+static void raise_nofile(void)
 {
 	struct rlimit more;
 

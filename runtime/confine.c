@@ -155,9 +155,12 @@ int jr2_abi_accepted(const struct jr2_abi *abi, struct jr2_err *err)
 			jr2_verdict_reason(abi, reason, sizeof(reason)));
 }
 
-int jr2_compile_accepted(const struct jr2_policy *policy,
-			 const struct jr2_abi *abi,
-			 struct jr2_ruleset_plan *plan, struct jr2_err *err)
+/* Refuses a kernel the ABI table refuses (G1-G3), else compiles at the ABI
+   in force: the first half of jr2_confine_self() and jr2_confine_step(). */
+static int jr2_compile_accepted(const struct jr2_policy *policy,
+				const struct jr2_abi *abi,
+				struct jr2_ruleset_plan *plan,
+				struct jr2_err *err)
 {
 	if (jr2_abi_accepted(abi, err))
 		return -1;

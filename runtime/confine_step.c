@@ -41,7 +41,7 @@ const int jr2_kept_capabilities[] = {
 const size_t jr2_n_kept_capabilities =
     sizeof(jr2_kept_capabilities) / sizeof(jr2_kept_capabilities[0]);
 
-bool jr2_capability_kept(int cap)
+static bool jr2_capability_kept(int cap)
 {
 	for (size_t i = 0; i < jr2_n_kept_capabilities; i++)
 		if (jr2_kept_capabilities[i] == cap)
@@ -63,7 +63,8 @@ static int last_capability(void)
 	return 63; /* unknown: try them all (EINVAL for the unknown ones) */
 }
 
-int jr2_step_drop_capabilities(void)
+/* Step 6 alone: 0 or -errno. */
+static int jr2_step_drop_capabilities(void)
 {
 	struct __user_cap_header_struct head = {
 	    .version = _LINUX_CAPABILITY_VERSION_3};

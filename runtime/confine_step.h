@@ -66,7 +66,6 @@ struct jr2_step {
  */
 extern const int jr2_kept_capabilities[];
 extern const size_t jr2_n_kept_capabilities;
-bool jr2_capability_kept(int cap);
 
 /* The whole step for a plan already compiled (jr2-confine run). */
 int jr2_confine_step_plan(const struct jr2_policy *policy,
@@ -117,8 +116,5 @@ int jr2_let_tracee_go(pid_t pid, int sig);
 
 /* Step 8 alone (after no_new_privs): 0 or -errno. */
 int jr2_step_deny_kernel_doors(void);
-
-/* Step 6 alone: 0 or -errno. */
-int jr2_step_drop_capabilities(void);
 
 #endif /* JR2_CONFINE_STEP_H */

@@ -30,7 +30,7 @@
  * (R8).  jr2 restricts no connect; the Custodian authenticates each request
  * (it wants the control Stand-in), which Landlock cannot do.
  */
-uint64_t jr2_rights_protected(uint64_t handled)
+static uint64_t jr2_rights_protected(uint64_t handled)
 {
 	return handled & (JR2_ACCESS_FS_READ_DIR | JR2_ACCESS_FS_RESOLVE_UNIX);
 }
@@ -73,7 +73,7 @@ static const struct {
 
 /* A node with an allowed name must be that device: a disk named "null"
    (made before confinement) gets no rule. */
-bool jr2_device_is_expected(const char *name, uint64_t rdev)
+static bool jr2_device_is_expected(const char *name, uint64_t rdev)
 {
 	for (size_t i = 0; i < sizeof(device_files) / sizeof(*device_files);
 	     i++)

@@ -69,16 +69,12 @@ int jr2_plan_build(const struct jr2_fsview *view, int abi,
 
 void jr2_fsview_free(struct jr2_fsview *view);
 
-/* What each kind of place may do under `handled` rights. */
-uint64_t jr2_rights_protected(uint64_t handled);
+/* What the other kinds of place may do under `handled` rights. */
 uint64_t jr2_rights_read_only(uint64_t handled);
 uint64_t jr2_rights_file_only(uint64_t rights);
 /* Everything handled but making device nodes (withheld everywhere). */
 uint64_t jr2_rights_full(uint64_t handled);
 /* The rights of `name` in a DEVICES folder (0: not on the allow-list). */
 uint64_t jr2_rights_device(uint64_t handled, const char *name, bool is_dir);
-/* Whether the node `name` of a DEVICES folder is the character device the
-   allow-list means (rdev: its st_rdev; 0: not a character device). */
-bool jr2_device_is_expected(const char *name, uint64_t rdev);
 
 #endif /* JR2_PLAN_H */

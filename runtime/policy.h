@@ -171,12 +171,6 @@ int jr2_confine_self(const struct jr2_policy *policy, const struct jr2_abi *abi,
 /* 0, or -1 and *err when the ABI table refuses the kernel (G1-G3). */
 int jr2_abi_accepted(const struct jr2_abi *abi, struct jr2_err *err);
 
-/* Refuses a kernel the ABI table refuses (G1-G3), else compiles at the ABI
-   in force: the first half of jr2_confine_self() and jr2_confine_step(). */
-int jr2_compile_accepted(const struct jr2_policy *policy,
-			 const struct jr2_abi *abi,
-			 struct jr2_ruleset_plan *plan, struct jr2_err *err);
-
 /* The second half of jr2_confine_self(), for a plan already compiled. */
 int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 		     struct jr2_err *err);

@@ -16,7 +16,7 @@ const struct jr2_point_info jr2_points[JR2_POINT_COUNT] = {
     JR2_TRACE_POINTS(JR2_POINT_INFO)};
 #undef JR2_POINT_INFO
 
-const char *jr2_source_name(enum jr2_source source)
+static const char *jr2_source_name(enum jr2_source source)
 {
 	switch (source) {
 	case JR2_SOURCE_FEXIT:
@@ -31,7 +31,8 @@ const char *jr2_source_name(enum jr2_source source)
 	return "unknown";
 }
 
-const char *jr2_errno_name(int err)
+/* "EACCES" for 13; NULL when unknown. */
+static const char *jr2_errno_name(int err)
 {
 	switch (err) {
 	case EPERM:
@@ -62,7 +63,8 @@ const char *jr2_errno_name(int err)
 	return NULL;
 }
 
-const char *jr2_request_name(uint32_t type)
+/* "fs_access" for LANDLOCK_REQUEST_FS_ACCESS; NULL when unknown. */
+static const char *jr2_request_name(uint32_t type)
 {
 	/* enum landlock_request_type (security/landlock/audit.h, 6.15+) */
 	static const char *const names[] = {

@@ -24,12 +24,6 @@ struct jr2_point_info {
 
 extern const struct jr2_point_info jr2_points[JR2_POINT_COUNT];
 
-const char *jr2_source_name(enum jr2_source source);
-/* "EACCES" for 13; NULL when unknown. */
-const char *jr2_errno_name(int err);
-/* "fs_access" for LANDLOCK_REQUEST_FS_ACCESS; NULL when unknown. */
-const char *jr2_request_name(uint32_t type);
-
 /*
  * The traced path of an event: its components come leaf first.  Writes a
  * NUL-terminated absolute path; returns its length, or -1 when it does not

@@ -18,8 +18,6 @@
 #include "policy_internal.h"
 #include "ruleset.h"
 
-void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan, int stage);
-
 /* The dir of the previous rule: rules come grouped by their parent. */
 struct parent_cache {
 	char *path;
@@ -113,16 +111,15 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 				plan->abi, strerror(-ruleset_fd));
 	struct parent_cache cache = {.fd = -1};
 
-	if (jr2_confine_test_hook)
-		jr2_confine_test_hook(plan, 0);
+	jr2_confine_seam(plan, 0);
 	for (size_t i = 0; i < plan->n_rules && !ret; i++)
 		ret =
 		    add_planned_rule(ruleset_fd, &cache, &plan->rules[i], err);
 	if (cache.fd >= 0)
 		close(cache.fd);
 	free(cache.path);
-	if (!ret && jr2_confine_test_hook)
-		jr2_confine_test_hook(plan, 1);
+	if (!ret)
+		jr2_confine_seam(plan, 1);
 	/* The restricted paths are still the inodes planned (issue 17). */
 	if (!ret)
 		ret = jr2_plan_verify_targets(plan, err);

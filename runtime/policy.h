@@ -144,12 +144,12 @@ uint64_t jr2_plan_rights_at(const struct jr2_ruleset_plan *plan,
 			    const char *path, bool is_dir);
 
 /*
- * For tests only (never set by the programs): called by jr2_confine_plan()
- * with stage 0 before the first landlock_add_rule, stage 1 before the
- * targets are verified and the thread restricted.
+ * Called by jr2_confine_plan() with stage 0 before the first
+ * landlock_add_rule, stage 1 before the targets are verified and the thread
+ * restricted.  The library's does nothing (confine_seam.c, its own archive
+ * member); a test binary defines its own to change the file system there.
  */
-extern void (*jr2_confine_test_hook)(const struct jr2_ruleset_plan *plan,
-				     int stage);
+void jr2_confine_seam(const struct jr2_ruleset_plan *plan, int stage);
 
 /*
  * Compiles, builds the ruleset and restricts the calling thread (with

@@ -645,11 +645,11 @@ TEST_F(compile, R1_docker_masks_allowed)
 }
 
 /* Row 9: the protected dir exchanged with a sibling between planning and
-   landlock_add_rule (a test-only hook, no sleep). */
+   landlock_add_rule (the library's seam, this binary's own: no sleep). */
 static const char *exchange_a, *exchange_b;
-static int exchange_stage;
+static int exchange_stage = -1; /* -1: no exchange */
 
-static void exchange_hook(const struct jr2_ruleset_plan *plan, int stage)
+void jr2_confine_seam(const struct jr2_ruleset_plan *plan, int stage)
 {
 	(void)plan;
 	if (stage == exchange_stage)
@@ -672,9 +672,8 @@ TEST_F(compile, R9_exchange_before_add_rule_refused)
 	exchange_a = "/a/prot";
 	exchange_b = "/a/sib";
 	exchange_stage = 0;
-	jr2_confine_test_hook = exchange_hook;
 	EXPECT_EQ(-1, jr2_confine_plan(&plan, 0, &err));
-	jr2_confine_test_hook = NULL;
+	exchange_stage = -1;
 	EXPECT_EQ(ESTALE, err.code);
 	EXPECT_NE(NULL, strstr(err.msg, "'/a/sib'")) TH_LOG("%s", err.msg);
 	/* Nothing restricted; the secret (now at /a/sib) still opens. */
@@ -699,9 +698,8 @@ TEST_F(compile, R9_exchange_before_restrict_refused)
 	exchange_a = "/a/prot";
 	exchange_b = "/a/sib";
 	exchange_stage = 1;
-	jr2_confine_test_hook = exchange_hook;
 	EXPECT_EQ(-1, jr2_confine_plan(&plan, 0, &err));
-	jr2_confine_test_hook = NULL;
+	exchange_stage = -1;
 	EXPECT_EQ(ESTALE, err.code);
 	EXPECT_NE(NULL, strstr(err.msg, "restricted path '/a/prot'"))
 	TH_LOG("%s", err.msg);

@@ -66,13 +66,13 @@ test-harness-unit: $(HARNESS_UNIT)
 # libFuzzer needs clang's runtime (Debian: libclang-rt-14-dev on bookworm).
 # It runs the harness's own intake (channel.c) with descriptors attached.
 $(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
-		runtime/harness/channel.c $(HARNESS_HDRS)
+		runtime/harness/channel.c $(HARNESS_HDRS) $(OBJ)/libjr2.a
 	@scripts/need-debs clang-14 libclang-rt-14-dev
 	@mkdir -p $(@D)
 	clang-14 -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -Iruntime -Iruntime/harness \
 		-o $@ runtime/harness/fuzz_request.c runtime/harness/request.c \
-		runtime/harness/channel.c
+		runtime/harness/channel.c $(OBJ)/libjr2.a
 
 # Seeds: one valid request of each op; new inputs go to the build folder.
 fuzz: $(HARNESS_FUZZ)
@@ -88,7 +88,7 @@ fuzz: $(HARNESS_FUZZ)
 		$(BUILD)/harness/fuzz-corpus
 
 $(HARNESS_BENCH): runtime/harness/bench_spawn.c $(OBJ)/harness/channel.o \
-		$(OBJ)/harness/request.o
+		$(OBJ)/harness/request.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
 
@@ -109,7 +109,8 @@ HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
 # They alone link the control channel's framing, for their raw requests (R8).
 HARNESS_SUITE_BINS := $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test)
 $(HARNESS_SUITE_BINS): selftests/harness_helpers.h $(OBJ)/libjr2harness.a
-$(HARNESS_SUITE_BINS): SELFTESTS_LIBS += $(OBJ)/libjr2harness.a
+# Its request.o reports with the library's jr2_fail(): libjr2.a after it.
+$(HARNESS_SUITE_BINS): SELFTESTS_LIBS += $(OBJ)/libjr2harness.a $(OBJ)/libjr2.a
 
 $(OBJ)/libjr2harness.a: $(OBJ)/harness/channel.o $(OBJ)/harness/request.o
 	rm -f $@ && ar rcs $@ $^

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Configuration and environment composition of the harness (see env.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "config.h"
 #include "env.h"
 #include "policy.h"
+#include "policy_internal.h"
 #include "request.h"
 
 #define DEFAULT_HOME	    "/home/jr2"
@@ -248,22 +248,6 @@ static bool jr2_config_has_secret(const struct jr2_harness_config *cfg,
 	return false;
 }
 
-/* As the library reports (struct jr2_err): bad input, one line. */
-static int fail(struct jr2_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail(struct jr2_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = EINVAL;
-	err->bad_input = true;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* One directive; `where` is "FILE line N" for messages. */
 static int parse_directive(struct jr2_harness_config *cfg, char *word,
 			   char *arg, const char *where, struct jr2_err *err)
@@ -276,64 +260,66 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		size_t len = name_len(arg);
 
 		if (!arg[len] || !jr2_env_name(arg, len))
-			return fail(err,
-				    "%s: env '%s' is not NAME=VALUE with NAME "
-				    "of [A-Za-z0-9_]; fix the line",
-				    where, arg);
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "%s: env '%s' is not NAME=VALUE with NAME "
+			    "of [A-Za-z0-9_]; fix the line",
+			    where, arg);
 		if (!strncmp(arg, "JR2_", 4))
-			return fail(err,
-				    "%s: environment name '%.*s' starts with "
-				    "JR2_, which jr2 keeps for its own names; "
-				    "rename or remove it",
-				    where, (int)len, arg);
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "%s: environment name '%.*s' starts with "
+			    "JR2_, which jr2 keeps for its own names; "
+			    "rename or remove it",
+			    where, (int)len, arg);
 		/* E1: a Held secret's real value never reaches a program. */
 		for (size_t i = 0; i < cfg->secrets.n; i++)
 			if (strlen(cfg->secrets.v[i]) == len &&
 			    !strncmp(arg, cfg->secrets.v[i], len))
-				return fail(err,
-					    "%s: env '%.*s' is a Held secret "
-					    "(secret %.*s); its programs get "
-					    "only its Stand-in: remove the env "
-					    "line",
-					    where, (int)len, arg, (int)len,
-					    arg);
+				return jr2_fail(
+				    err, EINVAL, true,
+				    "%s: env '%.*s' is a Held secret "
+				    "(secret %.*s); its programs get "
+				    "only its Stand-in: remove the env "
+				    "line",
+				    where, (int)len, arg, (int)len, arg);
 		return set_entry(&cfg->env, arg) ? -ENOMEM : 0;
 	}
 	if (!strcmp(word, "secret")) {
 		if (!jr2_env_name(arg, strlen(arg)))
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EINVAL, true,
 			    "%s: secret name '%s' is not an environment name "
 			    "of [A-Za-z0-9_]; fix the line",
 			    where, arg);
 		if (!strncmp(arg, "JR2_", 4))
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EINVAL, true,
 			    "%s: secret name '%s' starts with JR2_, which jr2 "
 			    "keeps for its own names; rename it",
 			    where, arg);
 		if (!strcmp(arg, "control") || !strcmp(arg, "fetch"))
-			return fail(err,
-				    "%s: secret name '%s' is the name of a "
-				    "Stand-in of jr2's own; rename it",
-				    where, arg);
+			return jr2_fail(err, EINVAL, true,
+					"%s: secret name '%s' is the name of a "
+					"Stand-in of jr2's own; rename it",
+					where, arg);
 		if (jr2_env_get(&cfg->env, arg))
-			return fail(err,
-				    "%s: secret '%s' is also set by an env "
-				    "line; its programs get only its "
-				    "Stand-in: remove the env line",
-				    where, arg);
+			return jr2_fail(err, EINVAL, true,
+					"%s: secret '%s' is also set by an env "
+					"line; its programs get only its "
+					"Stand-in: remove the env line",
+					where, arg);
 		if (jr2_config_has_secret(cfg, arg))
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EINVAL, true,
 			    "%s: secret '%s' is declared twice; keep one line",
 			    where, arg);
 		return jr2_strings_add(&cfg->secrets, arg);
 	}
 	if (!strcmp(word, "home") || !strcmp(word, "tmpdir")) {
 		if (arg[0] != '/')
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EINVAL, true,
 			    "%s: %s '%s' is relative; give an absolute path",
 			    where, word, arg);
 		char **slot = !strcmp(word, "home") ? &cfg->home : &cfg->tmpdir;
@@ -346,17 +332,18 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		long uid;
 
 		if (jr2_parse_number(arg, 0, 0xfffffffeL, &uid))
-			return fail(err,
-				    "%s: sandbox-user '%s' is not a numeric "
-				    "uid; give one such as 1000",
-				    where, arg);
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "%s: sandbox-user '%s' is not a numeric "
+			    "uid; give one such as 1000",
+			    where, arg);
 		cfg->sandbox_uid = (uid_t)uid;
 		return 0;
 	}
-	return fail(err,
-		    "%s: unknown directive '%s'; use env, secret, protect, "
-		    "read-only, home, tmpdir or sandbox-user",
-		    where, word);
+	return jr2_fail(err, EINVAL, true,
+			"%s: unknown directive '%s'; use env, secret, protect, "
+			"read-only, home, tmpdir or sandbox-user",
+			where, word);
 }
 
 int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
@@ -371,7 +358,8 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 		return -1;
 	copy = strndup(text, len);
 	if (!copy)
-		return fail(err, "config '%s': out of memory", name);
+		return jr2_fail(err, EINVAL, true, "config '%s': out of memory",
+				name);
 	for (line = copy; line && !ret; line = next) {
 		char where[512], *word, *arg;
 
@@ -408,15 +396,16 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 			*--end = '\0';
 		if (!*arg && strcmp(word, "protect") &&
 		    strcmp(word, "read-only")) {
-			ret = fail(err,
-				   "%s: directive '%s' has no argument; write "
-				   "'%s VALUE'",
-				   where, word, word);
+			ret = jr2_fail(
+			    err, EINVAL, true,
+			    "%s: directive '%s' has no argument; write "
+			    "'%s VALUE'",
+			    where, word, word);
 			break;
 		}
 		ret = parse_directive(cfg, word, arg, where, err);
 		if (ret == -ENOMEM)
-			fail(err, "%s: out of memory", where);
+			jr2_fail(err, EINVAL, true, "%s: out of memory", where);
 	}
 	free(copy);
 	return ret ? -1 : 0;

@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Parser and builder of the harness's messages (format in request.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy_internal.h"
 #include "request.h"
 
 #define KEY_MAX 16
-
-/* As the library reports (struct jr2_err): a client's bad request. */
-static int fail(struct jr2_err *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static int fail(struct jr2_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->code = EPROTO;
-	err->bad_input = true;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 const char *jr2_op_name(enum jr2_op op)
 {
@@ -67,19 +51,19 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		single = &req->id;
 	if (single) {
 		if (*single)
-			return fail(err,
-				    "request: field '%s' at byte %zu given "
-				    "twice; send it once",
-				    key, at);
+			return jr2_fail(err, EPROTO, true,
+					"request: field '%s' at byte %zu given "
+					"twice; send it once",
+					key, at);
 		*single = value;
 		return 0;
 	}
 	if (!strcmp(key, "op")) {
 		if (req->op != JR2_OP_NONE)
-			return fail(err,
-				    "request: field 'op' at byte %zu given "
-				    "twice; send it once",
-				    at);
+			return jr2_fail(err, EPROTO, true,
+					"request: field 'op' at byte %zu given "
+					"twice; send it once",
+					at);
 		if (!strcmp(value, "exec"))
 			req->op = JR2_OP_EXEC;
 		else if (!strcmp(value, "status"))
@@ -87,36 +71,38 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		else if (!strcmp(value, "spawn"))
 			req->op = JR2_OP_SPAWN;
 		else
-			return fail(err,
-				    "request: unknown op '%.64s' at byte %zu; "
-				    "use exec or status",
-				    value, at);
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: unknown op '%.64s' at byte %zu; "
+			    "use exec or status",
+			    value, at);
 		return 0;
 	}
 	if (!strcmp(key, "json")) {
 		if (strcmp(value, "1"))
-			return fail(err,
-				    "request: field 'json' at byte %zu is "
-				    "'%.16s'; the only value is 1",
-				    at, value);
+			return jr2_fail(err, EPROTO, true,
+					"request: field 'json' at byte %zu is "
+					"'%.16s'; the only value is 1",
+					at, value);
 		req->json = true;
 		return 0;
 	}
 	if (!strcmp(key, "layer")) {
 		if (strcmp(value, "own") || req->own_layer)
-			return fail(err,
-				    "request: field 'layer' at byte %zu is "
-				    "'%.16s' or given twice; send 'own' once",
-				    at, value);
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: field 'layer' at byte %zu is "
+			    "'%.16s' or given twice; send 'own' once",
+			    at, value);
 		req->own_layer = true;
 		return 0;
 	}
 	if (!strcmp(key, "arg")) {
 		if (req->argc == JR2_REQ_MAX_ARGS)
-			return fail(err,
-				    "request: more than %d 'arg' fields at "
-				    "byte %zu; pass fewer arguments",
-				    JR2_REQ_MAX_ARGS, at);
+			return jr2_fail(err, EPROTO, true,
+					"request: more than %d 'arg' fields at "
+					"byte %zu; pass fewer arguments",
+					JR2_REQ_MAX_ARGS, at);
 		req->argv[req->argc++] = value;
 		return 0;
 	}
@@ -124,13 +110,13 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		const char *eq = strchr(value, '=');
 
 		if (!eq || eq == value)
-			return fail(err,
-				    "request: field 'env' at byte %zu is "
-				    "'%.64s', not NAME=VALUE",
-				    at, value);
+			return jr2_fail(err, EPROTO, true,
+					"request: field 'env' at byte %zu is "
+					"'%.64s', not NAME=VALUE",
+					at, value);
 		if (req->envc == JR2_REQ_MAX_ENV)
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EPROTO, true,
 			    "request: more than %d 'env' fields at byte %zu",
 			    JR2_REQ_MAX_ENV, at);
 		req->envp[req->envc++] = value;
@@ -138,22 +124,24 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	}
 	if (!strcmp(key, "secret")) {
 		if (!jr2_env_name(value, strlen(value)))
-			return fail(err,
-				    "request: secret name '%.64s' at byte %zu "
-				    "is not [A-Za-z_][A-Za-z0-9_]*",
-				    value, at);
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: secret name '%.64s' at byte %zu "
+			    "is not [A-Za-z_][A-Za-z0-9_]*",
+			    value, at);
 		if (req->n_secrets == JR2_REQ_MAX_SECRETS)
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EPROTO, true,
 			    "request: more than %d 'secret' fields at byte %zu",
 			    JR2_REQ_MAX_SECRETS, at);
 		req->secrets[req->n_secrets++] = value;
 		return 0;
 	}
-	return fail(err,
-		    "request: unknown field '%s' at byte %zu; known: op bearer "
-		    "cwd id json layer arg env secret",
-		    key, at);
+	return jr2_fail(
+	    err, EPROTO, true,
+	    "request: unknown field '%s' at byte %zu; known: op bearer "
+	    "cwd id json layer arg env secret",
+	    key, at);
 }
 
 /* What each op needs and refuses, once every field is read. */
@@ -161,45 +149,51 @@ static int validate(const struct jr2_request *req, struct jr2_err *err)
 {
 	switch (req->op) {
 	case JR2_OP_NONE:
-		return fail(
-		    err, "request: no 'op' field; send op exec or op status");
+		return jr2_fail(
+		    err, EPROTO, true,
+		    "request: no 'op' field; send op exec or op status");
 	case JR2_OP_STATUS:
 		if (req->argc || req->envc || req->n_secrets || req->cwd)
-			return fail(err,
-				    "request: op status takes no arg, env, "
-				    "secret or cwd field");
+			return jr2_fail(err, EPROTO, true,
+					"request: op status takes no arg, env, "
+					"secret or cwd field");
 		break;
 	case JR2_OP_EXEC:
 	case JR2_OP_SPAWN:
 		if (req->argc == 0 || !req->argv[0][0])
-			return fail(err,
-				    "request: op %s needs a first 'arg' field "
-				    "that names the program",
-				    jr2_op_name(req->op));
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: op %s needs a first 'arg' field "
+			    "that names the program",
+			    jr2_op_name(req->op));
 		if (req->cwd && req->cwd[0] != '/')
-			return fail(err,
-				    "request: cwd '%.200s' is relative; send "
-				    "an absolute path",
-				    req->cwd);
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: cwd '%.200s' is relative; send "
+			    "an absolute path",
+			    req->cwd);
 		if (req->json)
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EPROTO, true,
 			    "request: field 'json' belongs to op status only");
 		break;
 	}
 	if (req->op == JR2_OP_EXEC && req->envc)
-		return fail(err, "request: op exec takes no 'env' field; the "
-				 "harness composes the environment");
+		return jr2_fail(err, EPROTO, true,
+				"request: op exec takes no 'env' field; the "
+				"harness composes the environment");
 	if (req->op == JR2_OP_SPAWN &&
 	    (!req->id || req->bearer || req->n_secrets))
-		return fail(err, "request: op spawn needs an 'id' and takes no "
-				 "bearer or secret");
+		return jr2_fail(err, EPROTO, true,
+				"request: op spawn needs an 'id' and takes no "
+				"bearer or secret");
 	if (req->op != JR2_OP_SPAWN && req->id)
-		return fail(err,
-			    "request: field 'id' belongs to op spawn only");
+		return jr2_fail(err, EPROTO, true,
+				"request: field 'id' belongs to op spawn only");
 	if (req->op != JR2_OP_SPAWN && req->own_layer)
-		return fail(err,
-			    "request: field 'layer' belongs to op spawn only");
+		return jr2_fail(
+		    err, EPROTO, true,
+		    "request: field 'layer' belongs to op spawn only");
 	return 0;
 }
 
@@ -212,18 +206,21 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 
 	memset(req, 0, sizeof(*req));
 	if (len > max_bytes)
-		return fail(err,
-			    "request: %zu bytes, more than the %zu allowed; "
-			    "send fewer or shorter fields",
-			    len, max_bytes);
+		return jr2_fail(
+		    err, EPROTO, true,
+		    "request: %zu bytes, more than the %zu allowed; "
+		    "send fewer or shorter fields",
+		    len, max_bytes);
 	if (len < magic_len || memcmp(buf, JR2_REQ_MAGIC, magic_len))
-		return fail(err,
-			    "request: does not start with the line JR2H1; use "
-			    "jr2-harness exec or status");
+		return jr2_fail(
+		    err, EPROTO, true,
+		    "request: does not start with the line JR2H1; use "
+		    "jr2-harness exec or status");
 	req->storage = malloc(len + 1);
 	req->storage_size = len + 1;
 	if (!req->storage) {
-		fail(err, "request: out of memory for %zu bytes", len);
+		jr2_fail(err, EPROTO, true,
+			 "request: out of memory for %zu bytes", len);
 		err->code = ENOMEM;
 		err->bad_input = false;
 		return -1;
@@ -253,18 +250,19 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 		pos++;
 		if (value_len > len - pos || len - pos - value_len < 1) {
 			jr2_request_free(req);
-			return fail(
-			    err,
+			return jr2_fail(
+			    err, EPROTO, true,
 			    "request: field '%s' at byte %zu announces %zu "
 			    "bytes but %zu are left; the request is truncated",
 			    key, at, value_len, len - pos);
 		}
 		if (memchr(buf + pos, '\0', value_len)) {
 			jr2_request_free(req);
-			return fail(err,
-				    "request: field '%s' at byte %zu holds a "
-				    "NUL byte; values cannot",
-				    key, at);
+			return jr2_fail(
+			    err, EPROTO, true,
+			    "request: field '%s' at byte %zu holds a "
+			    "NUL byte; values cannot",
+			    key, at);
 		}
 		if (buf[pos + value_len] != '\n')
 			goto bad_field;
@@ -279,10 +277,10 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 		continue;
 	bad_field:
 		jr2_request_free(req);
-		return fail(err,
-			    "request: malformed field at byte %zu; write "
-			    "'<key> <length>:<value>\\n'",
-			    at);
+		return jr2_fail(err, EPROTO, true,
+				"request: malformed field at byte %zu; write "
+				"'<key> <length>:<value>\\n'",
+				at);
 	}
 	if (validate(req, err)) {
 		jr2_request_free(req);

@@ -46,7 +46,8 @@ $(OBJ)/trace/%.o: $(TRACE_DIR)/%.c $(wildcard $(TRACE_DIR)/*.h) \
 	$(CC) $(TRACE_CFLAGS) -c -o $@ $<
 
 $(BIN)/jr2-trace: $(OBJ)/trace/jr2-trace.o $(OBJ)/trace/attach.o \
-		$(OBJ)/trace/audit.o $(OBJ)/trace/format.o $(OBJ)/libjr2.a
+		$(OBJ)/trace/probe.o $(OBJ)/trace/report.o $(OBJ)/trace/audit.o \
+		$(OBJ)/trace/format.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(TRACE_LIBS)
 

@@ -153,36 +153,15 @@ static long status_field(const char *harness, const char *key)
 	return value;
 }
 
-int main(int argc, char **argv)
+/*
+ * A harness serving a fresh tmpfs root (its own mount and network
+ * namespaces), with one Held secret; waits for its spawner and reads the
+ * bearer it made.
+ */
+static void start_harness(const char *harness, char *bearer, size_t size)
 {
-	const char *harness = NULL, *confine = NULL;
-	int n = 400;
-	char *fork_argv[] = {TRUE_PATH, NULL};
-	char *confine_argv[] = {NULL,	   "run", "--protect", PROTECTED,
-				"--quiet", "--",  TRUE_PATH,   NULL};
-	char *bwrap_argv[] = {"/usr/bin/bwrap", "--ro-bind", "/",	"/",
-			      "--tmpfs",	PROTECTED,   TRUE_PATH, NULL};
-	double *samples[WAYS], median[WAYS];
-	char bearer[256] = "";
-	struct jr2_msg request, with_secret;
 	FILE *file;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--harness") && i + 1 < argc)
-			harness = argv[++i];
-		else if (!strcmp(argv[i], "--confine") && i + 1 < argc)
-			confine = argv[++i];
-		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			n = atoi(argv[++i]);
-		else {
-			fprintf(stderr, "usage: bench_spawn --harness PATH "
-					"--confine PATH [-n N]\n");
-			return 2;
-		}
-	}
-	if (!harness || !confine || n < ROUND)
-		die("missing --harness/--confine or -n below", "25");
-	confine_argv[0] = (char *)confine;
 	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
 		die("cannot unshare (run as root)", "CLONE_NEWNS");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
@@ -207,21 +186,87 @@ int main(int argc, char **argv)
 	     i++)
 		usleep(5000);
 	file = fopen(PROTECTED "/control.bearer", "re");
-	if (!file || !fgets(bearer, sizeof(bearer), file))
+	if (!file || !fgets(bearer, (int)size, file))
 		die("cannot read the bearer of", PROTECTED);
 	fclose(file);
 	bearer[strcspn(bearer, "\n")] = '\0';
-	jr2_msg_init(&request);
-	jr2_msg_field(&request, "op", "exec");
-	jr2_msg_field(&request, "bearer", bearer);
-	jr2_msg_field(&request, "cwd", "/");
-	jr2_msg_field(&request, "arg", TRUE_PATH);
-	jr2_msg_init(&with_secret);
-	jr2_msg_field(&with_secret, "op", "exec");
-	jr2_msg_field(&with_secret, "bearer", bearer);
-	jr2_msg_field(&with_secret, "cwd", "/");
-	jr2_msg_field(&with_secret, "secret", "BENCH_TOKEN");
-	jr2_msg_field(&with_secret, "arg", TRUE_PATH);
+}
+
+/* An exec request of TRUE_PATH; secret: a Held secret's name, or NULL. */
+static void exec_request(struct jr2_msg *msg, const char *bearer,
+			 const char *secret)
+{
+	jr2_msg_init(msg);
+	jr2_msg_field(msg, "op", "exec");
+	jr2_msg_field(msg, "bearer", bearer);
+	jr2_msg_field(msg, "cwd", "/");
+	if (secret)
+		jr2_msg_field(msg, "secret", secret);
+	jr2_msg_field(msg, "arg", TRUE_PATH);
+}
+
+/* The medians, the spreads and the ratios of the ways, sorted in place. */
+static void report(double *samples[WAYS], int n, const char *harness)
+{
+	double median[WAYS];
+
+	printf("start+reap %s, %d times each, round-robin by %d\n", TRUE_PATH,
+	       n, ROUND);
+	printf("%-16s %10s %10s %10s\n", "way", "median us", "p10 us",
+	       "p90 us");
+	for (int w = 0; w < WAYS; w++) {
+		qsort(samples[w], (size_t)n, sizeof(double), compare);
+		median[w] = samples[w][n / 2];
+		printf("%-16s %10.1f %10.1f %10.1f\n", way_names[w], median[w],
+		       samples[w][n / 10], samples[w][n * 9 / 10]);
+	}
+	printf("ratio spawner / fork+exec:      %.3f (goal <= 1.05: %s)\n",
+	       median[SPAWNER] / median[FORK_EXEC],
+	       median[SPAWNER] / median[FORK_EXEC] <= 1.05 ? "met" : "not met");
+	printf("ratio spawner+secret / spawner: %.3f (a layer of its own)\n",
+	       median[SPAWNER_SECRET] / median[SPAWNER]);
+	printf("ratio bwrap / spawner:          %.2f (goal >= 5: %s)\n",
+	       median[BWRAP] / median[SPAWNER],
+	       median[BWRAP] / median[SPAWNER] >= 5 ? "met" : "not met");
+	printf("ratio jr2-confine / fork+exec:  %.3f\n",
+	       median[CONFINE] / median[FORK_EXEC]);
+	printf("peak RSS: harness %ld KiB, spawner %ld KiB\n",
+	       peak_rss_kib(harness_pid),
+	       peak_rss_kib((pid_t)status_field(harness, "spawner_pid")));
+}
+
+int main(int argc, char **argv)
+{
+	const char *harness = NULL, *confine = NULL;
+	int n = 400;
+	char *fork_argv[] = {TRUE_PATH, NULL};
+	char *confine_argv[] = {NULL,	   "run", "--protect", PROTECTED,
+				"--quiet", "--",  TRUE_PATH,   NULL};
+	char *bwrap_argv[] = {"/usr/bin/bwrap", "--ro-bind", "/",	"/",
+			      "--tmpfs",	PROTECTED,   TRUE_PATH, NULL};
+	double *samples[WAYS];
+	char bearer[256] = "";
+	struct jr2_msg request, with_secret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--harness") && i + 1 < argc)
+			harness = argv[++i];
+		else if (!strcmp(argv[i], "--confine") && i + 1 < argc)
+			confine = argv[++i];
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			n = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: bench_spawn --harness PATH "
+					"--confine PATH [-n N]\n");
+			return 2;
+		}
+	}
+	if (!harness || !confine || n < ROUND)
+		die("missing --harness/--confine or -n below", "25");
+	confine_argv[0] = (char *)confine;
+	start_harness(harness, bearer, sizeof(bearer));
+	exec_request(&request, bearer, NULL);
+	exec_request(&with_secret, bearer, "BENCH_TOKEN");
 
 	for (int w = 0; w < WAYS; w++) {
 		samples[w] = calloc((size_t)n, sizeof(double));
@@ -253,29 +298,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("start+reap %s, %d times each, round-robin by %d\n", TRUE_PATH,
-	       n, ROUND);
-	printf("%-16s %10s %10s %10s\n", "way", "median us", "p10 us",
-	       "p90 us");
-	for (int w = 0; w < WAYS; w++) {
-		qsort(samples[w], (size_t)n, sizeof(double), compare);
-		median[w] = samples[w][n / 2];
-		printf("%-16s %10.1f %10.1f %10.1f\n", way_names[w], median[w],
-		       samples[w][n / 10], samples[w][n * 9 / 10]);
-	}
-	printf("ratio spawner / fork+exec:      %.3f (goal <= 1.05: %s)\n",
-	       median[SPAWNER] / median[FORK_EXEC],
-	       median[SPAWNER] / median[FORK_EXEC] <= 1.05 ? "met" : "not met");
-	printf("ratio spawner+secret / spawner: %.3f (a layer of its own)\n",
-	       median[SPAWNER_SECRET] / median[SPAWNER]);
-	printf("ratio bwrap / spawner:          %.2f (goal >= 5: %s)\n",
-	       median[BWRAP] / median[SPAWNER],
-	       median[BWRAP] / median[SPAWNER] >= 5 ? "met" : "not met");
-	printf("ratio jr2-confine / fork+exec:  %.3f\n",
-	       median[CONFINE] / median[FORK_EXEC]);
-	printf("peak RSS: harness %ld KiB, spawner %ld KiB\n",
-	       peak_rss_kib(harness_pid),
-	       peak_rss_kib((pid_t)status_field(harness, "spawner_pid")));
+	report(samples, n, harness);
 	kill(harness_pid, SIGTERM);
 	waitpid(harness_pid, NULL, 0);
 	jr2_msg_free(&request);

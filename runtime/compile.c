@@ -264,9 +264,9 @@ static bool holds_restricted(const struct jr2_fsview *view, dev_t dev)
 /*
  * Lists an ancestor, each entry stat'ed (never followed): every rule carries
  * the dev and ino it was planned for, and confining adds it only to that
- * inode (a rename or exchange in between is refused, issue 17 row 9).  An
- * entry that cannot be stat'ed may be an alias of a restricted path: refused
- * (row 10), unless it is gone.  A file's link count matters only on the file
+ * inode (a rename or exchange in between is refused).  An
+ * entry that cannot be stat'ed may be an alias of a restricted path: refused,
+ * unless it is gone.  A file's link count matters only on the file
  * system of a restricted path (a hard link stays within its file system).
  */
 static int list_dir(struct jr2_fsview *view, const char *path,
@@ -496,7 +496,7 @@ static int check_region(const struct jr2_ruleset_plan *plan,
 }
 
 /*
- * Mounts can't alias a restricted path (issue 17 row 4): for each restricted
+ * Mounts can't alias a restricted path: for each restricted
  * path, its own mount and every mount below it are compared, by device and
  * root, with every other mount of the same file system.
  */

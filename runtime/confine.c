@@ -120,7 +120,8 @@ int jr2_confine_plan(const struct jr2_ruleset_plan *plan, uint32_t extra_flags,
 	free(cache.path);
 	if (!ret)
 		jr2_confine_seam(plan, 1);
-	/* The restricted paths are still the inodes planned (issue 17). */
+	/* The restricted paths are still the inodes planned: a rename or an
+	 * exchange since planning would move the rules onto another tree. */
 	if (!ret)
 		ret = jr2_plan_verify_targets(plan, err);
 	if (!ret && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))

@@ -465,7 +465,7 @@ static int bind_read_only(const struct ident *t, struct jr2_err *err)
 #endif
 
 /*
- * The terminals of other sessions (issue 17, the terminal door): the /dev
+ * The terminals of other sessions (the terminal door): the /dev
  * allow-list opens /dev/pts, so a root program would open the user's own
  * terminal by path and read what is typed there (and take over a terminal
  * no session holds, then TIOCSTI into it).  In the programs' own mount

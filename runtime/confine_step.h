@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one confinement step of `jr2-confine run` and of the harness's spawner
- * (issue 17): Landlock guards paths; this step closes the kernel's other
+ * too: Landlock guards paths; this step closes the kernel's other
  * doors a root program could take around them.  In order:
  *
  *  1. descriptors: only stdio and the ones passed on purpose cross it, and

@@ -47,7 +47,7 @@ uint64_t jr2_rights_file_only(uint64_t rights)
 }
 
 /*
- * No device node can be made anywhere (issue 17): a root program would make
+ * No device node can be made anywhere: a root program would make
  * one for a disk or for memory and read around every rule.
  */
 uint64_t jr2_rights_full(uint64_t handled)

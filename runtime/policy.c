@@ -13,7 +13,7 @@
 /*
  * Only jr2's own trees: the image's /etc, /usr (its trust store included)
  * are the image user's, and freezing them would stop ldconfig, useradd,
- * sed -i in /etc (issue 11).  jr2's CA bundles come from the environment.
+ * sed -i in /etc.  jr2's CA bundles come from the environment.
  */
 static const char *const default_read_only[] = {
     "/repos",

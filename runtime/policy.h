@@ -107,7 +107,8 @@ struct jr2_ruleset_plan {
 	size_t n_dirs;
 };
 
-/* The kernel's own trees, restricted in every policy (issue 17). */
+/* The kernel's own trees, restricted in every policy: their files are
+   kernel settings, and /dev's nodes are disks and memory. */
 #define JR2_PROC_TREE "/proc" /* read-only: sysctls, sysrq-trigger, ... */
 #define JR2_SYS_TREE  "/sys" /* read-only: uevent_helper, ... */
 #define JR2_DEV_DIR   "/dev" /* only an allow-list of nodes opens */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 11, an agent's day: what an agent does as the container's root
+ * An agent's day: what an agent does as the container's root
  * user, confined under jr2's defaults (`jr2-confine run` with no policy
  * flag, /run/jr2 present), behaves as unconfined: ldconfig, an in-place edit
  * in /etc (sed -i), a new file in /etc, useradd -M/userdel, a daemon's pid

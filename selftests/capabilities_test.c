@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the capability door: a confined program keeps the allow-list of
+ * The capability door: a confined program keeps the allow-list of
  * jr2-confine(1) in every set (bounding, permitted, effective; inheritable
  * and ambient empty) and loses the rest, so the doors around paths and into
  * other processes stay shut even for root: open_by_handle_at (EPERM without
  * CAP_DAC_READ_SEARCH), device nodes (CAP_MKNOD), the /proc files of an
- * unconfined process of more capabilities (row 7: the parent's environ).
+ * unconfined process of more capabilities (the parent's environ).
  * Through `jr2-confine run` and `jr2-harness exec`; the control is the same
  * operation unconfined.
  *
@@ -112,7 +112,7 @@ TEST_F(escapes, R9_capabilities_open_by_handle)
 
 /*
  * A block device node made anywhere reads the protected dir's storage
- * (row 2).  Where no rule grants MAKE_BLOCK (`rules --json`), Landlock
+ * too.  Where no rule grants MAKE_BLOCK (`rules --json`), Landlock
  * denies first (EACCES), else CAP_MKNOD's absence does (EPERM).
  */
 TEST_F(escapes, R3_capabilities_no_block_device)
@@ -145,7 +145,7 @@ TEST_F(escapes, R3_capabilities_no_block_device)
 	ASSERT_EQ(0, unlink(ST_FREE "/blk"));
 }
 
-/* Row 7: the environment of the unconfined, root parent (this test). */
+/* The environment of the unconfined, root parent (this test). */
 TEST_F(escapes, P1_capabilities_parent_environ)
 {
 	struct st *st = &self->st;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, row 8: `jr2-confine run` with jr2's defaults fails closed when
+ * `jr2-confine run` with jr2's defaults fails closed when
  * the default protected dir /run/jr2 is missing, a symlink or not a dir
  * (exit 125, nothing runs): a /run/jr2 made afterwards would be readable.
  * Controls: the same run once /run/jr2 is a real dir, and with the policy

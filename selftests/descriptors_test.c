@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the descriptor door (row 6): only stdin, stdout, stderr and
+ * The descriptor door: only stdin, stdout, stderr and
  * the descriptors passed on purpose (--pass-fd) reach a confined program,
  * and a passed or stdio descriptor into the protected dir (O_PATH
  * included), or open for writing into a read-only tree, is refused with
@@ -47,7 +47,7 @@ static int pass_fd(struct st *st, enum st_path path, const char *fd, char *out,
 			    path == ST_EXEC ? verb : verb_run, out, size);
 }
 
-/* Row 6: `exec 5<P/k 6>>P/k; jr2-confine run -- sh -c 'cat <&5; ...'`. */
+/* `exec 5<P/k 6>>P/k; jr2-confine run -- sh -c 'cat <&5; ...'`. */
 TEST_F(escapes, R10_descriptors_inherited_are_closed_run)
 {
 	struct st *st = &self->st;

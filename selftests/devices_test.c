@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the device door: in every policy no device node can be made
+ * The device door: in every policy no device node can be made
  * anywhere (MAKE_CHAR and MAKE_BLOCK withheld: EACCES), and in /dev only an
  * allow-list opens (null, zero, full, random, urandom, tty, ptmx, pts/N,
  * shm/, mqueue/): block disks, memory, ports, the kernel log and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the kernel's-doors groups share (issue 17: sysctl, sysfs, devices,
- * mounts, race, frozen; issue 11: the agent's day): one operation run three
+ * What the kernel's-doors groups share (sysctl, sysfs, devices, mounts,
+ * race, frozen, the agent's day): one operation run three
  * ways, so that each door is proven through every path that confines:
  *
  *   unconfined              the positive control, in the test child itself

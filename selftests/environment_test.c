@@ -108,7 +108,7 @@ static int count(const char *text, const char *needle)
 }
 
 /*
- * Row 1 of issue 18: a Held secret's name also in the harness's start
+ * A Held secret's name also in the harness's start
  * environment (GH_TOKEN=REAL).  Without --secret the program has no
  * GH_TOKEN; with it, the Stand-in only, once: seen by getenv, in
  * /proc/self/environ and by a shell.

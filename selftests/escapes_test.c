@@ -8,8 +8,8 @@
  * counts them.  Each test's positive control does the same thing to a file
  * that is not protected.
  *
- * Each attempt runs under both ways jr2 confines (issue 11: "every escape
- * test passes under both `jr2-confine run` and `jr2-harness exec`"), as
+ * Each attempt runs under both ways jr2 confines (every escape test
+ * passes under both `jr2-confine run` and `jr2-harness exec`), as
  * the fixture's variants:
  *
  *   escapes.library.*  jr2_confine_self(): the library's Landlock domain;

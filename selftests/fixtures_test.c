@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The suite's own fixtures keep their word (issue 15 made them cheaper; these
- * tests hold what the cheaper ways must still give).  No promise of
+ * The suite's own fixtures keep their word: these tests hold what their
+ * cheap ways (shared setup, no per-test copies) must still give.  No promise of
  * docs/PROMISES.md: what every other test's isolation rests on.
  *
  *   fixtures_tree     common.h's tree is drawn with its exact modes (made

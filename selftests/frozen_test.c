@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 11, frozen folders: Landlock only grants, so nothing can be made,
+ * Frozen folders: Landlock only grants, so nothing can be made,
  * removed or renamed directly in an ancestor of a restricted path (with the
  * defaults: / and /run), nor in /proc, /sys and /dev.  The compiler lists
  * them (plan.frozen, `jr2-confine rules` and `check`, text and JSON) with
@@ -195,7 +195,7 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 		n++;
 	}
 	EXPECT_LE(2, n);
-	/* Issue 11's table: these two fail, and are named above. */
+	/* These two fail, and are named above. */
 	{
 		char word[DR_OUT_SIZE];
 		const char *mk[] = {"mkdir", "/jr2-x", NULL};

@@ -77,10 +77,11 @@ static int wait_fds(pid_t pid, int want)
 }
 
 /*
- * Row 6: zero-length control messages with SCM_RIGHTS (no bearer needed)
- * leaked 16 descriptors each, until exec failed.  Now each is closed, and so
- * are those of a message that does not parse: 100 rounds of the two (10
- * where JR2_STRESS=small, the vmtest guest: one leaked message shows).
+ * Zero-length control messages with SCM_RIGHTS (no bearer needed) each
+ * carry 16 descriptors; kept, they would fill the table until exec fails.
+ * Each is closed, and so are those of a message that does not parse: 100 rounds
+ * of the two (10 where JR2_STRESS=small, the vmtest guest: one leaked message
+ * shows).
  */
 TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 {
@@ -250,8 +251,8 @@ static void refusals_limited(struct __test_metadata *_metadata,
 }
 
 /*
- * Row 7: connections held on the 0666 Custodian socket starved the control
- * channel (one shared cap).  Separate budgets, and at most 8 a process.
+ * Connections held on the 0666 Custodian socket must not starve the control
+ * channel, as one shared cap would.  Separate budgets, and at most 8 a process.
  * The same on the control socket itself: programs may be root, so they can
  * connect to it; together they hold at most 16 of its connections.  Both
  * floods at once, each with its own log window (a second each, waited for
@@ -401,13 +402,13 @@ static int lingering_trap(struct __test_metadata *_metadata, int *peer)
 #define HELD_MS 10000
 
 /*
- * Red team: a program passed the harness a TCP socket with SO_LINGER of an
- * hour and data its peer never reads, on the control socket (in an empty
- * message, or in one the harness never reads, behind a refused one) or on
- * the Custodian socket; the harness made the last close in its own process
- * and waited there (its signals, read from a signalfd, do not cut it short):
- * status, exec and reaping all stopped.  Now what peers send is dropped and
- * closed while a thread that then exits holds a copy.  The harness is stopped
+ * A program may pass the harness a TCP socket with SO_LINGER of an hour and
+ * data its peer never reads, on the control socket (in an empty message, or
+ * in one the harness never reads, behind a refused one) or on the Custodian
+ * socket.  The last close of such a socket waits in the task that makes it
+ * (signals read from a signalfd do not cut it short), so what peers send is
+ * dropped and closed while a thread that then exits holds a copy: status,
+ * exec and reaping go on.  The harness is stopped
  * while the program passes it, so that the harness's close is the last: the
  * program's own copies close first (the last of them in a child that exits,
  * where nothing lingers).  Control: status answers before each round.
@@ -694,13 +695,12 @@ static int refuse_logged(const char *tag)
 }
 
 /*
- * Red team: the harness's stderr was a terminal a program also had
- * (jr2-harness(1) EXAMPLES: `serve ... &`, then `exec` in that shell); the
- * program suspended its output (tcflow TCOOFF: no controlling terminal
- * needed), then had the harness log a line: the loop's write(2) never
- * returned (n_tty_write), and status and exec stopped until someone typed
- * Ctrl-Q.  Now the log goes through a queue that a thread writes: the loop
- * never waits for the reader.  While stopped, refusals are logged until the
+ * The harness's stderr may be a terminal a program also has (jr2-harness(1)
+ * EXAMPLES: `serve ... &`, then `exec` in that shell).  A program can suspend
+ * its output (tcflow TCOOFF: no controlling terminal needed), and then a
+ * write(2) to it does not return (n_tty_write) until someone types Ctrl-Q.
+ * So the log goes through a queue that a thread writes: the loop never waits
+ * for the reader.  While stopped, refusals are logged until the
  * queue holds no more (status says how many were dropped); status and exec
  * answer all along.  Once resumed, one line says how many were not written
  * (what status says), and the log works again.  Control: before the stop the
@@ -794,11 +794,11 @@ TEST_F_TIMEOUT(harness_channel, R11_a_stopped_terminal_leaves_status_exec, 90)
 }
 
 /*
- * Red team 3: a program of an earlier harness may still hold the terminal
- * stopped (tcflow TCOOFF) when the next harness starts; the lines a start
- * wrote before its log's writer existed (E2's "dropped" line, before the
- * re-execution) held that start for good.  Now the writer comes first: the
- * start goes on (what the reader does not take within 500 ms before the
+ * A program of an earlier harness may still hold the terminal stopped
+ * (tcflow TCOOFF) when the next harness starts, and a line written before
+ * the log's writer exists (E2's "dropped" line, before the re-execution)
+ * would hold that start for good.  So the writer comes first: the start goes
+ * on (what the reader does not take within 500 ms before the
  * re-execution is lost), and once the terminal runs the log reaches it.
  */
 TEST_F_TIMEOUT(harness_channel,
@@ -1055,7 +1055,7 @@ static int answer_within(int sock, char *out, size_t size, int ms)
 	"it\n"
 
 /*
- * Red team: the harness's RLIMIT_NOFILE is low and hard (a container's
+ * The harness's RLIMIT_NOFILE may be low and hard (a container's
  * limit: raise_nofile cannot go above it), here 400 above what it holds at
  * rest (set on its process alone, prlimit).  Two Custodian connections
  * (the socket is every program's; this test is the peer) each send one line
@@ -1064,12 +1064,11 @@ static int answer_within(int sock, char *out, size_t size, int ms)
  * reads both in the next, the first connection first.  The first fills the
  * table with what it dropped and has not closed yet, so the kernel installs
  * only part of the second (MSG_CTRUNC) and releases the rest in the harness's
- * own task on its return from recvmsg: the lingering socket's last close, there
- * (the red team's five messages under a limit of 1024, made cheaper).  Now the
- * peers wait while the table has no room for what one read may bring, and what
- * was dropped closes first.  Controls: status answers before and once the
- * limit is set; each connection's line is answered (read whole, its
- * descriptors dropped) before status and exec are asked.
+ * own task on its return from recvmsg: the lingering socket's last close would
+ * be there.  So the peers wait while the table has no room for what one read
+ * may bring, and what was dropped closes first.  Controls: status answers
+ * before and once the limit is set; each connection's line is answered (read
+ * whole, its descriptors dropped) before status and exec are asked.
  */
 TEST_F(harness_channel, R11_a_low_nofile_limit_leaves_status_exec)
 {
@@ -1349,16 +1348,16 @@ static int pids_cage_undo(struct pids_cage *cage)
 #define PAST_OLD_DROP_MAX 17
 
 /*
- * Red team: no thread can be had to close what peers sent (a pids limit
- * reached: in a container, a program forks up to pids.max), so what the
- * harness dropped only piles up.  The old list held 4096 descriptors and
- * closed the rest in the loop: a program's line of 17 x 253 sockets, then
- * a lingering TCP socket, had the harness make its last close there.  The
+ * No thread may be had to close what peers sent (a pids limit reached: in a
+ * container, a program forks up to pids.max), so what the harness dropped
+ * piles up; a bounded list would close the rest in the loop, and a line of
+ * 17 x 253 sockets, then a lingering TCP socket, would make the harness's
+ * last close there.  The
  * harness alone is put in a pids cgroup whose pids.max is 1, its own task
  * (its spawner stays out: exec still has programs), and its RLIMIT_NOFILE
  * is raised where it would not hold them all (a guest's 4096), so that the
- * table never fills (that is the other test's case).  Now the list grows
- * and the harness keeps every one (counted in its /proc fd).  Controls:
+ * table never fills (that is the other test's case).  The list grows and
+ * the harness keeps every one (counted in its /proc fd).  Controls:
  * status answers before and inside the cgroup; the line is answered, read
  * whole, before status and exec are asked; the harness said it could not
  * make a thread.
@@ -1545,13 +1544,12 @@ TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
 }
 
 /*
- * Red team: a write lease (F_SETLEASE F_WRLCK) needs only to own the file,
- * and a root program owns its /proc/self/status; it connected to the control
- * socket, and the harness's look at its peer (peer_is_program opens that
- * file) waited in break_lease() for fs.lease-break-time (45 s) with its
- * whole loop: status and exec stopped, again at each new connection.  Now
- * programs cannot take a lease (seccomp: EPERM), and the harness opens
- * /proc files O_NONBLOCK.  Control: status answers before.
+ * A write lease (F_SETLEASE F_WRLCK) needs only to own the file, and a root
+ * program owns its /proc/self/status; when it connects to the control
+ * socket, the harness's look at its peer (peer_is_program opens that file)
+ * would wait in break_lease() for fs.lease-break-time (45 s) with its whole
+ * loop.  So programs cannot take a lease (seccomp: EPERM), and the harness
+ * opens /proc files O_NONBLOCK.  Control: status answers before.
  */
 TEST_F(harness_channel, R11_a_lease_on_a_peers_proc_file_leaves_status)
 {
@@ -1583,11 +1581,10 @@ TEST_F(harness_channel, R11_a_lease_on_a_peers_proc_file_leaves_status)
 }
 
 /*
- * Red team: a program leased an executable no one ran at the time; the next
- * exec of it held the spawner's vfork child in execve (open_exec ->
- * break_lease) for 45 s, and the spawner with it: that exec hung, and the
- * next request timed out (125) and cost a spawner.  Now the lease is
- * refused (EPERM): both run.
+ * A lease on an executable no one runs holds the next exec of it in execve
+ * (open_exec -> break_lease) for fs.lease-break-time (45 s): the spawner's
+ * vfork child, and the spawner with it.  So a program's lease is refused
+ * (EPERM): both run.
  */
 TEST_F(harness_channel, R11_a_lease_on_an_executable_leaves_exec)
 {
@@ -1638,8 +1635,8 @@ TEST_F(harness_channel, R11_a_lease_on_an_executable_leaves_exec)
 }
 
 /*
- * Row 9: a client value with a newline forged a line of the harness's log.
- * Every control character of it is written as \xNN.
+ * A client value with a newline must not forge a line of the harness's log:
+ * every control character of it is written as \xNN.
  */
 TEST_F(harness_channel, R11_client_values_cannot_forge_log_lines)
 {
@@ -1736,7 +1733,7 @@ static int ns_pids_in_use(pid_t init, const pid_t *pids, int n)
 }
 
 /*
- * Row 5: a program leaves orphans that exit 42, then the next program is
+ * A program leaves orphans that exit 42, then the next program is
  * given one of their pids (ns_last_pid, in a pid namespace of the test's
  * own); its client must get its own program's status (7, after 300 ms),
  * not 42 at once.  The harness matches exits by pidfd and keeps no record of
@@ -1869,8 +1866,8 @@ static bool memory_holds(pid_t pid, const char *needle)
 }
 
 /*
- * Row 11: the spawner, a fork of the harness, kept the control Stand-in in
- * its memory.  Now it holds no Stand-in and no bearer (the test, root,
+ * The spawner, a fork of the harness, would keep the control Stand-in in
+ * its memory: it holds no Stand-in and no bearer (the test, root,
  * reads its memory; the harness itself still holds them: positive control).
  */
 TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
@@ -1915,12 +1912,12 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 }
 
 /*
- * Red team: a request's spawn message grew by realloc(), whose freed old
- * blocks kept the Stand-ins written before each growth; a spawner forked
- * after such requests (any generation after the first: a program may kill
- * its spawner) inherited them.  Twelve secrets a request: their fields span
- * more than one doubling of the message, whatever comes before them.  Now
- * no later spawner holds a Stand-in of an earlier request (the harness
+ * A spawn message that grows by realloc() leaves, in the freed old blocks,
+ * the Stand-ins written before each growth, and a spawner forked after such
+ * requests (any generation after the first: a program may kill its spawner)
+ * inherits them.  Twelve secrets a request: their fields span more than one
+ * doubling of the message, whatever comes before them.  No later spawner
+ * holds a Stand-in of an earlier request (the harness
  * itself holds each: positive control).
  */
 #define N_HELD 12
@@ -2007,12 +2004,11 @@ static void custodian_answer(int fd, long long start, char *answer, size_t size,
 }
 
 /*
- * Red team: a Custodian connection that sent part of a line and waited was
- * read again at its deadline; the read found nothing (EAGAIN), so the
- * connection stayed, its deadline past, and the loop polled with timeout 0
- * for as long as the peer waited (a core at 100 %, measured; the slot held
- * for good, so programs could hold the Custodian's whole budget).  Now the
- * part that came is answered at the deadline (--request-timeout-ms, short
+ * A Custodian connection that sends part of a line and waits finds, read
+ * again at its deadline, nothing (EAGAIN); kept, its deadline past, it would
+ * have the loop poll with timeout 0 for as long as the peer waits (a core at
+ * 100 %, and a slot of the Custodian's budget held).  So the part that came
+ * is answered at the deadline (--request-timeout-ms, short
  * here) and the connection ends: without the control Stand-in refused, with
  * it accepted (as a full buffer is judged), and a whole line at once
  * (positive control).  A control connection that sends nothing is refused

@@ -594,7 +594,7 @@ static int hx_helper_deep(const char *path, int depth, int n)
  * then a write delegation (6.19's F_SETDELEG), and prints "lease 0|ERRNO
  * deleg 0|ERRNO"; with a socket `path` (not "-"), it
  * then connects there (the harness looks at the peer's /proc status).
- * Prints "held" and keeps both until stdin ends.  Red team: a lease holds
+ * Prints "held" and keeps both until stdin ends.  A lease holds
  * every other open of the file for fs.lease-break-time (45 s).
  */
 static int hx_helper_lease(const char *file, const char *path)

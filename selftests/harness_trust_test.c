@@ -85,9 +85,9 @@ static int refused_start(struct __test_metadata *_metadata, struct hx *hx,
 	return status;
 }
 
-/* Row 2: a bearer file where a program could read or change it: outside
- * every restricted dir, or in a read-only tree, which programs read (red
- * team: with it, exec --secret gave a program every Held secret's Stand-in). */
+/* A bearer file where a program could read or change it: outside
+ * every restricted dir, or in a read-only tree, which programs read (with
+ * it, exec --secret gives a program every Held secret's Stand-in). */
 TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
 {
 	struct hx *hx = &self->hx;
@@ -139,7 +139,7 @@ TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
 	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
 }
 
-/* Row 3: a config a program could rewrite (drop a `protect` line). */
+/* A config a program could rewrite (drop a `protect` line). */
 TEST_F(harness_trust, E4_config_outside_trusted_trees_refused)
 {
 	struct hx *hx = &self->hx;
@@ -171,7 +171,7 @@ TEST_F(harness_trust, E4_config_outside_trusted_trees_refused)
 }
 
 /*
- * Row 4: a NUL byte, an over-long line, a byte that is not text: the harness
+ * A NUL byte, an over-long line, a byte that is not text: the harness
  * refuses the config (nothing after it was taken silently), with the message
  * jr2-confine gives for the same file.
  */
@@ -363,7 +363,7 @@ TEST_F(harness_trust, E6_refused_starts_change_nothing)
 }
 
 /*
- * Row 8: a program that outlived the harness holds @jr2:<protected dir>.
+ * A program that outlived the harness holds @jr2:<protected dir>.
  * The next start is refused naming the holder's pid, before it rewrote
  * control.bearer or the Stand-ins or left a socket.
  */
@@ -413,7 +413,7 @@ TEST_F(harness_trust, R8_E6_squatted_abstract_name_refused_naming_holder)
 	HX_START(hx, NULL);
 }
 
-/* Row 10: the internal --start-env-fd from a user's command line. */
+/* The internal --start-env-fd from a user's command line. */
 TEST_F(harness_trust, E2_start_env_fd_from_a_user_refused)
 {
 	struct hx *hx = &self->hx;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the helpers the kernel starts: modprobe, the core_pattern
+ * The helpers the kernel starts: modprobe, the core_pattern
  * program (at a crash of any dumpable process) and request-key run as root,
  * in the initial namespaces and outside every domain, from kthreadd's root;
  * init's services and cron run from it too.  Where that root is the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the keyring door: the kernel's keyrings are not paths, and
+ * The keyring door: the kernel's keyrings are not paths, and
  * Landlock guards neither of their two ways out of the domain.
  *  - Shared keys: root's user and session keyrings are shared with the
  *    unconfined processes of the same uid; a key an unconfined process keeps

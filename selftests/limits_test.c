@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 18 row 11, other processes' limits: prlimit(2) on a process of the
+ * Other processes' limits: prlimit(2) on a process of the
  * same user needs no capability, and Landlock does not check it, so a root
  * program would set the harness's RLIMIT_NOFILE to 0 (the harness then
  * ends at its next connection) or its RLIMIT_CORE.  The confinement step

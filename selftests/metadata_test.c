@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the metadata door (row 5): chmod, chown, utimes, setxattr
+ * The metadata door: chmod, chown, utimes, setxattr
  * (user.* and trusted.*) and chattr (FS_IOC_SETFLAGS) of the protected dir,
  * its files, and of read-only trees fail, for root too.  Landlock has no
  * right for them: the confinement step makes each restricted dir a

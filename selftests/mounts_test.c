@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the mount door: no mount may show a restricted path (or a part
+ * The mount door: no mount may show a restricted path (or a part
  * of it) at another place with more rights.  A read-only tree bound in a
  * full folder, a mount below the protected dir mounted again in a full
  * folder, an overlay with the protected dir as a layer, proc or sysfs
- * mounted outside /proc and /sys, an alias that cannot be opened (row 10):
+ * mounted outside /proc and /sys, an alias that cannot be opened:
  * each is refused, nothing runs (exit 125), and the message names both
  * paths and the fix.  Docker's masks (/dev/null on a /proc file, /proc/sys
  * bound read-only at its own place) still confine.  Through
@@ -142,7 +142,7 @@ TEST_F(mounts, R9_proc_sys_bound_in_full_folder_refused)
 	refused(_metadata, &self->fx, "'" FX_WORK "/sys'", "umount -l");
 }
 
-/* Row 10: an alias of the protected dir hidden under another mount
+/* An alias of the protected dir hidden under another mount
    (reachable by an inherited working dir) is refused, not skipped. */
 TEST_F(mounts, R9_alias_that_cannot_be_opened_refused)
 {

@@ -112,7 +112,7 @@ TEST_F(protected_dir, R3_make_char_device)
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_mknod(FX_PROTECTED "/null", S_IFCHR | 0600,
 				     makedev(1, 3)));
-	/* No device node anywhere (issue 17). */
+	/* No device node anywhere: CAP_MKNOD is dropped. */
 	ASSERT_EQ(EACCES,
 		  test_mknod(FX_WORK "/null", S_IFCHR | 0600, makedev(1, 3)));
 }
@@ -124,7 +124,7 @@ TEST_F(protected_dir, R3_make_block_device)
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES, test_mknod(FX_PROTECTED "/blk", S_IFBLK | 0600,
 				     makedev(7, 0)));
-	/* No device node anywhere (issue 17). */
+	/* No device node anywhere: CAP_MKNOD is dropped. */
 	ASSERT_EQ(EACCES,
 		  test_mknod(FX_WORK "/blk", S_IFBLK | 0600, makedev(7, 0)));
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17 row 9, the race door: the protected dir exchanged with a sibling
+ * The race door: the protected dir exchanged with a sibling
  * (renameat2 RENAME_EXCHANGE) between planning and landlock_add_rule, or
  * between the rules and landlock_restrict_self.  Every rule carries the
  * dev and ino it was planned for and every restricted path is checked again

@@ -131,7 +131,7 @@ TEST_F(read_only, O2_make_device)
 	FX_CONFINE(&self->fx);
 	ASSERT_EQ(EACCES,
 		  test_mknod(FX_REPOS "/null", S_IFCHR | 0600, makedev(1, 3)));
-	/* No device node anywhere (issue 17). */
+	/* No device node anywhere: CAP_MKNOD is dropped. */
 	ASSERT_EQ(EACCES,
 		  test_mknod(FX_WORK "/null", S_IFCHR | 0600, makedev(1, 3)));
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the groups of the confinement step share (issue 17: terminal,
- * metadata, descriptors, capabilities): the harness fixture of
+ * What the groups of the confinement step share (terminal, metadata,
+ * descriptors, capabilities): the harness fixture of
  * harness_helpers.h, plus `jr2-confine run` on the same tree, and a second
  * helper mode of the test binary (`--step-helper VERB ARG...`) for the
  * operations of each door.  Each verb prints one line: "ok ..." or the

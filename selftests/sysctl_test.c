@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the sysctl door: /proc is a read-only tree in every policy, so
+ * The sysctl door: /proc is a read-only tree in every policy, so
  * no kernel setting (core_pattern, modprobe, binfmt_misc, sysrq-trigger,
  * drop_caches) and no process setting (/proc/<pid>/oom_score_adj, ...) can
  * be written by a confined program, even as root: EACCES.  /proc stays

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the sysfs door: /sys is a read-only tree in every policy, so no
+ * The sysfs door: /sys is a read-only tree in every policy, so no
  * kernel setting in it (uevent_helper, power/state, the mm knobs, module
  * parameters, cgroup files) can be written by a confined program, even as
  * root: EACCES.  /sys stays readable.  Proven through jr2_confine_self(),

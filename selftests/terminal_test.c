@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the terminal door: a confined program shares no controlling
+ * The terminal door: a confined program shares no controlling
  * terminal with anything outside its domain, so it cannot type into the
  * user's shell (TIOCSTI: the user's unconfined shell would run what it
  * types, e.g. `cat <protected file>`) nor take the terminal over

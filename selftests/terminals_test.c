@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Issue 17, the terminal door, other sessions: the /dev allow-list opens
+ * The terminal door, other sessions: the /dev allow-list opens
  * /dev/pts (programs make terminals through /dev/ptmx and open their slaves
  * by path), so a root program could open the terminal of another session,
  * the user's own shell, by its path and read what the user types there

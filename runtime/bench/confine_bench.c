@@ -227,7 +227,7 @@ static int bench_compile(int iterations)
 		overlay_with("/opt", "jr2", 2);
 		compile_defaults("(+/run/jr2, /opt/jr2)", NULL, iterations);
 		/* jr2's CA variables name bundles under /opt/jr2 (or none):
-		   nothing in /etc is frozen (issue 11). */
+		   nothing in /etc is frozen. */
 		unsetenv("SSL_CERT_FILE");
 		unsetenv("NODE_EXTRA_CA_CERTS");
 		unsetenv("REQUESTS_CA_BUNDLE");

@@ -463,7 +463,7 @@ TEST_F(compile, G4_missing_paths)
 
 /*
  * /dev: only the allow-list opens; every other node (a disk, memory) gets
- * no rule; listing works; no device node can be made anywhere (issue 17).
+ * no rule; listing works; no device node can be made anywhere.
  */
 TEST_F(compile, R1_devices_allow_list_and_no_device_nodes)
 {
@@ -644,7 +644,7 @@ TEST_F(compile, R1_docker_masks_allowed)
 	must_refuse(_metadata, &self->policy, "'/work/null'", "more rights");
 }
 
-/* Row 9: the protected dir exchanged with a sibling between planning and
+/* The protected dir exchanged with a sibling between planning and
    landlock_add_rule (the library's seam, this binary's own: no sleep). */
 static const char *exchange_a, *exchange_b;
 static int exchange_stage = -1; /* -1: no exchange */
@@ -707,7 +707,7 @@ TEST_F(compile, R9_exchange_before_restrict_refused)
 	jr2_plan_free(&plan);
 }
 
-/* Issue 11: the frozen folders of a policy, with why. */
+/* The frozen folders of a policy, with why. */
 TEST_F(compile, A1_frozen_folders_listed)
 {
 	struct jr2_ruleset_plan plan;

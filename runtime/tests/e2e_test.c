@@ -51,7 +51,7 @@ FIXTURE(e2e)
 	char try_bin[PATH_MAX];
 	struct jr2t_out o;
 	/*
-	 * Issue 17: where `run` says it made the restricted dirs read-only
+	 * Where `run` says it made the restricted dirs read-only
 	 * mounts (its --verbose line), a write there fails with EROFS before
 	 * Landlock's EACCES, and a move or link across their mount with EXDEV.
 	 */
@@ -209,7 +209,7 @@ TEST_F(e2e, R3_nothing_made)
 		EXPECT_TRY(W_DENIED, CONFINED(verbs[i], in_prot, NULL));
 		EXPECT_FALSE(jr2t_exists(in_prot));
 		if (!strcmp(verbs[i], "mknod-char")) {
-			/* Issue 17: no device node anywhere (CAP_MKNOD is
+			/* No device node anywhere (CAP_MKNOD is
 			   dropped); the control runs unconfined. */
 			EXPECT_TRY(EPERM, CONFINED(verbs[i], in_free, NULL));
 			EXPECT_FALSE(jr2t_exists(in_free));
@@ -221,7 +221,7 @@ TEST_F(e2e, R3_nothing_made)
 	}
 	EXPECT_TRY(W_DENIED, CONFINED("symlink", "/etc", PROT "/new"));
 	EXPECT_TRY(0, CONFINED("symlink", "/etc", FREE "/new"));
-	/* No device node anywhere (issue 17); unconfined it can be made. */
+	/* No device node anywhere; unconfined it can be made. */
 	EXPECT_TRY(EACCES, CONFINED("mknod-char", FREE "/null", NULL));
 	EXPECT_FALSE(jr2t_exists(FREE "/null"));
 	EXPECT_TRY(0, UNCONFINED("mknod-char", FREE "/null", NULL));
@@ -629,7 +629,7 @@ TEST_F(e2e, G4_bad_input_refused)
 	}
 }
 
-/* The rules for review: the protected dir's bind mount is reported. */
+/* The rules listing (`rules`): the protected dir's bind mount is reported. */
 TEST_F(e2e, R9_rules_report_bind_mount)
 {
 	ASSERT_EQ(0, jr2t_mkdirs(FREE "/alias"));
@@ -785,7 +785,7 @@ TEST_F(e2e, G4_abi_table_json)
 }
 
 /* A path too long for the kernel is the user's mistake (exit 2), and the
-   message keeps its fix however long the path (issue 18's bad inputs). */
+   message keeps its fix however long the path. */
 TEST_F(e2e, G4_over_long_paths_are_bad_input)
 {
 	char component[300], path[4300];

@@ -131,7 +131,7 @@ TEST_F(plan, A1_nothing_restricted_everything_allowed)
 
 	ASSERT_EQ(0, jr2_plan_build(&v, 7, &p, &err));
 	ASSERT_EQ(1, p.n_rules);
-	/* All but making device nodes, withheld everywhere (issue 17). */
+	/* All but making device nodes, withheld everywhere. */
 	EXPECT_EQ(jr2_abi_fs_rights(7) &
 		      ~(JR2_ACCESS_FS_MAKE_CHAR | JR2_ACCESS_FS_MAKE_BLOCK),
 		  rule_of(&p, "/"));
@@ -480,7 +480,7 @@ TEST_F(config, G4_defaults)
 	jr2_policy_free(&policy);
 }
 
-/* Issue 11: the CA bundles of jr2's trust variables, and no more. */
+/* The CA bundles of jr2's trust variables, and no more. */
 TEST_F(config, G4_defaults_ca_bundles_from_environment)
 {
 	struct jr2_policy policy;

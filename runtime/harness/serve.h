@@ -128,6 +128,7 @@ struct harness {
 
 extern struct harness harness;
 
+/* start.c: the start transaction */
 void made_file(const char *path);
 void start_act(const struct serve_options *opts);
 void start_check(const struct serve_options *opts);

@@ -4,7 +4,6 @@
  * review (rules) and the ABI table for other tools (abi-table).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +13,12 @@
 
 #include "abi.h"
 #include "confine_step.h"
+#include "die.h"
 #include "json.h"
 #include "landlock_uapi.h"
 #include "policy.h"
 
-#define PROG		    "jr2-confine"
-#define EXIT_USAGE	    2
-#define EXIT_CANNOT_CONFINE 125
-#define EXIT_CANNOT_EXEC    126
-#define EXIT_NOT_FOUND	    127
+#define PROG "jr2-confine"
 
 static const char usage_text[] =
     "Usage: " PROG " COMMAND [OPTIONS]\n"
@@ -62,25 +58,10 @@ static const char usage_text[] =
     "\n"
     "See jr2-confine(1).\n";
 
-/* The one error path: one line that names the input, the value, the fix. */
-static void die(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn));
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
-
 /* A library error: bad input (2), or confinement impossible (125). */
-#define die_err(err)                                                   \
-	die((err)->bad_input ? EXIT_USAGE : EXIT_CANNOT_CONFINE, "%s", \
-	    (err)->msg)
+#define die_err(err)                                                        \
+	jr2_die((err)->bad_input ? JR2_EXIT_USAGE : JR2_EXIT_REFUSED, "%s", \
+		(err)->msg)
 
 struct options {
 	const char *command;
@@ -108,8 +89,8 @@ static const char *flag_value(char **argv, int argc, int *i, const char *flag)
 	if (argv[*i][len])
 		return NULL;
 	if (*i + 1 >= argc)
-		die(EXIT_USAGE, "%s needs a value: write '%s VALUE'", flag,
-		    flag);
+		jr2_die(JR2_EXIT_USAGE, "%s needs a value: write '%s VALUE'",
+			flag, flag);
 	return argv[++*i];
 }
 
@@ -130,15 +111,15 @@ static void parse(int argc, char **argv, struct options *o)
 		}
 		if (!strcmp(arg, "--")) {
 			if (strcmp(o->command, "run"))
-				die(EXIT_USAGE,
-				    "'%s' takes no command after '--': "
-				    "see '" PROG " --help'",
-				    o->command);
+				jr2_die(JR2_EXIT_USAGE,
+					"'%s' takes no command after '--': "
+					"see '" PROG " --help'",
+					o->command);
 			if (i + 1 >= argc)
-				die(EXIT_USAGE,
-				    "run: no command after '--': write "
-				    "'" PROG " run [OPTIONS] -- CMD "
-				    "[ARG]...'");
+				jr2_die(JR2_EXIT_USAGE,
+					"run: no command after '--': write "
+					"'" PROG " run [OPTIONS] -- CMD "
+					"[ARG]...'");
 			o->cmd = &argv[i + 1];
 			return;
 		}
@@ -173,36 +154,39 @@ static void parse(int argc, char **argv, struct options *o)
 			long fd;
 
 			if (jr2_parse_number(v, 3, 65535, &fd))
-				die(EXIT_USAGE,
+				jr2_die(
+				    JR2_EXIT_USAGE,
 				    "--pass-fd '%s': give a descriptor number "
 				    "from 3 to 65535 (0-2 always pass)",
 				    v);
 			if (o->n_pass_fds >= JR2_STEP_MAX_FDS)
-				die(EXIT_USAGE,
+				jr2_die(
+				    JR2_EXIT_USAGE,
 				    "--pass-fd %s: more than %d descriptors; "
 				    "pass fewer",
 				    v, JR2_STEP_MAX_FDS);
 			o->pass_fds[o->n_pass_fds++] = (int)fd;
 		} else if (arg[0] == '-') {
-			die(EXIT_USAGE,
-			    "unknown flag '%s' for '%s': see '" PROG " --help'",
-			    arg, o->command);
+			jr2_die(JR2_EXIT_USAGE,
+				"unknown flag '%s' for '%s': see '" PROG
+				" --help'",
+				arg, o->command);
 		} else if (!strcmp(o->command, "run")) {
-			die(EXIT_USAGE,
-			    "run: missing '--' before '%s': write '" PROG
-			    " run [OPTIONS] -- CMD [ARG]...'",
-			    arg);
+			jr2_die(JR2_EXIT_USAGE,
+				"run: missing '--' before '%s': write '" PROG
+				" run [OPTIONS] -- CMD [ARG]...'",
+				arg);
 		} else {
-			die(EXIT_USAGE,
-			    "'%s' takes no argument '%s': see '" PROG
-			    " --help'",
-			    o->command, arg);
+			jr2_die(JR2_EXIT_USAGE,
+				"'%s' takes no argument '%s': see '" PROG
+				" --help'",
+				o->command, arg);
 		}
 	}
 	if (!strcmp(o->command, "run"))
-		die(EXIT_USAGE,
-		    "run: missing '--' and the command: write '" PROG
-		    " run [OPTIONS] -- CMD [ARG]...'");
+		jr2_die(JR2_EXIT_USAGE,
+			"run: missing '--' and the command: write '" PROG
+			" run [OPTIONS] -- CMD [ARG]...'");
 }
 
 static void probe(const struct options *o, struct jr2_abi *abi)
@@ -211,7 +195,7 @@ static void probe(const struct options *o, struct jr2_abi *abi)
 	int cap = jr2_abi_cap(o->max_abi, msg, sizeof(msg));
 
 	if (cap < 0)
-		die(EXIT_USAGE, "%s", msg);
+		jr2_die(JR2_EXIT_USAGE, "%s", msg);
 	jr2_abi_probe(abi, cap);
 }
 
@@ -637,8 +621,8 @@ static int cmd_run(const struct options *o)
 	if (jr2_policy_compile(&o->policy, compile_abi(&abi), &plan, &err))
 		die_err(&err);
 	if (jr2_abi_verdict(&abi) != JR2_VERDICT_ACCEPT)
-		die(EXIT_CANNOT_CONFINE, "refusing to confine: %s",
-		    jr2_verdict_reason(&abi, reason, sizeof(reason)));
+		jr2_die(JR2_EXIT_REFUSED, "refusing to confine: %s",
+			jr2_verdict_reason(&abi, reason, sizeof(reason)));
 	/* Fail closed: the default protected dir must be a real dir. */
 	if (o->policy.defaults) {
 		const char *state = NULL;
@@ -650,7 +634,8 @@ static int cmd_run(const struct options *o)
 		else if (!S_ISDIR(st.st_mode))
 			state = "not a dir";
 		if (state)
-			die(EXIT_CANNOT_CONFINE,
+			jr2_die(
+			    JR2_EXIT_REFUSED,
 			    "the default protected dir " JR2_DEFAULT_PROTECTED
 			    " is %s: refusing to run with nothing protected; "
 			    "create it as a real dir, or name the policy "
@@ -673,19 +658,21 @@ static int cmd_run(const struct options *o)
 			step.helpers);
 	execvp(o->cmd[0], o->cmd);
 	exec_errno = errno;
-	die(exec_errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,
-	    "cannot run '%s': %s: check the command's name and mode", o->cmd[0],
-	    strerror(exec_errno));
+	jr2_die(exec_errno == ENOENT ? JR2_EXIT_NOT_FOUND
+				     : JR2_EXIT_CANNOT_EXEC,
+		"cannot run '%s': %s: check the command's name and mode",
+		o->cmd[0], strerror(exec_errno));
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = {0};
 
+	jr2_die_init(PROG);
 	if (argc < 2)
-		die(EXIT_USAGE,
-		    "no command: give check, run, rules or abi-table "
-		    "(see '" PROG " --help')");
+		jr2_die(JR2_EXIT_USAGE,
+			"no command: give check, run, rules or abi-table "
+			"(see '" PROG " --help')");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage_text, stdout);
 		return 0;
@@ -698,10 +685,10 @@ int main(int argc, char **argv)
 	o.command = argv[1];
 	if (strcmp(o.command, "check") && strcmp(o.command, "run") &&
 	    strcmp(o.command, "rules") && strcmp(o.command, "abi-table"))
-		die(EXIT_USAGE,
-		    "unknown command '%s': give check, run, rules or "
-		    "abi-table (see '" PROG " --help')",
-		    o.command);
+		jr2_die(JR2_EXIT_USAGE,
+			"unknown command '%s': give check, run, rules or "
+			"abi-table (see '" PROG " --help')",
+			o.command);
 	jr2_policy_init(&o.policy);
 	parse(argc, argv, &o);
 	if (!o.policy_given)

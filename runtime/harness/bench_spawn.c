@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "die.h"
 #include "request.h"
 
 #define ROOT	  "/mnt/jr2-bench"
@@ -44,21 +45,15 @@ enum way { FORK_EXEC, SPAWNER, SPAWNER_SECRET, CONFINE, BWRAP, WAYS };
 static const char *const way_names[WAYS] = {
     "fork+exec", "spawner", "spawner+secret", "jr2-confine run", "bwrap"};
 
-/* The harness under test: stopped by die() too, so that none is left. */
+/* The harness under test: stopped before any error exit, so none is left. */
 static pid_t harness_pid;
 
-static void die(const char *what, const char *value)
+static void stop_harness(void)
 {
-	int saved = errno;
-
 	if (harness_pid > 0) {
 		kill(harness_pid, SIGTERM);
 		waitpid(harness_pid, NULL, 0);
 	}
-
-	fprintf(stderr, "bench_spawn: %s '%s': %s\n", what, value,
-		strerror(saved));
-	exit(1);
 }
 
 static double now_us(void)
@@ -75,14 +70,14 @@ static void run_and_reap(char *const argv[])
 	pid_t pid = fork();
 
 	if (pid < 0)
-		die("cannot fork for", argv[0]);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot fork for", argv[0]);
 	if (pid == 0) {
 		execv(argv[0], argv);
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
-		die("a start failed:", argv[0]);
+		jr2_die_path(JR2_EXIT_FAILURE, "a start failed:", argv[0]);
 }
 
 /* One start through the harness: request, "started", "exit 0". */
@@ -96,18 +91,21 @@ static void through_spawner(const struct jr2_msg *request)
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control.sock",
 		 PROTECTED);
 	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)))
-		die("cannot connect to", addr.sun_path);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot connect to",
+			     addr.sun_path);
 	if (jr2_send_msg(sock, request->buf, request->len, stdio, 3))
-		die("cannot send to", addr.sun_path);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot send to", addr.sun_path);
 	for (int i = 0; i < 2; i++) {
 		ssize_t n = recv(sock, answer, sizeof(answer) - 1, 0);
 
 		if (n <= 0)
-			die("no answer from", addr.sun_path);
+			jr2_die_path(JR2_EXIT_FAILURE, "no answer from",
+				     addr.sun_path);
 		answer[n] = '\0';
 	}
 	if (strcmp(answer, "exit 0\n"))
-		die("the program did not exit 0:", answer);
+		jr2_die_path(JR2_EXIT_FAILURE,
+			     "the program did not exit 0:", answer);
 	close(sock);
 }
 
@@ -163,16 +161,17 @@ static void start_harness(const char *harness, char *bearer, size_t size)
 	FILE *file;
 
 	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
-		die("cannot unshare (run as root)", "CLONE_NEWNS");
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot unshare (run as root)",
+			     "CLONE_NEWNS");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    (mkdir(ROOT, 0755) && errno != EEXIST) ||
 	    mount("jr2-bench", ROOT, "tmpfs", 0, "size=8m"))
-		die("cannot mount a tmpfs on", ROOT);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot mount a tmpfs on", ROOT);
 	/* One Held secret; the config lies in a read-only tree (E4). */
 	if (mkdir(ETC, 0755) || !(file = fopen(CONFIG, "we")) ||
 	    fprintf(file, "secret BENCH_TOKEN\nread-only %s\n", ETC) < 0 ||
 	    fclose(file))
-		die("cannot write", CONFIG);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot write", CONFIG);
 	harness_pid = fork();
 	if (harness_pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
@@ -187,7 +186,8 @@ static void start_harness(const char *harness, char *bearer, size_t size)
 		usleep(5000);
 	file = fopen(PROTECTED "/control.bearer", "re");
 	if (!file || !fgets(bearer, (int)size, file))
-		die("cannot read the bearer of", PROTECTED);
+		jr2_die_path(JR2_EXIT_FAILURE, "cannot read the bearer of",
+			     PROTECTED);
 	fclose(file);
 	bearer[strcspn(bearer, "\n")] = '\0';
 }
@@ -248,6 +248,8 @@ int main(int argc, char **argv)
 	char bearer[256] = "";
 	struct jr2_msg request, with_secret;
 
+	jr2_die_init("bench_spawn");
+	jr2_die_set_cleanup(stop_harness);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--harness") && i + 1 < argc)
 			harness = argv[++i];
@@ -262,7 +264,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!harness || !confine || n < ROUND)
-		die("missing --harness/--confine or -n below", "25");
+		jr2_die_path(JR2_EXIT_FAILURE,
+			     "missing --harness/--confine or -n below", "25");
 	confine_argv[0] = (char *)confine;
 	start_harness(harness, bearer, sizeof(bearer));
 	exec_request(&request, bearer, NULL);
@@ -271,7 +274,8 @@ int main(int argc, char **argv)
 	for (int w = 0; w < WAYS; w++) {
 		samples[w] = calloc((size_t)n, sizeof(double));
 		if (!samples[w])
-			die("out of memory for", "samples");
+			jr2_die_path(JR2_EXIT_FAILURE, "out of memory for",
+				     "samples");
 	}
 	/* Warm-up, then rounds: each way ROUND starts in turn. */
 	run_and_reap(fork_argv);

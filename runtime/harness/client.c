@@ -21,17 +21,18 @@ static int connect_control(const char *protected_dir)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		die(JR2_EXIT_REFUSED, "cannot make a socket for",
-		    protected_dir);
+		jr2_die_path(JR2_EXIT_REFUSED, "cannot make a socket for",
+			     protected_dir);
 	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s",
 			     protected_dir,
 			     JR2_CONTROL_SOCKET) >= sizeof(addr.sun_path))
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--root: the control socket path under '%s' is too "
 			"long; use a shorter root",
 			protected_dir);
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
-		die(JR2_EXIT_REFUSED,
+		jr2_die_path(
+		    JR2_EXIT_REFUSED,
 		    "cannot connect to the harness (is `jr2-harness serve` "
 		    "running?) at",
 		    addr.sun_path);
@@ -52,8 +53,9 @@ static void add_bearer(struct jr2_msg *msg, const struct client_options *opts,
 			 JR2_BEARER_FILE);
 	file = fopen(path, "re");
 	if (!file)
-		die(JR2_EXIT_REFUSED,
-		    "cannot read the bearer file (--bearer-file)", path);
+		jr2_die_path(JR2_EXIT_REFUSED,
+			     "cannot read the bearer file (--bearer-file)",
+			     path);
 	if (!fgets(line, sizeof(line), file))
 		line[0] = '\0';
 	fclose(file);
@@ -68,17 +70,17 @@ static void send_request(int fd, struct jr2_msg *msg, const int *fds,
 	int ret;
 
 	if (msg->failed)
-		die_msg(JR2_EXIT_REFUSED, "out of memory building the request");
+		jr2_die(JR2_EXIT_REFUSED, "out of memory building the request");
 	if (msg->len > JR2_REQ_MAX_BYTES)
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"the request is %zu bytes, more than %d; pass fewer or "
 			"shorter arguments",
 			msg->len, JR2_REQ_MAX_BYTES);
 	ret = jr2_send_msg(fd, msg->buf, msg->len, fds, n_fds);
 	if (ret) {
 		errno = -ret;
-		die(JR2_EXIT_REFUSED, "cannot send the request to",
-		    "the harness");
+		jr2_die_path(JR2_EXIT_REFUSED, "cannot send the request to",
+			     "the harness");
 	}
 	jr2_msg_free(msg);
 }
@@ -92,10 +94,10 @@ static ssize_t read_answer(int fd, char *buf, size_t size)
 		len = recv(fd, buf, size - 1, 0);
 	} while (len < 0 && errno == EINTR);
 	if (len < 0)
-		die(JR2_EXIT_REFUSED, "cannot read the answer of",
-		    "the harness");
+		jr2_die_path(JR2_EXIT_REFUSED, "cannot read the answer of",
+			     "the harness");
 	if (len == 0)
-		die_msg(JR2_EXIT_REFUSED, "the harness closed the connection "
+		jr2_die(JR2_EXIT_REFUSED, "the harness closed the connection "
 					  "without an answer; see its log");
 	buf[len] = '\0';
 	return len;
@@ -107,7 +109,7 @@ static void answer_failed(const char *buf)
 	int err = 0, used = 0;
 
 	if (!strncmp(buf, "refused ", 8))
-		die_msg(JR2_EXIT_REFUSED, "the harness refused: %s", buf + 8);
+		jr2_die(JR2_EXIT_REFUSED, "the harness refused: %s", buf + 8);
 	if (sscanf(buf, "error %d %n", &err, &used) == 1 && used > 0) {
 		fprintf(stderr, "jr2-harness: %s", buf + used);
 		/* The spawner's step "chdir": the --cwd folder (man page). */
@@ -117,7 +119,7 @@ static void answer_failed(const char *buf)
 			exit(127);
 		exit(err == EACCES || err == ENOEXEC ? 126 : JR2_EXIT_REFUSED);
 	}
-	die_msg(JR2_EXIT_REFUSED, "unexpected answer of the harness: '%.200s'",
+	jr2_die(JR2_EXIT_REFUSED, "unexpected answer of the harness: '%.200s'",
 		buf);
 }
 
@@ -130,7 +132,8 @@ int client_exec(const struct client_options *opts, char **argv)
 
 	jr2_protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
 	if (!opts->cwd && !getcwd(cwd, sizeof(cwd)))
-		die(JR2_EXIT_REFUSED, "cannot read the current folder", ".");
+		jr2_die_path(JR2_EXIT_REFUSED, "cannot read the current folder",
+			     ".");
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", "exec");
 	add_bearer(&msg, opts, protected_dir);

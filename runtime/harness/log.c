@@ -364,12 +364,12 @@ void start_log(void)
 	int err = jr2_log_start();
 
 	if (err)
-		die_msg(1,
+		jr2_die(1,
 			"cannot make the log's writer thread: %s; without it a "
 			"program that stops the log's reader (a terminal it "
 			"shares) would stop the harness; raise the limit of "
 			"tasks (ulimit -u, the cgroup's pids.max) or free "
 			"memory",
 			strerror(-err));
-	die_set_writer(die_to_log);
+	jr2_die_set_writer(die_to_log);
 }

@@ -32,7 +32,8 @@ void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_tick(long long now);
 /* Milliseconds until the first window with dropped lines is over; -1: none. */
 int log_wait_ms(long long now);
-/* Starts the writer (jr2_log_start) and sends die()'s line through it. */
+/* Starts the writer (jr2_log_start) and sends jr2_die_path()'s line through it.
+ */
 void start_log(void);
 
 #endif /* JR2_HARNESS_LOG_H */

@@ -55,7 +55,7 @@ static long parse_number(const char *flag, const char *value, long min,
 	long n;
 
 	if (jr2_parse_number(value, min, max, &n))
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' is not a number from %ld to %ld; give one",
 			flag, value, min, max);
 	return n;
@@ -65,7 +65,7 @@ static long parse_number(const char *flag, const char *value, long min,
 static const char *flag_value(int argc, char **argv, int *i)
 {
 	if (*i + 1 >= argc)
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"%s needs a value; see jr2-harness --help", argv[*i]);
 	return argv[++*i];
 }
@@ -74,7 +74,7 @@ static const char *flag_value(int argc, char **argv, int *i)
 static void check_root(const char *root)
 {
 	if (root[0] != '/')
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--root '%s' is relative; give an absolute path", root);
 	for (const char *p = root; *p;) {
 		size_t len;
@@ -84,7 +84,7 @@ static void check_root(const char *root)
 		len = strcspn(p, "/");
 		if ((len == 1 && p[0] == '.') ||
 		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"--root '%s' has a '%.*s' component; give the "
 				"path without '.' or '..'",
 				root, (int)len, p);
@@ -135,7 +135,7 @@ static int run_serve(int argc, char **argv)
 			    "--start-env-fd", flag_value(argc, argv, &i), 3,
 			    1 << 20);
 		else
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"serve: unknown argument '%s'; see jr2-harness "
 				"--help",
 				argv[i]);
@@ -143,7 +143,7 @@ static int run_serve(int argc, char **argv)
 	/* The ABI cap: --max-abi, else JR2_MAX_ABI (jr2-confine's code). */
 	opts.max_abi = jr2_abi_cap(max_abi, msg, sizeof(msg));
 	if (opts.max_abi < 0)
-		die_msg(JR2_EXIT_USAGE, "%s", msg);
+		jr2_die(JR2_EXIT_USAGE, "%s", msg);
 	check_root(opts.root);
 	serve(&opts);
 }
@@ -162,14 +162,14 @@ static int run_client(int argc, char **argv, bool exec)
 			opts.cwd = flag_value(argc, argv, &i);
 		} else if (exec && !strcmp(argv[i], "--secret")) {
 			if (opts.n_secrets == 32)
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"--secret given more than 32 times; "
 					"list fewer");
 			opts.secrets[opts.n_secrets] =
 			    flag_value(argc, argv, &i);
 			if (!jr2_env_name(opts.secrets[opts.n_secrets],
 					  strlen(opts.secrets[opts.n_secrets])))
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"--secret '%s' is not a secret's name "
 					"([A-Za-z_][A-Za-z0-9_]*); give the "
 					"name only, e.g. --secret GH_TOKEN",
@@ -177,14 +177,14 @@ static int run_client(int argc, char **argv, bool exec)
 			opts.n_secrets++;
 		} else if (exec && !strcmp(argv[i], "--pass-fd")) {
 			if (opts.n_pass_fds == 13)
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"--pass-fd given more than 13 times; "
 					"pass fewer");
 			opts.pass_fds[opts.n_pass_fds] = (int)parse_number(
 			    "--pass-fd", flag_value(argc, argv, &i), 0,
 			    1 << 20);
 			if (fcntl(opts.pass_fds[opts.n_pass_fds], F_GETFD) < 0)
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"--pass-fd %d is not an open "
 					"descriptor of this process; open it "
 					"(e.g. 3<FILE) or drop the flag",
@@ -196,7 +196,7 @@ static int run_client(int argc, char **argv, bool exec)
 			i++;
 			break;
 		} else {
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"%s: unknown argument '%s'%s; see jr2-harness "
 				"--help",
 				argv[1], argv[i],
@@ -205,16 +205,16 @@ static int run_client(int argc, char **argv, bool exec)
 	}
 	check_root(opts.root);
 	if (opts.cwd && opts.cwd[0] != '/')
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--cwd '%s' is relative; give an absolute path",
 			opts.cwd);
 	if (!exec)
 		return client_status(&opts);
 	if (i >= argc || strcmp(argv[i - 1], "--"))
-		die_msg(JR2_EXIT_USAGE, "exec: no command; write jr2-harness "
+		jr2_die(JR2_EXIT_USAGE, "exec: no command; write jr2-harness "
 					"exec [OPTIONS] -- CMD [ARG]...");
 	if (!argv[i][0])
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"exec: the command after -- is empty (''); name a "
 			"program");
 	return client_exec(&opts, argv + i);
@@ -222,8 +222,9 @@ static int run_client(int argc, char **argv, bool exec)
 
 int main(int argc, char **argv)
 {
+	jr2_die_init("jr2-harness");
 	if (argc < 2)
-		die_msg(JR2_EXIT_USAGE, "no command; use serve, exec or status "
+		jr2_die(JR2_EXIT_USAGE, "no command; use serve, exec or status "
 					"(see jr2-harness --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
@@ -240,7 +241,7 @@ int main(int argc, char **argv)
 		return run_client(argc, argv, true);
 	if (!strcmp(argv[1], "status"))
 		return run_client(argc, argv, false);
-	die_msg(JR2_EXIT_USAGE,
+	jr2_die(JR2_EXIT_USAGE,
 		"unknown command '%s'; use serve, exec or status (see "
 		"jr2-harness --help)",
 		argv[1]);

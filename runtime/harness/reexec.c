@@ -33,7 +33,7 @@ static void compose_own_environment(const struct jr2_env *start,
 	snprintf(home, sizeof(home), "%s/%s", harness.protected_dir,
 		 JR2_HARNESS_HOME);
 	if (jr2_env_compose_harness(start, &harness.cfg, home, own, dropped))
-		die(1, "cannot compose the environment", "(memory)");
+		jr2_die_path(1, "cannot compose the environment", "(memory)");
 }
 
 #define START_ENV_MEMFD "jr2-start-environment"
@@ -56,15 +56,17 @@ void reexec_with_own_environment(const struct serve_options *opts)
 	int fd = memfd_create(START_ENV_MEMFD, MFD_ALLOW_SEALING), argc = 0;
 
 	if (fd < 0)
-		die(1, "cannot make a memfd for", "the start environment");
+		jr2_die_path(1, "cannot make a memfd for",
+			     "the start environment");
 	for (char **e = environ; *e; e++)
 		if (write(fd, *e, strlen(*e) + 1) < 0)
-			die(1, "cannot write the start environment to",
-			    "memfd");
+			jr2_die_path(1, "cannot write the start environment to",
+				     "memfd");
 	if (fcntl(fd, F_ADD_SEALS, START_ENV_SEALS))
-		die(1, "cannot seal the memfd of", "the start environment");
+		jr2_die_path(1, "cannot seal the memfd of",
+			     "the start environment");
 	if (jr2_env_from_environ(&start, environ))
-		die(1, "cannot compose the environment", "(memory)");
+		jr2_die_path(1, "cannot compose the environment", "(memory)");
 	compose_own_environment(&start, &own, &dropped);
 	for (size_t i = 0; i < dropped.n; i++)
 		say("dropped '%s' from the harness's own environment: it loads "
@@ -75,7 +77,7 @@ void reexec_with_own_environment(const struct serve_options *opts)
 	args = calloc((size_t)argc + 3, sizeof(*args));
 	own_array = jr2_env_array(&own);
 	if (!args || !own_array)
-		die(1, "cannot compose the environment", "(memory)");
+		jr2_die_path(1, "cannot compose the environment", "(memory)");
 	memcpy(args, opts->argv, (size_t)argc * sizeof(*args));
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
 	args[argc] = "--start-env-fd";
@@ -84,8 +86,9 @@ void reexec_with_own_environment(const struct serve_options *opts)
 	 * reader takes them soon. */
 	jr2_log_flush(JR2_LOG_EXIT_MS);
 	execve("/proc/self/exe", args, own_array);
-	die(1, "cannot re-execute the harness with its own environment",
-	    "/proc/self/exe");
+	jr2_die_path(1,
+		     "cannot re-execute the harness with its own environment",
+		     "/proc/self/exe");
 }
 
 /* After the re-execution: the start environment back from the memfd. */
@@ -100,12 +103,14 @@ static void read_start_environment(int fd, struct jr2_env *start)
 			cap = cap ? cap * 2 : 65536;
 			text = realloc(text, cap);
 			if (!text)
-				die(1, "cannot read the start environment",
+				jr2_die_path(
+				    1, "cannot read the start environment",
 				    "memfd");
 		}
 		n = pread(fd, text + len, 4096, (off_t)len);
 		if (n < 0)
-			die(1, "cannot read the start environment", "memfd");
+			jr2_die_path(1, "cannot read the start environment",
+				     "memfd");
 		if (n == 0)
 			break;
 		len += (size_t)n;
@@ -117,7 +122,8 @@ static void read_start_environment(int fd, struct jr2_env *start)
 		char *argv1[] = {entry, NULL};
 
 		if (!entry || jr2_env_from_environ(start, argv1))
-			die(1, "cannot read the start environment", "memfd");
+			jr2_die_path(1, "cannot read the start environment",
+				     "memfd");
 		free(entry);
 		at += entry_len + 1;
 	}
@@ -159,7 +165,7 @@ void take_start_environment(int fd, struct jr2_env *start)
 	jr2_strings_free(&dropped);
 	return;
 refuse:
-	die_msg(JR2_EXIT_USAGE,
+	jr2_die(JR2_EXIT_USAGE,
 		"--start-env-fd is internal to jr2-harness (its re-execution "
 		"with its own environment, E2); start `jr2-harness serve` "
 		"without it");
@@ -172,7 +178,7 @@ void compose_environments(struct jr2_env *start)
 
 	if (jr2_env_compose_confined(start, &harness.cfg,
 				     &harness.confined_env))
-		die(1, "cannot compose the environment", "(memory)");
+		jr2_die_path(1, "cannot compose the environment", "(memory)");
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
 		char *eq = strchr(*e, '=');

@@ -120,7 +120,7 @@ int serve(const struct serve_options *opts)
 	start_check(opts);
 	start_act(opts);
 	/* An exit on an error leaves no secret on disk either. */
-	die_set_cleanup(remove_run_files);
+	jr2_die_set_cleanup(remove_run_files);
 	frozen_folders(frozen, sizeof(frozen));
 	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
 	    harness.protected_dir, (int)getpid(), harness.abi.in_force, frozen);
@@ -192,7 +192,7 @@ int serve(const struct serve_options *opts)
 		}
 		ready = poll(pfd, (nfds_t)n, timeout);
 		if (ready < 0 && errno != EINTR)
-			die(1, "poll failed in", "the main loop");
+			jr2_die_path(1, "poll failed in", "the main loop");
 		if (ready <= 0) {
 			expire_waiting(jr2_now_ms());
 			continue;

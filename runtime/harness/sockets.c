@@ -30,12 +30,13 @@ void refuse_second_harness(void)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		die(1, "cannot make a unix socket for", harness.protected_dir);
+		jr2_die_path(1, "cannot make a unix socket for",
+			     harness.protected_dir);
 	/* check_protected_dir: the path fits. */
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.80s/%s",
 		 harness.protected_dir, JR2_CONTROL_SOCKET);
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0)
-		die_msg(1,
+		jr2_die(1,
 			"another harness serves '%s' (its control socket "
 			"answers); stop it first or give another --root",
 			harness.protected_dir);
@@ -118,7 +119,7 @@ static int unix_socket(int type, const char *what)
 	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0)
-		die(1, "cannot make a unix socket for", what);
+		jr2_die_path(1, "cannot make a unix socket for", what);
 	return fd;
 }
 
@@ -138,25 +139,26 @@ void bind_abstract(void)
 		pid_t holder;
 
 		if (errno != EADDRINUSE)
-			die(1, "cannot bind the abstract socket",
-			    harness.abstract_name);
+			jr2_die_path(1, "cannot bind the abstract socket",
+				     harness.abstract_name);
 		holder =
 		    abstract_holder(harness.abstract_name, comm, sizeof(comm));
 		if (holder > 0)
-			die_msg(1,
+			jr2_die(1,
 				"the abstract socket '@%s' is taken by pid %d "
 				"(%s), maybe a program left by an earlier "
 				"harness; stop it (kill %d) and start again",
 				harness.abstract_name, (int)holder, comm,
 				(int)holder);
-		die_msg(1,
+		jr2_die(1,
 			"the abstract socket '@%s' is taken by a process of "
 			"this network namespace that /proc does not show; stop "
 			"it (see ss -xlp) and start again",
 			harness.abstract_name);
 	}
 	if (listen(fd, 64))
-		die(1, "cannot listen on the socket", harness.abstract_name);
+		jr2_die_path(1, "cannot listen on the socket",
+			     harness.abstract_name);
 	harness.abstract_fd = fd;
 }
 
@@ -170,16 +172,16 @@ static int bind_path(int type, const char *name, mode_t mode)
 	if ((size_t)snprintf(addr.sun_path, sizeof(addr.sun_path),
 			     "%.80s/%s.new", harness.protected_dir,
 			     name) >= sizeof(addr.sun_path))
-		die_msg(1, "socket path under '%s' too long",
+		jr2_die(1, "socket path under '%s' too long",
 			harness.protected_dir);
 	unlink(addr.sun_path);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)))
-		die(1, "cannot bind the socket", addr.sun_path);
+		jr2_die_path(1, "cannot bind the socket", addr.sun_path);
 	made_file(addr.sun_path);
 	if (chmod(addr.sun_path, mode))
-		die(1, "cannot chmod the socket", addr.sun_path);
+		jr2_die_path(1, "cannot chmod the socket", addr.sun_path);
 	if (listen(fd, 64))
-		die(1, "cannot listen on the socket", addr.sun_path);
+		jr2_die_path(1, "cannot listen on the socket", addr.sun_path);
 	return fd;
 }
 
@@ -203,9 +205,9 @@ void watch_signals(void)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		die(1, "cannot block signals", "SIGCHLD");
+		jr2_die_path(1, "cannot block signals", "SIGCHLD");
 	harness.signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (harness.signal_fd < 0)
-		die(1, "cannot make a signalfd for", "SIGCHLD");
+		jr2_die_path(1, "cannot make a signalfd for", "SIGCHLD");
 	signal(SIGPIPE, SIG_IGN);
 }

@@ -72,21 +72,21 @@ static void make_private_dir(const char *path)
 	if (mkdir(path, 0700) == 0)
 		made_dir(path);
 	else if (errno != EEXIST)
-		die(1, "cannot make the protected dir", path);
+		jr2_die_path(1, "cannot make the protected dir", path);
 	if (lstat(path, &st))
-		die(1, "cannot stat the protected dir", path);
+		jr2_die_path(1, "cannot stat the protected dir", path);
 	if (!S_ISDIR(st.st_mode))
-		die_msg(1,
+		jr2_die(1,
 			"protected dir '%s' exists and is not a directory (a "
 			"symlink?); remove it",
 			path);
 	if (st.st_uid != geteuid())
-		die_msg(1,
+		jr2_die(1,
 			"protected dir '%s' is owned by uid %u, not by the "
 			"harness (uid %u); remove it or chown it",
 			path, (unsigned int)st.st_uid, (unsigned int)geteuid());
 	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700))
-		die(1, "cannot chmod 0700 the protected dir", path);
+		jr2_die_path(1, "cannot chmod 0700 the protected dir", path);
 }
 
 /*
@@ -130,11 +130,11 @@ static void check_root_exists(const char *root, bool make_root)
 		return; /* not a folder, a symlink: check_no_symlink says */
 	quoted_path(root, shown, sizeof(shown));
 	if (errno == ENOENT)
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--root %s does not exist; make it first (mkdir -p "
 			"-- %s) or add --make-root",
 			shown, shown);
-	die_msg(JR2_EXIT_USAGE, "--root %s: %s; give an existing folder", shown,
+	jr2_die(JR2_EXIT_USAGE, "--root %s: %s; give an existing folder", shown,
 		strerror(errno));
 }
 
@@ -145,13 +145,13 @@ static void check_protected_dir(const char *root)
 
 	if (strlen(harness.protected_dir) + 32 >
 	    sizeof(((struct sockaddr_un *)0)->sun_path))
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--root '%s' is too long for a unix socket path under "
 			"it; use a shorter root",
 			root);
 	check_no_symlink("--root", harness.protected_dir);
 	if (lstat(harness.protected_dir, &st) == 0 && st.st_uid != geteuid())
-		die_msg(1,
+		jr2_die(1,
 			"protected dir '%s' is owned by uid %u, not by the "
 			"harness (uid %u); remove it or chown it",
 			harness.protected_dir, (unsigned int)st.st_uid,
@@ -169,7 +169,8 @@ static void make_protected_dir(void)
 		if (mkdir(harness.protected_dir, 0755) == 0)
 			made_dir(harness.protected_dir);
 		else if (errno != EEXIST)
-			die(1, "cannot make the folder", harness.protected_dir);
+			jr2_die_path(1, "cannot make the folder",
+				     harness.protected_dir);
 		*slash = '/';
 	}
 	make_private_dir(harness.protected_dir);
@@ -190,7 +191,7 @@ static void load_config(const char *path)
 	text = jr2_config_read("--config", path, &err);
 	if (!text ||
 	    jr2_config_parse(&harness.cfg, text, strlen(text), path, &err))
-		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1, "%s", err.msg);
+		jr2_die(err.bad_input ? JR2_EXIT_USAGE : 1, "%s", err.msg);
 	free(text);
 }
 
@@ -208,7 +209,7 @@ static void make_policy(const char *root)
 	}
 	if (jr2_policy_add_protected(&harness.policy, harness.protected_dir,
 				     &err))
-		die_msg(JR2_EXIT_USAGE, "%s", err.msg);
+		jr2_die(JR2_EXIT_USAGE, "%s", err.msg);
 	/* Each configured folder must be there: the spawner would fail. */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct jr2_paths *paths =
@@ -218,7 +219,7 @@ static void make_policy(const char *root)
 			const char *path = paths->v[i];
 
 			if (stat(path, &st) || (!pass && !S_ISDIR(st.st_mode)))
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"config '%s': %s '%s' %s; make it or "
 					"remove the line",
 					harness.config_path,
@@ -230,7 +231,7 @@ static void make_policy(const char *root)
 							    path, &err)
 				 : jr2_policy_add_protected(&harness.policy,
 							    path, &err))
-				die_msg(JR2_EXIT_USAGE, "%s", err.msg);
+				jr2_die(JR2_EXIT_USAGE, "%s", err.msg);
 		}
 	}
 }
@@ -242,7 +243,7 @@ static void compile_policy(void)
 
 	if (jr2_policy_compile(&harness.policy, harness.abi.in_force,
 			       &harness.plan, &err))
-		die_msg(err.bad_input ? JR2_EXIT_USAGE : 1,
+		jr2_die(err.bad_input ? JR2_EXIT_USAGE : 1,
 			"the policy does not compile, so no program could run: "
 			"%s",
 			err.msg);
@@ -261,7 +262,7 @@ static void read_bearer(const char *bearer_file)
 	bearer = read_small_file(bearer_file, "--bearer-file");
 	len = strcspn(bearer, "\r\n");
 	if (len < 16)
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"--bearer-file '%s' holds %zu characters on its first "
 			"line; write a secret of at least 16",
 			bearer_file, len);
@@ -281,10 +282,10 @@ static void write_new_file(const char *path, const char *text)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
 	if (fd < 0)
-		die(1, "cannot write the file", tmp);
+		jr2_die_path(1, "cannot write the file", tmp);
 	made_file(tmp);
 	if (dprintf(fd, "%s", text) < 0 || close(fd))
-		die(1, "cannot write the file", tmp);
+		jr2_die_path(1, "cannot write the file", tmp);
 }
 
 static void make_secrets(bool make_bearer)
@@ -294,7 +295,7 @@ static void make_secrets(bool make_bearer)
 
 	if (ret) {
 		errno = -ret;
-		die(1, "cannot make the Stand-ins", "getrandom");
+		jr2_die_path(1, "cannot make the Stand-ins", "getrandom");
 	}
 	snprintf(path, sizeof(path), "%s/%s.new", harness.protected_dir,
 		 JR2_STANDINS_FILE);
@@ -302,7 +303,7 @@ static void make_secrets(bool make_bearer)
 	ret = jr2_standins_write(&harness.standins, path);
 	if (ret) {
 		errno = -ret;
-		die(1, "cannot write the Stand-ins file", path);
+		jr2_die_path(1, "cannot write the Stand-ins file", path);
 	}
 	made_file(path);
 	if (!make_bearer)
@@ -311,7 +312,7 @@ static void make_secrets(bool make_bearer)
 	ret = jr2_random_token(token);
 	if (ret) {
 		errno = -ret;
-		die(1, "cannot make the bearer", "getrandom");
+		jr2_die_path(1, "cannot make the bearer", "getrandom");
 	}
 	jr2_sha256(token, strlen(token), harness.bearer_digest);
 	harness.bearer_made = true;
@@ -356,7 +357,7 @@ static void refuse_leftover_programs(void)
 		snprintf(kill_list + kused, sizeof(kill_list) - kused, " %d",
 			 (int)pids[i]);
 	}
-	die_msg(1,
+	jr2_die(1,
 		"refusing to start: %zu program(s) an earlier harness on '%s' "
 		"started still run under its policy, which this config does "
 		"not change: %s%s; end them first (kill%s%s)",
@@ -373,11 +374,11 @@ static void commit_files(void)
 
 		snprintf(final, sizeof(final), "%.*s", (int)len, U.files[i]);
 		if (rename(U.files[i], final))
-			die(1, "cannot rename into place", U.files[i]);
+			jr2_die_path(1, "cannot rename into place", U.files[i]);
 	}
 	U.n_files = 0;
 	U.n_dirs = 0;
-	die_set_cleanup(NULL);
+	jr2_die_set_cleanup(NULL);
 }
 
 /*
@@ -451,7 +452,7 @@ void start_check(const struct serve_options *opts)
 	if (jr2_abi_verdict(&harness.abi) != JR2_VERDICT_ACCEPT) {
 		char reason[512];
 
-		die_msg(
+		jr2_die(
 		    1, "refusing to start: %s",
 		    jr2_verdict_reason(&harness.abi, reason, sizeof(reason)));
 	}
@@ -472,7 +473,7 @@ void start_check(const struct serve_options *opts)
 	if (opts->config)
 		check_trusted_file("--config", opts->config, false);
 	if (jr2_crypto_init())
-		die_msg(1, "cannot start libsodium (sodium_init failed); "
+		jr2_die(1, "cannot start libsodium (sodium_init failed); "
 			   "check that getrandom or /dev/urandom works");
 	read_bearer(opts->bearer_file);
 	compose_environments(&start);
@@ -490,7 +491,7 @@ void start_check(const struct serve_options *opts)
 /* The acts of a start, each undone if a later one fails (undo_start). */
 void start_act(const struct serve_options *opts)
 {
-	die_set_cleanup(undo_start);
+	jr2_die_set_cleanup(undo_start);
 	make_protected_dir();
 	compile_policy();
 	open_sockets();
@@ -500,11 +501,11 @@ void start_act(const struct serve_options *opts)
 	 * need CAP_SYS_PTRACE, which no confined program has (spawner.c).
 	 */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
-		die(1, "cannot make the harness non-dumpable",
-		    "PR_SET_DUMPABLE");
+		jr2_die_path(1, "cannot make the harness non-dumpable",
+			     "PR_SET_DUMPABLE");
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-		die(1, "cannot become a child subreaper",
-		    "PR_SET_CHILD_SUBREAPER");
+		jr2_die_path(1, "cannot become a child subreaper",
+			     "PR_SET_CHILD_SUBREAPER");
 	watch_signals();
 	commit_files();
 }

@@ -25,19 +25,19 @@ char *read_small_file(const char *path, const char *what)
 	FILE *file = fopen(path, "re");
 
 	if (!file)
-		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
 			what, path, strerror(errno));
 	for (;;) {
 		if (len + 4096 + 1 > size) {
 			size = size ? size * 2 : 8192;
 			if (size > 1024 * 1024)
-				die_msg(JR2_EXIT_USAGE,
+				jr2_die(JR2_EXIT_USAGE,
 					"%s '%s' is larger than 1 MiB; give a "
 					"smaller file",
 					what, path);
 			text = realloc(text, size);
 			if (!text)
-				die(1, "out of memory reading", path);
+				jr2_die_path(1, "out of memory reading", path);
 		}
 		size_t n = fread(text + len, 1, 4096, file);
 
@@ -46,7 +46,7 @@ char *read_small_file(const char *path, const char *what)
 			break;
 	}
 	if (ferror(file))
-		die(JR2_EXIT_USAGE, what, path);
+		jr2_die_path(JR2_EXIT_USAGE, what, path);
 	fclose(file);
 	text[len] = '\0';
 	return text;
@@ -63,10 +63,10 @@ void check_read_file(const char *input, const char *path)
 	uid_t uid = harness.cfg.sandbox_uid;
 
 	if (!realpath(path, resolved))
-		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
 	if (jr2_path_in_sandbox_area(resolved))
-		die_msg(JR2_EXIT_USAGE,
+		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' (%s) is in a folder the sandbox writes "
 			"(/work, /tmp, /dev/shm, /home/jr2); move it into a "
 			"read-only tree of the policy (e.g. under /opt/jr2)",
@@ -112,12 +112,12 @@ void check_trusted_file(const char *input, const char *path, bool secret)
 	char resolved[PATH_MAX];
 
 	if (!realpath(path, resolved))
-		die_msg(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
 	if (within_any(resolved, &harness.policy.protect))
 		return;
 	if (secret)
-		die_msg(
+		jr2_die(
 		    JR2_EXIT_USAGE,
 		    "%s '%s' (%s) is outside every protected dir of the "
 		    "policy, so a confined program could read it (read-only "
@@ -127,7 +127,7 @@ void check_trusted_file(const char *input, const char *path, bool secret)
 		    input, path, resolved, harness.protected_dir);
 	if (within_any(resolved, &harness.policy.read_only))
 		return;
-	die_msg(JR2_EXIT_USAGE,
+	jr2_die(JR2_EXIT_USAGE,
 		"%s '%s' (%s) is outside every protected dir and read-only "
 		"tree of the policy, so a confined program could change it; "
 		"move it into one (e.g. under /opt/jr2 with the defaults) or "
@@ -148,18 +148,18 @@ void check_no_symlink(const char *input, const char *path)
 		if (lstat(prefix, &st)) {
 			if (errno == ENOENT)
 				return; /* made below, as a folder */
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"%s '%s': '%s': %s; give a path of existing "
 				"folders, each name at most 255 bytes",
 				input, path, prefix, strerror(errno));
 		}
 		if (S_ISLNK(st.st_mode))
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"%s '%s': '%s' is a symlink; give the real "
 				"path (see realpath)",
 				input, path, prefix);
 		if (!S_ISDIR(st.st_mode))
-			die_msg(JR2_EXIT_USAGE,
+			jr2_die(JR2_EXIT_USAGE,
 				"%s '%s': '%s' is not a folder; give a folder",
 				input, path, prefix);
 		if (!*p)

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +24,11 @@
 #include "attach.h"
 #include "audit.h"
 #include "denials.skel.h"
+#include "die.h"
 #include "format.h"
 #include "policy.h"
 
-#define EXIT_USAGE	  2
-#define EXIT_CANNOT_TRACE 3
-#define EXIT_NO_LANDLOCK  4
-#define POLL_MS		  100
+#define POLL_MS 100
 
 static const char usage[] =
     "usage: jr2-trace [--output FILE] [--verbose] [--avoid WAYS] "
@@ -70,21 +67,6 @@ static const char usage[] =
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
     "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
     "See jr2-trace(1).\n";
-
-static void __attribute__((noreturn, format(printf, 3, 4)))
-die(int status, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("jr2-trace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(err));
-	fputc('\n', stderr);
-	exit(status);
-}
 
 struct output {
 	FILE *file;
@@ -140,7 +122,8 @@ static long parse_number(const char *what, const char *text, long max)
 	long value;
 
 	if (jr2_parse_number(text, 1, max, &value))
-		die(EXIT_USAGE, 0,
+		jr2_die(
+		    JR2_EXIT_USAGE,
 		    "%s '%s' is not a number from 1 to %ld: give one, as in "
 		    "%s 1234",
 		    what, text, max, what);
@@ -151,17 +134,19 @@ static long parse_number(const char *what, const char *text, long max)
 static void __attribute__((noreturn)) bad_flag(const char *arg)
 {
 	if (arg[0] == '-' && arg[1] != '-' && optopt)
-		die(EXIT_USAGE, 0,
-		    "unknown flag '-%c' in '%s': see 'jr2-trace "
-		    "--help'",
-		    optopt, arg);
+		jr2_die(JR2_EXIT_USAGE,
+			"unknown flag '-%c' in '%s': see 'jr2-trace "
+			"--help'",
+			optopt, arg);
 	if (optopt)
-		die(EXIT_USAGE, 0,
-		    "flag '%.*s' takes no value: write it "
-		    "without '=%s'",
-		    (int)strcspn(arg, "="), arg,
-		    arg[strcspn(arg, "=")] ? arg + strcspn(arg, "=") + 1 : "");
-	die(EXIT_USAGE, 0, "unknown flag '%s': see 'jr2-trace --help'", arg);
+		jr2_die(JR2_EXIT_USAGE,
+			"flag '%.*s' takes no value: write it "
+			"without '=%s'",
+			(int)strcspn(arg, "="), arg,
+			arg[strcspn(arg, "=")] ? arg + strcspn(arg, "=") + 1
+					       : "");
+	jr2_die(JR2_EXIT_USAGE, "unknown flag '%s': see 'jr2-trace --help'",
+		arg);
 }
 
 /* "fexit,kprobe" -> bits (1 << JR2_HOW_*). */
@@ -182,7 +167,8 @@ static unsigned int parse_avoid(const char *text)
 		else if (!strcmp(way, "denial"))
 			avoid |= 1U << JR2_HOW_DENIAL;
 		else
-			die(EXIT_USAGE, 0,
+			jr2_die(
+			    JR2_EXIT_USAGE,
 			    "--avoid '%s': '%s' is not a way to attach: name "
 			    "denial, multi, fexit or kprobe, or a list "
 			    "(denial,multi)",
@@ -205,7 +191,8 @@ static __u64 parse_points(const char *text)
 		while (i < JR2_POINT_COUNT && strcmp(id, jr2_points[i].id))
 			i++;
 		if (i == JR2_POINT_COUNT)
-			die(EXIT_USAGE, 0,
+			jr2_die(
+			    JR2_EXIT_USAGE,
 			    "--points '%s': '%s' is not a point: name them as "
 			    "'jr2-trace --probe' lists them (file_open, "
 			    "path_mkdir, ...)",
@@ -213,10 +200,10 @@ static __u64 parse_points(const char *text)
 		points |= 1ULL << i;
 	}
 	if (!points)
-		die(EXIT_USAGE, 0,
-		    "--points '%s' names no point: name them as 'jr2-trace "
-		    "--probe' lists them (file_open, path_mkdir, ...)",
-		    text);
+		jr2_die(JR2_EXIT_USAGE,
+			"--points '%s' names no point: name them as 'jr2-trace "
+			"--probe' lists them (file_open, path_mkdir, ...)",
+			text);
 	return points;
 }
 
@@ -228,16 +215,16 @@ static pid_t start_command(char **argv, int *go_fd)
 	char byte;
 
 	if (pipe2(pipe_fds, O_CLOEXEC))
-		die(1, errno, "creating the start pipe");
+		jr2_die_errno(1, errno, "creating the start pipe");
 	pid = fork();
 	if (pid < 0)
-		die(1, errno, "forking '%s'", argv[0]);
+		jr2_die_errno(1, errno, "forking '%s'", argv[0]);
 	if (pid == 0) {
 		close(pipe_fds[1]);
 		if (read(pipe_fds[0], &byte, 1) != 1)
 			_exit(127); /* the tracer failed: never run untraced */
 		execvp(argv[0], argv);
-		die(127, errno, "running '%s'", argv[0]);
+		jr2_die_errno(127, errno, "running '%s'", argv[0]);
 	}
 	close(pipe_fds[0]);
 	*go_fd = pipe_fds[1];
@@ -262,21 +249,23 @@ static unsigned long long run_audit(pid_t pid, pid_t child, int go_fd,
 
 	jr2_abi_probe(&abi, 0);
 	if (abi.kernel < 7)
-		die(abi.kernel > 0 ? EXIT_CANNOT_TRACE : EXIT_NO_LANDLOCK, 0,
-		    "--audit: Landlock ABI %d < 7: this kernel writes no "
-		    "Landlock audit records (Linux 6.15 or newer does)",
-		    abi.kernel);
+		jr2_die(abi.kernel > 0 ? JR2_EXIT_CANNOT_TRACE
+				       : JR2_EXIT_NO_LANDLOCK,
+			"--audit: Landlock ABI %d < 7: this kernel writes no "
+			"Landlock audit records (Linux 6.15 or newer does)",
+			abi.kernel);
 	ret = jr2_audit_open(&audit, err, sizeof(err));
 	if (ret)
-		die(EXIT_CANNOT_TRACE, 0, "--audit: %s", err);
+		jr2_die(JR2_EXIT_CANNOT_TRACE, "--audit: %s", err);
 	if (audit.enabled_by_us)
 		fprintf(stderr, "jr2-trace: audit was off: on for this run\n");
 	if (child && write(go_fd, "g", 1) != 1)
-		die(1, errno, "starting the command of pid %d", child);
+		jr2_die_errno(1, errno, "starting the command of pid %d",
+			      child);
 	while (!stop_signal && alive(pid, child, status)) {
 		ret = jr2_audit_read(&audit, out->file, POLL_MS);
 		if (ret < 0)
-			die(1, -ret, "reading the audit socket");
+			jr2_die_errno(1, -ret, "reading the audit socket");
 		fflush(out->file);
 	}
 	/* kauditd sends records after the syscall: let the last ones come. */
@@ -304,8 +293,8 @@ static int probe(struct jr2_trace_opts *opts)
 	jr2_tracer_report(&tracer, stdout);
 	ret = !jr2_tracer_refusal(&tracer, why, sizeof(why))
 		  ? 0
-		  : (tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
-						     : EXIT_CANNOT_TRACE);
+		  : (tracer.kernel.landlock_abi <= 0 ? JR2_EXIT_NO_LANDLOCK
+						     : JR2_EXIT_CANNOT_TRACE);
 	jr2_tracer_close(&tracer);
 	return ret;
 }
@@ -335,6 +324,7 @@ int main(int argc, char **argv)
 	pid_t pid = 0, child = 0;
 	int opt, go_fd = -1, status = 0, ret;
 
+	jr2_die_init("jr2-trace");
 	opterr = 0; /* a bad flag gets one line, below */
 	while ((opt = getopt_long(argc, argv, "+:p:o:vh", options, NULL)) !=
 	       -1) {
@@ -353,7 +343,7 @@ int main(int argc, char **argv)
 			break;
 		case 'A':
 			if (jr2_abi_cap(optarg, err, sizeof(err)) < 0)
-				die(EXIT_USAGE, 0, "%s", err);
+				jr2_die(JR2_EXIT_USAGE, "%s", err);
 			max_abi = optarg;
 			break;
 		case 'v':
@@ -372,30 +362,32 @@ int main(int argc, char **argv)
 			printf("jr2-trace %s\n", JR2_VERSION);
 			return 0;
 		case ':':
-			die(EXIT_USAGE, 0, "%s needs a value: write '%s VALUE'",
-			    argv[optind - 1], argv[optind - 1]);
+			jr2_die(JR2_EXIT_USAGE,
+				"%s needs a value: write '%s VALUE'",
+				argv[optind - 1], argv[optind - 1]);
 		default:
 			bad_flag(argv[optind - 1]);
 		}
 	}
 	if (do_probe) {
 		if (pid || optind < argc)
-			die(EXIT_USAGE, 0,
-			    "--probe takes no --pid or command: run "
-			    "'jr2-trace --probe' alone");
+			jr2_die(JR2_EXIT_USAGE,
+				"--probe takes no --pid or command: run "
+				"'jr2-trace --probe' alone");
 		return probe(&opts);
 	}
 	if (!pid == !(optind < argc))
-		die(EXIT_USAGE, 0,
-		    "name what to trace: either --pid PID or -- CMD [ARGS] "
-		    "(see jr2-trace --help)");
+		jr2_die(JR2_EXIT_USAGE,
+			"name what to trace: either --pid PID or -- CMD [ARGS] "
+			"(see jr2-trace --help)");
 	if (output) {
 		out.file = fopen(output, "we");
 		if (!out.file)
-			die(1, errno, "opening --output '%s'", output);
+			jr2_die_errno(1, errno, "opening --output '%s'",
+				      output);
 	}
 	if (max_abi && setenv("JR2_MAX_ABI", max_abi, 1))
-		die(1, errno, "setting JR2_MAX_ABI '%s'", max_abi);
+		jr2_die_errno(1, errno, "setting JR2_MAX_ABI '%s'", max_abi);
 	if (!pid)
 		pid = child = start_command(argv + optind, &go_fd);
 	signal(SIGINT, on_stop);
@@ -418,11 +410,12 @@ int main(int argc, char **argv)
 	opts.root_tgid = pid;
 	ret = jr2_tracer_open(&tracer, &opts, err, sizeof(err));
 	if (ret)
-		die(EXIT_CANNOT_TRACE, 0, "cannot trace on this kernel: %s",
-		    err);
+		jr2_die(JR2_EXIT_CANNOT_TRACE,
+			"cannot trace on this kernel: %s", err);
 	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
-		die(tracer.kernel.landlock_abi <= 0 ? EXIT_NO_LANDLOCK
-						    : EXIT_CANNOT_TRACE,
+		jr2_die_errno(
+		    tracer.kernel.landlock_abi <= 0 ? JR2_EXIT_NO_LANDLOCK
+						    : JR2_EXIT_CANNOT_TRACE,
 		    0,
 		    "cannot trace on this kernel: %s (see jr2-trace --probe)",
 		    why);
@@ -430,17 +423,18 @@ int main(int argc, char **argv)
 	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,
 			      &out, NULL);
 	if (!rb)
-		die(1, errno, "opening the ring buffer of '%s'", "events");
+		jr2_die_errno(1, errno, "opening the ring buffer of '%s'",
+			      "events");
 	fprintf(stderr, "jr2-trace: tracing pid %d: %d points (%d by hook)%s\n",
 		pid, tracer.traced_points, tracer.landlock_points,
 		tracer.log_denial ? ", landlock_log_denial" : "");
 	if (child && write(go_fd, "g", 1) != 1)
-		die(1, errno, "starting '%s'", argv[optind]);
+		jr2_die_errno(1, errno, "starting '%s'", argv[optind]);
 	jr2_tracer_step("ready: ring buffer open, the command started");
 	while (!stop_signal && alive(pid, child, &status)) {
 		ret = ring_buffer__poll(rb, POLL_MS);
 		if (ret < 0 && ret != -EINTR)
-			die(1, -ret, "reading the ring buffer");
+			jr2_die_errno(1, -ret, "reading the ring buffer");
 		fflush(out.file);
 	}
 	ring_buffer__consume(rb);

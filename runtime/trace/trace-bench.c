@@ -9,8 +9,8 @@
  *                             reading; prints "deny N DENIED"
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +19,10 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "die.h"
 #include "landlock_uapi.h"
+#include "policy.h"
 #include "ruleset.h"
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("trace-bench: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(err));
-	fputc('\n', stderr);
-	exit(1);
-}
 
 /* Every right of this ABI handled; all of them granted beneath / or none. */
 static void confine(bool allow_all)
@@ -46,25 +33,29 @@ static void confine(bool allow_all)
 
 	jr2_abi_probe(&abi, 0);
 	if (abi.kernel <= 0)
-		die(abi.probe_errno, "no Landlock to confine with");
+		jr2_die_errno(JR2_EXIT_FAILURE, abi.probe_errno,
+			      "no Landlock to confine with");
 	handled = jr2_abi_fs_rights(abi.kernel);
 	ruleset = jr2_ruleset_create(handled, 0);
 	if (ruleset < 0)
-		die(-ruleset, "landlock_create_ruleset (ABI %d)", abi.kernel);
+		jr2_die_errno(JR2_EXIT_FAILURE, -ruleset,
+			      "landlock_create_ruleset (ABI %d)", abi.kernel);
 	if (allow_all) {
 		root = open("/", O_PATH | O_CLOEXEC);
 		if (root < 0)
-			die(errno, "opening '/'");
+			jr2_die_errno(JR2_EXIT_FAILURE, errno, "opening '/'");
 		ret = jr2_ruleset_add_path(ruleset, root, handled);
 		if (ret)
-			die(-ret, "landlock_add_rule '/'");
+			jr2_die_errno(JR2_EXIT_FAILURE, -ret,
+				      "landlock_add_rule '/'");
 		close(root);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die(errno, "prctl(PR_SET_NO_NEW_PRIVS)");
+		jr2_die_errno(JR2_EXIT_FAILURE, errno,
+			      "prctl(PR_SET_NO_NEW_PRIVS)");
 	ret = jr2_ruleset_restrict(ruleset, 0);
 	if (ret)
-		die(-ret, "landlock_restrict_self");
+		jr2_die_errno(JR2_EXIT_FAILURE, -ret, "landlock_restrict_self");
 	close(ruleset);
 }
 
@@ -79,13 +70,15 @@ static long long now_ns(void)
 int main(int argc, char **argv)
 {
 	long n;
-	char *end;
 
+	jr2_die_init("trace-bench");
 	if (argc != 4 || (strcmp(argv[1], "open") && strcmp(argv[1], "deny")))
-		die(0, "usage: trace-bench open|deny N FILE");
-	n = strtol(argv[2], &end, 10);
-	if (*end || n <= 0)
-		die(0, "N '%s' is not a positive number: give one, e.g. 100000",
+		jr2_die(JR2_EXIT_FAILURE,
+			"usage: trace-bench open|deny N FILE");
+	if (jr2_parse_number(argv[2], 1, LONG_MAX, &n))
+		jr2_die(
+		    JR2_EXIT_FAILURE,
+		    "N '%s' is not a positive number: give one, e.g. 100000",
 		    argv[2]);
 	if (!strcmp(argv[1], "open")) {
 		long long start;
@@ -96,7 +89,8 @@ int main(int argc, char **argv)
 			int fd = open(argv[3], O_RDONLY | O_CLOEXEC);
 
 			if (fd < 0)
-				die(errno, "opening '%s'", argv[3]);
+				jr2_die_errno(JR2_EXIT_FAILURE, errno,
+					      "opening '%s'", argv[3]);
 			close(fd);
 		}
 		printf("open %ld %.1f\n", n, (double)(now_ns() - start) / n);

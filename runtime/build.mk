@@ -34,12 +34,13 @@ $(BIN)/jr2-try: runtime/tests/try.c
 # -Wunused-parameter, relaxed for test code only.
 RUNTIME_TEST_SRCS := $(sort $(wildcard runtime/tests/*_test.c))
 RUNTIME_TEST_BINS := $(RUNTIME_TEST_SRCS:runtime/tests/%.c=$(BUILD)/runtime-tests/%)
-RUNTIME_TEST_CFLAGS := -isystem $(KSFT_INC) -Iruntime/tests \
+RUNTIME_TEST_CFLAGS := -isystem $(KSFT_INC) -Iruntime/tests -Iselftests \
 	-Wno-unused-parameter
 TEST_BINS += $(RUNTIME_TEST_BINS)
 TEST_STEPS += runtime-unit runtime-e2e
 
 $(BUILD)/runtime-tests/%_test: runtime/tests/%_test.c runtime/tests/helpers.h \
+		selftests/ksft_skip.h \
 		$(KSFT_INC)/kselftest_harness.h $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(RUNTIME_TEST_CFLAGS) $(LDFLAGS_STATIC) -o $@ $< \

@@ -35,26 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest.h"
-
-/*
- * The 6.1 harness prints a skip as "ok N # SKIP why", without the test's
- * name; results/formats/README.md (and every TAP reader) needs
- * "ok N group.test # SKIP why".  Its one caller, __run_test(), has the
- * fixture `f`, `variant` and test `t` in scope.
- */
-static inline void jr2_ksft_result_skip(const char *fixture,
-					const char *variant, const char *test,
-					const char *reason)
-{
-	ksft_cnt.ksft_xskip++;
-	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
-	       variant[0] ? "." : "", variant, test, reason);
-}
-#define ksft_test_result_skip(fmt, reason) \
-	jr2_ksft_result_skip(f->name, variant->name, t->name, reason)
-
-#include "kselftest_harness.h"
+#include "ksft_skip.h"
 
 /*
  * kselftest's runner reads exit status 4 (KSFT_SKIP) as "all skipped"; the

@@ -23,21 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest.h"
-
-/* The 6.1 harness prints "ok N # SKIP why" without the test's name; TAP
-   readers of this project need "ok N group.test # SKIP why". */
-static inline void jr2t_result_skip(const char *fixture, const char *variant,
-				    const char *test, const char *reason)
-{
-	ksft_cnt.ksft_xskip++;
-	printf("ok %d %s%s%s.%s # SKIP %s\n", ksft_test_num(), fixture,
-	       variant[0] ? "." : "", variant, test, reason);
-}
-#define ksft_test_result_skip(fmt, reason) \
-	jr2t_result_skip(f->name, variant->name, t->name, reason)
-
-#include "kselftest_harness.h"
+#include "ksft_skip.h"
 
 #include "policy.h"
 

@@ -158,6 +158,54 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", plain));
 }
 
+/* The "Max core file size" line of /proc/<pid>/limits: "soft hard". */
+static const char *core_limits(pid_t pid, char *out, size_t size)
+{
+	char path[64], text[4096], soft[32] = "", hard[32] = "";
+	const char *line;
+	ssize_t n = -1;
+	int fd = open(proc_file(pid, "limits", path, sizeof(path)),
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	text[n > 0 ? n : 0] = '\0';
+	line = strstr(text, "Max core file size");
+	if (line)
+		sscanf(line + strlen("Max core file size"), " %31s %31s", soft,
+		       hard);
+	snprintf(out, size, "%s %s", soft, hard);
+	return out;
+}
+
+/*
+ * A program given a Stand-in dumps no core: any program may make it dump
+ * (SIGQUIT crosses the layers) and a core file in its working folder holds
+ * its environment, Stand-in included, for every request to read.  Its core
+ * limit is 0, soft and hard; a program of a request without one keeps the
+ * harness's (the positive control: the test's own limit, inherited).
+ */
+TEST_F(domains, E1_a_program_given_a_standin_dumps_no_core)
+{
+	struct hx *hx = &self->hx;
+	const struct rlimit core = {.rlim_cur = 1 << 20,
+				    .rlim_max = RLIM_INFINITY};
+	const char *const sleep_verb[] = {"sleep", NULL};
+	char held[80], plain[80];
+	pid_t client, held_pid, plain_pid;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &core));
+	START_WITH_SECRET(hx);
+	held_pid =
+	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	plain_pid = hx_start_sleeper(_metadata, hx, &client);
+	ASSERT_STREQ("0 0", core_limits(held_pid, held, sizeof(held)));
+	ASSERT_STREQ("1048576 unlimited",
+		     core_limits(plain_pid, plain, sizeof(plain)));
+}
+
 /* Whether pid runs this binary yet (its execve done): its comm is ours. */
 static bool runs_self(pid_t pid)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -190,6 +191,20 @@ static int launch_child(void *arg)
 	if (l->layer >= 0 && jr2_sys_restrict_self(l->layer, 0)) {
 		l->failed_step = "landlock_restrict_self";
 		l->failed_on = "the request's own layer";
+		goto fail;
+	}
+	/*
+	 * E1: a program given a Stand-in dumps no core.  Any program may make
+	 * it dump (signals cross the layers by design), and the kernel writes
+	 * the core, its environment and memory with the Stand-in, where
+	 * core_pattern says: a file in its working folder, readable by the
+	 * programs of every request.  Soft and hard limit 0: another program
+	 * cannot raise them (prlimit64 of another pid is refused), only the
+	 * program itself, as root.
+	 */
+	if (l->layer >= 0 &&
+	    setrlimit(RLIMIT_CORE, &(struct rlimit){.rlim_cur = 0})) {
+		l->failed_step = "setrlimit(RLIMIT_CORE, 0)";
 		goto fail;
 	}
 	if (setpgid(0, 0)) {

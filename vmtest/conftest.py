@@ -1,11 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """pytest vmtest: options of the matrix driver (test_kernels.py)."""
-import pathlib
-import sys
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "kernels"))
 
 
 def pytest_addoption(parser):

@@ -11,12 +11,10 @@ say so, where they are absent.  CI always has them."""
 import os
 import pathlib
 import shutil
-import sys
 
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
 FIXTURES = HERE / "fixtures"
 KERNELS = ["5.10", "6.1", "6.1-nolsm", "6.12", "7.3"]
 

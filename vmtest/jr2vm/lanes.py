@@ -17,8 +17,9 @@ there, never an outcome.
 import json
 import re
 
-from . import channel, summary  # noqa: F401  (summary puts results/ on sys.path)
-from jr2results.tap import HEADER, OUTER  # noqa: E402
+from jr2results.tap import HEADER, OUTER
+
+from . import channel
 
 # The number of an outer result line, renumbered when lanes are joined.
 OUTER_NUMBER = re.compile(r"^(not ok|ok) \d+ ")

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """summary.json of one kernel of a run (results/formats/README.md)."""
-import sys
-import pathlib
+from jr2results import tap
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "results"))
-from jr2results import tap  # noqa: E402
-
-from . import channel, expect  # noqa: E402
+from . import channel, expect
 
 
 def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durations, binaries,

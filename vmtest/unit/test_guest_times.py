@@ -9,7 +9,6 @@ import subprocess
 
 import pytest
 
-from jr2vm import summary  # noqa: F401  (puts results/ on sys.path)
 from jr2results import tap
 
 RUN_TESTS = pathlib.Path(__file__).resolve().parents[2] / "selftests" / "run-tests"

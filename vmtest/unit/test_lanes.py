@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from jr2vm import channel, lanes, summary  # noqa: F401  (summary puts results/ on sys.path)
+from jr2vm import channel, lanes
 from jr2results import tap
 
 RUN_TESTS = pathlib.Path(__file__).resolve().parents[2] / "selftests" / "run-tests"

@@ -1,0 +1,1 @@
+../kernels/jr2kernels.py

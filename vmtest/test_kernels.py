@@ -7,20 +7,23 @@ check` is the one the entry's ABI gives through the ABI table, the kernel
 reports the entry's ABI, no suite test fails, and the console shows no oops.
 Results: results/<run-id>/<kernel>/ ($RUN names the run).
 """
+import pathlib
+from collections.abc import Iterator
+
 import pytest
 
 import jr2kernels
 from jr2vm import initramfs, runner
 
 
-def pytest_generate_tests(metafunc):
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "kernel_name" in metafunc.fixturenames:
         names = metafunc.config.getoption("kernel") or [e.name for e in jr2kernels.load_matrix()]
         metafunc.parametrize("kernel_name", names, ids=names)
 
 
 @pytest.fixture(scope="session")
-def run_dir():
+def run_dir() -> Iterator[pathlib.Path]:
     path = runner.RESULTS / runner.run_id()
     start = runner.now_iso()
     runner.write_run_json(path, [], start)
@@ -29,11 +32,12 @@ def run_dir():
 
 
 @pytest.fixture(scope="session")
-def base():
+def base() -> initramfs.Base:
     return initramfs.build_base(initramfs.payload_binaries())
 
 
-def test_kernel(kernel_name, run_dir, base, request):
+def test_kernel(kernel_name: str, run_dir: pathlib.Path, base: initramfs.Base,
+                request: pytest.FixtureRequest) -> None:
     entries = jr2kernels.load_matrix()
     if "/" not in kernel_name:
         entry = jr2kernels.find(entries, kernel_name)
@@ -41,9 +45,9 @@ def test_kernel(kernel_name, run_dir, base, request):
             pytest.skip(f"not reachable here: {jr2kernels.build_hint(entry)}")
     kernel = jr2kernels.resolve(kernel_name, entries)
     runner.write_run_json(run_dir, [kernel.name], runner.now_iso())
-    result = runner.boot(kernel, run_dir / kernel.name, base=base,
-                         filter_spec=request.config.getoption("vm_filter"),
-                         timeout_s=request.config.getoption("vm_timeout"))
+    result = runner.boot(runner.BootRequest(kernel, run_dir / kernel.name, base=base,
+                                            filter_spec=request.config.getoption("vm_filter"),
+                                            timeout_s=request.config.getoption("vm_timeout")))
     bad = [f"{t['status']}: {t['name']}: {t['reason']}" for t in result.get("tests", [])
            if t["status"] in ("fail", "error")]
     assert result["outcome"] == "pass", "\n".join(

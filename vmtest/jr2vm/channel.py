@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import re
+from typing import Any
 
 MARK = "# jr2-vm: "
 # What makes a console log an error, whatever the suite says.  printk's time
@@ -14,21 +15,23 @@ PROBLEM = re.compile(r"(\bBUG:|\bWARNING:|\bOops\b|Kernel panic|general protecti
 @dataclasses.dataclass
 class Channel:
     release: str = ""
-    probe: dict = None
+    probe: dict[str, Any] | None = None
     check_text: str = ""
-    check_status: int = None
-    suite_binaries: int = None  # N of suite-begin N
+    check_status: int | None = None
+    suite_binaries: int | None = None  # N of suite-begin N
     tap: str = ""
     cmd_output: str = ""
-    cmd_status: int = None
-    binary_s: dict = dataclasses.field(default_factory=dict)  # guest time of each binary
+    cmd_status: int | None = None
+    binary_s: dict[str, float] = dataclasses.field(default_factory=dict)  # guest time of each binary
     suite_ended: bool = False
     ended: bool = False
 
 
-def parse(text):
+def parse(text: str) -> Channel:
     """Splits the channel into its parts; tolerates a cut-off text."""
-    ch, section, lines = Channel(), None, {"check": [], "suite": [], "cmd": []}
+    ch = Channel()
+    section: str | None = None
+    lines: dict[str, list[str]] = {"check": [], "suite": [], "cmd": []}
     for line in text.splitlines():
         line = line.rstrip("\r")
         if not line.startswith(MARK):
@@ -66,19 +69,19 @@ def parse(text):
     return ch
 
 
-def _int(text):
+def _int(text: str) -> int | None:
     try:
         return int(text.strip())
     except ValueError:
         return None
 
 
-def console_problems(text):
+def console_problems(text: str) -> list[str]:
     """The console lines that show a kernel problem (oops, BUG, WARNING, panic)."""
     return [line.strip() for line in text.splitlines() if PROBLEM.search(line)]
 
 
-def check_json(ch):
+def check_json(ch: Channel) -> dict[str, Any] | None:
     """The parsed output of `jr2-confine check --json`, or None."""
     try:
         value = json.loads(ch.check_text)

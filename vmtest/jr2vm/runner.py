@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Boot one kernel with the payload, follow it, collect its results."""
 import concurrent.futures
+import dataclasses
 import datetime
 import json
 import os
@@ -11,6 +12,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Sequence
+from types import FrameType
+from typing import Any
 
 import jr2kernels
 
@@ -24,13 +28,13 @@ DEFAULT_TEST_TIMEOUT_S = 300
 
 
 # The QEMUs running now, killed when vmtest itself is stopped.
-_running = set()
+_running: set[subprocess.Popen[bytes]] = set()
 _running_lock = threading.Lock()
 
 
-def stop_guests_on_signals():
+def stop_guests_on_signals() -> None:
     """SIGTERM/SIGINT/SIGHUP end every QEMU this process started, then the process."""
-    def stop(signum, _frame):
+    def stop(signum: int, _frame: FrameType | None) -> None:
         with _running_lock:
             for proc in list(_running):
                 proc.kill()
@@ -44,16 +48,16 @@ def stop_guests_on_signals():
 VERBOSE = True
 
 
-def say(name, msg):
+def say(name: str, msg: str) -> None:
     print(f"vmtest {name}: {msg}", flush=True)
 
 
-def detail(name, msg):
+def detail(name: str, msg: str) -> None:
     if VERBOSE:
         say(name, msg)
 
 
-def run_id():
+def run_id() -> str:
     """YYYYmmdd-HHMMSS-<short commit>, or RUN= from the environment."""
     if os.environ.get("RUN"):
         return os.environ["RUN"]
@@ -62,14 +66,15 @@ def run_id():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S-") + commit
 
 
-def now_iso():
+def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def write_run_json(run_dir, kernels, start, end=None):
+def write_run_json(run_dir: pathlib.Path, kernels: Iterable[str], start: str,
+                   end: str | None = None) -> None:
     """results/<run-id>/run.json; a second vmtest with the same RUN= adds its kernels."""
     path = run_dir / "run.json"
-    data = {}
+    data: dict[str, Any] = {}
     if path.exists():
         try:
             data = json.loads(path.read_text())
@@ -89,15 +94,15 @@ class Follow:
     only what came since the last poll (a whole re-read ten times a second
     was Python's time taken from the guests on a 2-core host)."""
 
-    def __init__(self, name, path):
+    def __init__(self, name: str, path: pathlib.Path) -> None:
         self.name, self.path = name, path
         self.offset = 0
         self.partial = b""
-        self.marks = {}
-        self.total = None
+        self.marks: dict[str, float] = {}
+        self.total: str | None = None
         self.done = 0
 
-    def poll(self, start):
+    def poll(self, start: float) -> None:
         try:
             with self.path.open("rb") as f:
                 f.seek(self.offset)
@@ -122,7 +127,8 @@ class Follow:
                 detail(self.name, f"tests {self.done}/{self.total}: {line.rsplit(' ', 1)[-1]}")
 
 
-def _guest(name, args, timeout_s, start, follow):
+def _guest(name: str, args: list[str], timeout_s: float, start: float,
+           follow: Follow) -> tuple[int, str, bool]:
     """Runs one QEMU to its end or the timeout, following its channel;
     returns (exit status, QEMU's own output, timed out)."""
     timed_out = False
@@ -150,30 +156,47 @@ def _guest(name, args, timeout_s, start, follow):
     return proc.returncode, qemu_out, timed_out
 
 
-def suite_binaries(base, filter_spec=""):
+def suite_binaries(base: initramfs.Base, filter_spec: str = "") -> list[str]:
     """The suite binaries of the payload that -T's BIN keeps."""
     only = (filter_spec or "").partition(":")[0]
     return sorted(n for n in base.sha256 if n.endswith("_test") and only in n)
 
 
-def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeout_s=None,
-         test_timeout_s=DEFAULT_TEST_TIMEOUT_S, base=None, max_abi=0, suite_name="jr2", lanes=1):
-    """Boots kernel (jr2kernels.Kernel), writes out_dir/{console.log, channel.log,
-    suite.tap, check.json, summary.json}; returns the summary dict.  max_abi:
-    the ABI cap of the guest (JR2_MAX_ABI), 0 for none.  suite_name
-    "landlock": the payload's suite is the kernel's own Landlock selftests, whose
-    failures are findings about the kernel, not failures of this run.  lanes:
-    guests of this kernel booted at once, each running a share of the suite
-    (jr2vm/lanes.py); their logs are put one after the other."""
-    timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+@dataclasses.dataclass
+class BootRequest:
+    """One boot of a kernel: what the guest runs, and where its files go."""
+    kernel: jr2kernels.Kernel
+    out_dir: pathlib.Path  # console.log, channel.log, suite.tap, check.json, summary.json
+    mode: str = "suite"  # suite | cmd | shell (vmtest/guest/init)
+    cmd: str = ""  # the command of mode cmd
+    filter_spec: str = ""  # -T BIN[:TEST]
+    extra: Sequence[str | pathlib.Path] = ()  # files put in the guest's /jr2/payload
+    timeout_s: float = DEFAULT_TIMEOUT_S  # of the whole boot
+    test_timeout_s: int = DEFAULT_TEST_TIMEOUT_S  # of one suite binary
+    base: initramfs.Base | None = None  # None: built from the tree's payload
+    max_abi: int = 0  # the ABI cap of the guest (JR2_MAX_ABI), 0 for none
+    # "landlock": the payload's suite is the kernel's own Landlock selftests,
+    # whose failures are findings about the kernel, not failures of this run.
+    suite_name: str = "jr2"
+    # Guests of this kernel booted at once, each running a share of the suite
+    # (jr2vm/lanes.py); their logs are put one after the other.
+    lanes: int = 1
+
+
+def boot(request: BootRequest) -> dict[str, Any]:
+    """Boots the request's kernel, writes its files in request.out_dir;
+    returns the summary dict."""
+    kernel, out_dir, mode, filter_spec = (request.kernel, request.out_dir, request.mode,
+                                          request.filter_spec)
+    timeout_s, max_abi, suite_name = request.timeout_s, request.max_abi, request.suite_name
     name = kernel.name
     out_dir.mkdir(parents=True, exist_ok=True)
-    base = base or initramfs.build_base(initramfs.payload_binaries())
-    shares = [()]
-    if mode == "suite" and lanes > 1:
+    base = request.base or initramfs.build_base(initramfs.payload_binaries())
+    shares: list[Sequence[str]] = [()]
+    if mode == "suite" and request.lanes > 1:
         binaries = suite_binaries(base, filter_spec)
-        shares = lanes_of.split(binaries, lanes,
-                                lanes_of.past_times(RESULTS, name, binaries)) or [()]
+        shares = [*lanes_of.split(binaries, request.lanes,
+                                  lanes_of.past_times(RESULTS, name, binaries))] or [()]
     # A folder reused (same RUN=) keeps nothing of the boot before.
     for old in ("console.log", "channel.log", "suite.tap", "check.json", "summary.json", "cmd.out"):
         (out_dir / old).unlink(missing_ok=True)
@@ -186,11 +209,12 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
          for i in range(1, len(shares) + 1)]
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="jr2-vmtest-") as tmp:
-        guests = []
+        guests: list[tuple[list[str], Follow]] = []
         for i, (share, (console, chan)) in enumerate(zip(shares, files), 1):
             initrd = initramfs.initrd(pathlib.Path(tmp) / f"initrd-{i}.gz", base, mode=mode,
-                                      cmd=cmd, filter_spec=filter_spec, test_timeout=test_timeout_s,
-                                      extra=extra, suite_name=suite_name, lane_bins=share)
+                                      cmd=request.cmd, filter_spec=filter_spec,
+                                      test_timeout=request.test_timeout_s, extra=request.extra,
+                                      suite_name=suite_name, lane_bins=share)
             args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
             label = name if len(shares) == 1 else f"{name} lane {i}/{len(shares)}"
             guests.append((args, Follow(label, chan)))
@@ -199,7 +223,9 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
             ended = list(pool.map(lambda g: _guest(g[1].name, g[0], timeout_s, start, g[1]),
                                   guests))
     ended_at = time.monotonic() - start
-    consoles, chans, problems = [], [], []
+    consoles: list[str] = []
+    chans: list[str] = []
+    problems: list[str] = []
     for i, ((console, chan), (status, qemu_out, _), (args, _)) in enumerate(
             zip(files, ended, guests), 1):
         console_text = console.read_text(errors="replace") if console.exists() else ""
@@ -221,7 +247,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     (out_dir / "console.log").write_text(console_text)
     (out_dir / "channel.log").write_text("".join(chans))
     ch = channel.parse(chans[0])
-    merge_problems = []
+    merge_problems: list[str] = []
     if len(shares) > 1:
         parts = [channel.parse(text) for text in chans]
         ch, merge_problems = lanes_of.merge(parts)
@@ -246,18 +272,16 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     # A lane's QEMU status other than the runner's exit is the kernel's problem.
     statuses = [s for s, _, _ in ended]
     exit_status = next((s for s in statuses if s != qemu.GUEST_DONE_STATUS), statuses[0])
+    result: dict[str, Any]
     try:
         table = expect.abi_table()
     except expect.TableError as err:
-        table = None
-        table_problem = str(err)
-    else:
-        table_problem = None
-    result = summary.summarize(name, kernel.entry, ch, console_text, table, timed_out, timeout_s,
-                               {}, base.sha256, exit_status, cap=max_abi) if table else None
-    if result is None:
-        result = {"kernel": name, "outcome": "error", "problems": [table_problem],
+        result = {"kernel": name, "outcome": "error", "problems": [str(err)],
                   "counts": tap_counts_empty()}
+    else:
+        result = summary.summarize(summary.Boot(name, kernel.entry, ch, console_text, table,
+                                                timed_out, timeout_s, {}, base.sha256,
+                                                exit_status, cap=max_abi))
     if problems:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"
@@ -283,7 +307,7 @@ def boot(kernel, out_dir, mode="suite", cmd="", filter_spec="", extra=(), timeou
     return result
 
 
-def upstream_findings(result):
+def upstream_findings(result: dict[str, Any]) -> None:
     """The kernel's own tests: a failed test is a finding about the kernel
     (kernels/README.md names each), the run fails only on its own problems
     (oops, timeout, crash, a wrong verdict)."""
@@ -295,18 +319,18 @@ def upstream_findings(result):
         result["outcome"] = "pass"
 
 
-def guest_cmdline(kernel, max_abi=0):
+def guest_cmdline(kernel: jr2kernels.Kernel, max_abi: int = 0) -> str:
     """The kernel's own command line, and the cap: the kernel hands an unknown
     KEY=VALUE to /init as an environment variable (vmtest/guest/init)."""
     cap = f"JR2_MAX_ABI={max_abi}" if max_abi else ""
     return " ".join(part for part in (kernel.cmdline, cap) if part)
 
 
-def tap_counts_empty():
+def tap_counts_empty() -> dict[str, int]:
     return {"pass": 0, "fail": 0, "skip": 0, "error": 0}
 
 
-def report_line(result):
+def report_line(result: dict[str, Any]) -> str:
     c = result["counts"]
     d = result.get("durations", {})
     cap = f" capped at {result['cap']}" if result.get("cap") else ""
@@ -317,7 +341,7 @@ def report_line(result):
     return text
 
 
-def shell(kernel, extra=()):
+def shell(kernel: jr2kernels.Kernel, extra: Sequence[str | pathlib.Path] = ()) -> int:
     """An interactive guest: its console is this terminal."""
     base = initramfs.build_base(initramfs.payload_binaries())
     with tempfile.TemporaryDirectory(prefix="jr2-vmshell-") as tmp:

@@ -1,15 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """summary.json of one kernel of a run (results/formats/README.md)."""
+import dataclasses
+from typing import Any
+
+import jr2kernels
 from jr2results import tap
 
 from . import channel, expect
 
 
-def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durations, binaries,
-              exit_status=None, cap=0):
+@dataclasses.dataclass
+class Boot:
+    """What one boot of a kernel gave, and what it was given."""
+    name: str  # the kernel's
+    entry: jr2kernels.Entry | None  # None for a user's own bzImage
+    channel: channel.Channel  # the result channel, parsed
+    console_text: str
+    table: dict[str, Any]  # the runtime's ABI table (expect.abi_table)
+    timed_out: bool
+    timeout_s: float
+    durations: dict[str, float]
+    binaries: dict[str, str]  # the payload's programs: name -> SHA256
+    exit_status: int | None = None  # QEMU's
+    cap: int = 0  # the ABI cap given to the guest (0: none)
+
+
+def summarize(boot: Boot) -> dict[str, Any]:
     """Everything known about one boot; `outcome` is pass only when all agrees.
-    cap: the ABI cap given to the guest (0: none); the verdict expected is then
-    that of ABI min(kernel, cap)."""
+    With a cap, the verdict expected is that of ABI min(kernel, cap)."""
+    name, entry, ch, console_text = boot.name, boot.entry, boot.channel, boot.console_text
+    table, timed_out, exit_status, cap = boot.table, boot.timed_out, boot.exit_status, boot.cap
     kernel_problems = channel.console_problems(console_text)
     problems = [f"console: {line}" for line in kernel_problems]
     probe = ch.probe or {}
@@ -19,7 +39,7 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
     abi = probe.get("abi") if probe else None
     errata = probe.get("errata") if probe and probe.get("errata", -1) >= 0 else None
     if timed_out:
-        problems.append(f"timeout: the guest did not end within {timeout_s} s")
+        problems.append(f"timeout: the guest did not end within {boot.timeout_s} s")
     if not ch.ended:
         problems.append("no end marker on the result channel: the guest crashed, panicked or hung "
                         f"(QEMU exit status {exit_status}); see console.log")
@@ -28,8 +48,9 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
     if not probe:
         problems.append("no Landlock probe result from the guest (jr2-vmprobe)")
 
-    entry_abi = None
-    expected, expected_code = None, None
+    entry_abi: int | str | None = None
+    expected: str | None = None
+    expected_code: str | None = None
     if entry is not None:
         entry_abi = entry.abi_number if entry.landlock == "ok" else entry.landlock
         if probe and (landlock != entry.landlock or (landlock == "ok" and abi != entry.abi)):
@@ -64,9 +85,10 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         if (check_abi.get("cap") or 0) != cap:
             problems.append(f"the guest's jr2-confine check reports the ABI cap "
                             f"{check_abi.get('cap')}, vmtest gave {cap or 'none'}")
-        elif cap and probe and landlock == "ok" and check_abi.get("in_force") != min(abi, cap):
+        elif cap and probe and landlock == "ok" and check_abi.get("in_force") != min(abi or 0, cap):
             problems.append(f"jr2-confine check reports ABI {check_abi.get('in_force')} in "
-                            f"force, the cap {cap} on the kernel's ABI {abi} gives {min(abi, cap)}")
+                            f"force, the cap {cap} on the kernel's ABI {abi} gives "
+                            f"{min(abi or 0, cap)}")
 
     results = tap.parse(ch.tap)
     if ch.suite_binaries is not None:
@@ -101,6 +123,6 @@ def summarize(name, entry, ch, console_text, table, timed_out, timeout_s, durati
         "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
                    "status": r.status, "reason": r.reason, "duration_s": r.duration}
                   for r in results],
-        "problems": problems, "durations": durations, "binary_s": ch.binary_s, "outcome": outcome,
-        "binaries_sha256": binaries,
+        "problems": problems, "durations": boot.durations, "binary_s": ch.binary_s, "outcome": outcome,
+        "binaries_sha256": boot.binaries,
     }

@@ -34,6 +34,8 @@ import tomllib
 import urllib.error
 import urllib.request
 import zlib
+from collections.abc import Iterable
+from typing import Any
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 MATRIX = REPO / "kernels" / "matrix.toml"
@@ -58,7 +60,7 @@ class Deb:
     config: str = ""
 
     @property
-    def filename(self):
+    def filename(self) -> str:
         # apt-get download's name: the epoch's colon is escaped.
         return f"{self.package}_{self.version.replace(':', '%3a')}_amd64.deb"
 
@@ -75,36 +77,36 @@ class Prebuilt:
 class Entry:
     name: str
     source: str
-    abi: object  # the ABI number, or "ENOSYS" / "EOPNOTSUPP"
+    abi: int | str  # the ABI number, or "ENOSYS" / "EOPNOTSUPP"
     verdict: str
     cmdline: str = ""
     base: str = ""  # a variant: the files of that entry
     suite: str = ""
-    debs: list = dataclasses.field(default_factory=list)
+    debs: list[Deb] = dataclasses.field(default_factory=list)
     url: str = ""
     sha256: str = ""
     fragment: str = ""
     package: str = ""
     tarball: str = ""
-    prebuilt: Prebuilt = None
+    prebuilt: Prebuilt | None = None
     pvh: bool = True  # false: QEMU boots the bzImage itself (its PVH entry was measured to hang)
 
     @property
-    def files_name(self):
+    def files_name(self) -> str:
         """The cache folder of the kernel files (a variant shares its base's)."""
         return self.base or self.name
 
     @property
-    def landlock(self):
+    def landlock(self) -> str:
         """What the probe must answer: ok, ENOSYS or EOPNOTSUPP."""
-        return self.abi if self.abi in LANDLOCK_STATES else "ok"
+        return self.abi if isinstance(self.abi, str) and self.abi in LANDLOCK_STATES else "ok"
 
     @property
-    def abi_number(self):
+    def abi_number(self) -> int:
         return self.abi if isinstance(self.abi, int) else 0
 
     @property
-    def built(self):
+    def built(self) -> bool:
         """True for the entries made by kernels/build-kernel."""
         return self.source in ("kernel.org", "debian-source")
 
@@ -114,22 +116,23 @@ class Kernel:
     """A kernel ready to boot."""
     name: str
     vmlinuz: pathlib.Path
-    config: pathlib.Path = None
+    config: pathlib.Path | None = None
     cmdline: str = ""
-    entry: Entry = None  # None for a user's own bzImage
+    entry: Entry | None = None  # None for a user's own bzImage
 
 
-def cache_dir():
+def cache_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("JR2_KERNEL_CACHE", "/var/cache/jr2-kernels"))
 
 
-def load_matrix(path=MATRIX):
+def load_matrix(path: str | pathlib.Path = MATRIX) -> list[Entry]:
     """Returns the entries of the matrix in file order; raises KernelError."""
     try:
         data = tomllib.loads(pathlib.Path(path).read_text())
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise KernelError(f"cannot read the kernel matrix '{path}': {err}") from err
-    entries, by_name = [], {}
+    entries: list[Entry] = []
+    by_name: dict[str, Entry] = {}
     for raw in data.get("kernel", []):
         raw = dict(raw)
         name = raw.get("name", "")
@@ -158,7 +161,7 @@ def load_matrix(path=MATRIX):
     return entries
 
 
-def check_entry(entry, path):
+def check_entry(entry: Entry, path: str | pathlib.Path) -> None:
     where = f"{path}: kernel '{entry.name}'"
     if entry.source not in SOURCES:
         raise KernelError(f"{where}: source '{entry.source}' is none of {', '.join(SOURCES)}")
@@ -187,7 +190,7 @@ def check_entry(entry, path):
                               "digits: sha256sum vmlinuz) and its release (make kernelrelease)")
 
 
-def find(entries, name):
+def find(entries: list[Entry], name: str) -> Entry:
     for entry in entries:
         if entry.name == name:
             return entry
@@ -196,7 +199,7 @@ def find(entries, name):
                       "or give a path: KERNEL=/path/to/bzImage")
 
 
-def sha256_of(path):
+def sha256_of(path: str | pathlib.Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -204,27 +207,28 @@ def sha256_of(path):
     return digest.hexdigest()
 
 
-def log(msg):
+def log(msg: str) -> None:
     print(f"kernels: {msg}", file=sys.stderr, flush=True)
 
 
 class Apt:
     """apt-get and apt-cache with a private sources list and state."""
 
-    def __init__(self, root, suites, mirror=None):
+    def __init__(
+            self, root: pathlib.Path, suites: Iterable[str], mirror: str | None = None) -> None:
         self.root = root
         self.mirror = mirror or os.environ.get("JR2_DEBIAN_MIRROR", "http://deb.debian.org/debian")
         self.suites = sorted(set(suites))
         self.sources = root / "sources.list"
 
-    def options(self):
+    def options(self) -> list[str]:
         return ["-o", f"Dir::Etc::SourceList={self.sources}",
                 "-o", "Dir::Etc::SourceParts=/dev/null",
                 "-o", f"Dir::State::Lists={self.root / 'lists'}",
                 "-o", f"Dir::Cache={self.root / 'cache'}",
                 "-o", "APT::Sandbox::User=root", "-q"]
 
-    def write_sources(self):
+    def write_sources(self) -> None:
         (self.root / "lists" / "partial").mkdir(parents=True, exist_ok=True)
         (self.root / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
         text = "".join(f"deb [signed-by={KEYRING}] {self.mirror} {suite} main\n"
@@ -234,25 +238,25 @@ class Apt:
             for old in (self.root / "lists").glob("*_Packages*"):
                 old.unlink()
 
-    def lists_fresh(self):
+    def lists_fresh(self) -> bool:
         lists = list((self.root / "lists").glob("*_Packages*"))
         if len(lists) < len(self.suites):
             return False
         return time.time() - min(p.stat().st_mtime for p in lists) < LISTS_MAX_AGE_S
 
-    def update(self):
+    def update(self) -> None:
         log(f"apt-get update (private lists in {self.root}: {' '.join(self.suites)})")
         run = subprocess.run(["apt-get", *self.options(), "update"], capture_output=True, text=True)
         if run.returncode != 0 or "\nE:" in "\n" + run.stderr:
             raise KernelError(f"apt-get update of the kernel sources failed ({self.mirror}): "
                               f"{run.stderr.strip()[-600:]}")
 
-    def has_version(self, package, version):
+    def has_version(self, package: str, version: str) -> bool:
         run = subprocess.run(["apt-cache", *self.options(), "show", f"{package}={version}"],
                              capture_output=True, text=True)
         return run.returncode == 0 and f"Version: {version}" in run.stdout
 
-    def download(self, deb, dest):
+    def download(self, deb: Deb, dest: pathlib.Path) -> None:
         run = subprocess.run(["apt-get", *self.options(), "download", f"{deb.package}={deb.version}"],
                              cwd=dest, capture_output=True, text=True)
         if run.returncode != 0:
@@ -260,12 +264,12 @@ class Apt:
                               f"{run.stderr.strip()[-600:]}")
 
 
-def apt_for(entries):
+def apt_for(entries: list[Entry]) -> Apt:
     suites = [e.suite for e in entries if e.source == "debian" and not e.base]
     return Apt(cache_dir() / "apt", suites)
 
 
-def left_archive_message(entry, deb):
+def left_archive_message(entry: Entry, deb: Deb) -> str:
     return (f"kernel {entry.name}: the pinned build {deb.package} {deb.version} has left the Debian "
             f"archive ({entry.suite}): Debian keeps only the newest build of each series. Find the "
             f"current one (apt-cache search 'linux-(image|binary)-.*-amd64' with {entry.suite} in "
@@ -273,11 +277,12 @@ def left_archive_message(entry, deb):
             f"kernels/matrix.toml (apt-cache show PKG=VERSION gives Version and SHA256)")
 
 
-def fetch_debs(entry, apt):
+def fetch_debs(entry: Entry, apt: Apt) -> list[pathlib.Path]:
     """Downloads (or reuses) and checks the .debs of a debian entry."""
     debs_dir = cache_dir() / "debs"
     debs_dir.mkdir(parents=True, exist_ok=True)
-    paths, refreshed = [], False
+    paths: list[pathlib.Path] = []
+    refreshed = False
     for deb in entry.debs:
         path = debs_dir / deb.filename
         if path.exists() and sha256_of(path) == deb.sha256:
@@ -306,14 +311,15 @@ def fetch_debs(entry, apt):
     return paths
 
 
-def extract_member(deb_path, member, dest):
+def extract_member(deb_path: pathlib.Path, member: str, dest: pathlib.Path) -> None:
     """Writes one file of a .deb's data archive to dest."""
     tmp = dest.with_suffix(".partial")
     with open(tmp, "wb") as out:
         data = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb_path)], stdout=subprocess.PIPE)
         tar = subprocess.run(["tar", "-xO", f"./{member}"], stdin=data.stdout, stdout=out,
                              stderr=subprocess.PIPE, text=True)
-        data.stdout.close()
+        if data.stdout:
+            data.stdout.close()
         data.wait()
     if tar.returncode != 0 or tmp.stat().st_size == 0:
         tmp.unlink(missing_ok=True)
@@ -322,7 +328,7 @@ def extract_member(deb_path, member, dest):
     tmp.rename(dest)
 
 
-def image_dirs():
+def image_dirs() -> list[pathlib.Path]:
     """The folders searched for prebuilt images: $JR2_KERNEL_IMAGES, else
     ../shared/kernels next to the repository when it exists."""
     value = os.environ.get("JR2_KERNEL_IMAGES")
@@ -340,7 +346,7 @@ def image_dirs():
     return [d for d in dict.fromkeys(found) if d.is_dir()]
 
 
-def prebuilt_image(entry):
+def prebuilt_image(entry: Entry) -> pathlib.Path | None:
     """The path of the prebuilt image of an entry whose SHA256 matches, else None."""
     pre = entry.prebuilt
     if pre is None:
@@ -355,20 +361,20 @@ def prebuilt_image(entry):
     return None
 
 
-def prebuilt_stamp(entry):
-    return {"source": "prebuilt", "sha256": entry.prebuilt.sha256,
-            "release": entry.prebuilt.release}
+def prebuilt_stamp(entry: Entry) -> dict[str, str]:
+    pre = entry.prebuilt
+    return {"source": "prebuilt", "sha256": pre.sha256, "release": pre.release} if pre else {}
 
 
-def use_prebuilt(entry, image):
+def use_prebuilt(entry: Entry, pre: Prebuilt, image: pathlib.Path) -> Kernel:
     """Copies a checked prebuilt image (and its config) into the cache."""
     folder = cache_dir() / entry.name
     folder.mkdir(parents=True, exist_ok=True)
     release_file = image.parent / "release"
-    if release_file.exists() and release_file.read_text().strip() != entry.prebuilt.release:
+    if release_file.exists() and release_file.read_text().strip() != pre.release:
         raise KernelError(f"kernel {entry.name}: {release_file} says "
                           f"'{release_file.read_text().strip()}', kernels/matrix.toml says release "
-                          f"'{entry.prebuilt.release}': fix the entry's [kernel.prebuilt]")
+                          f"'{pre.release}': fix the entry's [kernel.prebuilt]")
     (folder / "source.json").unlink(missing_ok=True)
     for name in ("vmlinuz", "config"):
         src = image if name == "vmlinuz" else image.parent / "config"
@@ -379,16 +385,16 @@ def use_prebuilt(entry, image):
         elif name == "config":
             (folder / name).unlink(missing_ok=True)
     got = sha256_of(folder / "vmlinuz")
-    if got != entry.prebuilt.sha256:
+    if got != pre.sha256:
         raise KernelError(f"kernel {entry.name}: the copy of {image} has SHA256 {got}, not "
-                          f"{entry.prebuilt.sha256}: it changed while copied; run again")
+                          f"{pre.sha256}: it changed while copied; run again")
     (folder / "source.json").write_text(json.dumps({**prebuilt_stamp(entry), "from": str(image)},
                                                    indent=1) + "\n")
-    log(f"{entry.name}: prebuilt image {image} (release {entry.prebuilt.release}, SHA256 checked)")
-    return cached(entry)
+    log(f"{entry.name}: prebuilt image {image} (release {pre.release}, SHA256 checked)")
+    return cached_now(entry)
 
 
-def way(entry, entries):
+def way(entry: Entry, entries: list[Entry]) -> str:
     """How an entry will come, for `make kernels-list`."""
     files = find(entries, entry.files_name)
     hit = cached(files)
@@ -400,7 +406,7 @@ def way(entry, entries):
     if files.source == "debian":
         return "to fetch (Debian archive)"
     image = prebuilt_image(files)
-    if image:
+    if image and files.prebuilt:
         return f"prebuilt image {image} (release {files.prebuilt.release})"
     why = "the entry names no prebuilt image"
     if files.prebuilt:
@@ -409,14 +415,14 @@ def way(entry, entries):
     return f"tarball recipe, not built ({why}): make kernel-build KERNEL={files.name}"
 
 
-def stamp_of(entry):
+def stamp_of(entry: Entry) -> dict[str, Any]:
     if entry.source == "debian":
         return {"source": "debian", "debs": [dataclasses.asdict(d) for d in entry.debs]}
     return {"source": entry.source, "url": entry.url, "tarball": entry.tarball,
             "sha256": entry.sha256, "fragment": entry.fragment}
 
 
-def cached(entry):
+def cached(entry: Entry) -> Kernel | None:
     """The Kernel of an entry when its files are in the cache and current, else None."""
     folder = cache_dir() / entry.files_name
     stamp = folder / "source.json"
@@ -434,7 +440,17 @@ def cached(entry):
     return Kernel(entry.name, vmlinuz, config if config.exists() else None, entry.cmdline, entry)
 
 
-def fetch(entry, entries):
+def cached_now(entry: Entry) -> Kernel:
+    """The Kernel of an entry just put in the cache; raises KernelError when
+    its files are not there (removed meanwhile by another run)."""
+    kernel = cached(entry)
+    if kernel is None:
+        raise KernelError(f"kernel {entry.name}: its files in {cache_dir() / entry.files_name} "
+                          "went missing as they were written: run again")
+    return kernel
+
+
+def fetch(entry: Entry, entries: list[Entry]) -> Kernel:
     """Returns the Kernel of an entry, fetching a debian one; raises KernelError."""
     if entry.base:
         base = find(entries, entry.base)
@@ -444,8 +460,8 @@ def fetch(entry, entries):
     if hit:
         return hit
     image = prebuilt_image(entry)
-    if image:
-        return use_prebuilt(entry, image)
+    if image and entry.prebuilt:
+        return use_prebuilt(entry, entry.prebuilt, image)
     if entry.built:
         raise KernelError(build_hint(entry))
     folder = cache_dir() / entry.name
@@ -458,10 +474,10 @@ def fetch(entry, entries):
             extract_member(path, deb.config, folder / "config")
     (folder / "source.json").write_text(json.dumps(stamp_of(entry), indent=1) + "\n")
     log(f"{entry.name}: {folder / 'vmlinuz'}")
-    return cached(entry)
+    return cached_now(entry)
 
 
-def build_hint(entry):
+def build_hint(entry: Entry) -> str:
     hint = (f"kernel {entry.name} is built from source and not built yet: "
             f"make kernel-build KERNEL={entry.name} (a long build: 20 to 60 min on 2 cores)")
     if entry.prebuilt:
@@ -478,7 +494,7 @@ def build_hint(entry):
     return hint
 
 
-def tarball_of(entry):
+def tarball_of(entry: Entry) -> pathlib.Path:
     """The source tarball of a built entry, fetched for kernel.org; raises KernelError."""
     if entry.source == "debian-source":
         path = pathlib.Path(entry.tarball)
@@ -507,7 +523,7 @@ def tarball_of(entry):
     return path
 
 
-def download(url, path, timeout=15):
+def download(url: str, path: pathlib.Path, timeout: float = 15) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".partial")
     with urllib.request.urlopen(url, timeout=timeout) as response, open(tmp, "wb") as out:
@@ -515,7 +531,7 @@ def download(url, path, timeout=15):
     tmp.rename(path)
 
 
-def build(entry):
+def build(entry: Entry) -> Kernel:
     """Builds a source entry with kernels/build-kernel; returns its Kernel."""
     if not entry.built:
         raise KernelError(f"kernel {entry.name} comes from the Debian archive: nothing to build")
@@ -525,28 +541,28 @@ def build(entry):
     if run.returncode != 0:
         raise KernelError(f"kernel {entry.name}: kernels/build-kernel failed (status {run.returncode})")
     (folder / "source.json").write_text(json.dumps(stamp_of(entry), indent=1) + "\n")
-    return cached(entry)
+    return cached_now(entry)
 
 
-def user_kernel(path):
+def user_kernel(spec: str | pathlib.Path) -> Kernel:
     """KERNEL=/path/to/bzImage: a user's own build, no entry, ABI read at boot."""
-    path = pathlib.Path(path).resolve()
+    path = pathlib.Path(spec).resolve()
     if not path.is_file():
         raise KernelError(f"no kernel image '{path}': give a bzImage path or a matrix name")
     name = path.parent.name if path.name in ("bzImage", "vmlinuz") else path.name
     return Kernel(f"custom-{name}", path)
 
 
-def resolve(spec, entries=None, fetch_it=True):
+def resolve(spec: str, entries: list[Entry] | None = None) -> Kernel:
     """A matrix name or a bzImage path -> Kernel."""
     entries = entries if entries is not None else load_matrix()
     if "/" in spec or spec.startswith("."):
         return user_kernel(spec)
     entry = find(entries, spec)
-    return fetch(entry, entries) if fetch_it else entry
+    return fetch(entry, entries)
 
 
-def extract_vmlinux(bzimage, dest):
+def extract_vmlinux(bzimage: pathlib.Path, dest: pathlib.Path) -> None:
     """Writes the uncompressed ELF kernel inside a bzImage to dest (QEMU boots
     it through PVH, which skips the guest's own decompression: about 1 s with
     ZSTD, 3 s with XZ under TCG).  Raises KernelError when the payload is in
@@ -585,7 +601,7 @@ def extract_vmlinux(bzimage, dest):
     tmp.rename(dest)
 
 
-def boot_image(kernel):
+def boot_image(kernel: Kernel) -> pathlib.Path:
     """The image QEMU loads: the unpacked vmlinux next to a matrix kernel's
     vmlinuz (made once, PVH boot), else the bzImage itself (a user's kernel
     may lack CONFIG_PVH; an entry with `pvh = false` in the matrix boots its

@@ -7,6 +7,8 @@ import json
 import os
 import pathlib
 import sys
+from collections.abc import Iterable
+from typing import Any
 
 from . import compare, gate, junit, kcidb, kcidb_check, promises, report, run as run_mod
 
@@ -18,7 +20,8 @@ class UsageError(Exception):
     """A bad input: the message names it, its value and the fix."""
 
 
-def kcidb_schema(path=None, required=False):
+def kcidb_schema(path: str | pathlib.Path | None = None,
+                 required: bool = False) -> tuple[dict[str, Any] | None, str]:
     """(the KCIDB schema or None, what was checked): None where it is absent
     and not required (named, or `required`: absent is an error)."""
     try:
@@ -31,8 +34,11 @@ def kcidb_schema(path=None, required=False):
         return None, f"links and ids only: {e}"
 
 
-def write_outputs(run, out, version="", promises_path=None, schema_path=None,
-                  kcidb_checkout=None, log_url_base=None):
+def write_outputs(run: run_mod.Run, out: pathlib.Path, version: str = "",
+                  promises_path: str | pathlib.Path | None = None,
+                  schema_path: str | pathlib.Path | None = None,
+                  kcidb_checkout: str | None = None,
+                  log_url_base: str | None = None) -> report.Matrix:
     """Writes junit.xml, kcidb.json, matrix.md and matrix.html into `out`.
     KCIDB: kcidb_checkout "runtime" or "kernel" (default $JR2_KCIDB_CHECKOUT,
     else runtime), log_url_base the URL the run folder is published at
@@ -60,11 +66,11 @@ def write_outputs(run, out, version="", promises_path=None, schema_path=None,
     return matrix
 
 
-def hash_files(dirs):
+def hash_files(dirs: Iterable[str | pathlib.Path]) -> dict[str, str]:
     """{file name: sha256} of the regular files in `dirs` (the first name wins)."""
-    digests = {}
-    for d in dirs:
-        d = pathlib.Path(d)
+    digests: dict[str, str] = {}
+    for named in dirs:
+        d = pathlib.Path(named)
         if not d.is_dir():
             raise UsageError(f"binary folder '{d}' does not exist: build first (`make all`)")
         for f in sorted(d.iterdir()):
@@ -73,9 +79,9 @@ def hash_files(dirs):
     return digests
 
 
-def read_matrix(spec):
+def read_matrix(spec: Iterable[str]) -> dict[str, str | None]:
     """{kernel: reason or None} from `NAME` and `NAME=reason` words."""
-    matrix = {}
+    matrix: dict[str, str | None] = {}
     for word in spec:
         name, _, reason = word.partition("=")
         if not name:
@@ -85,14 +91,14 @@ def read_matrix(spec):
     return matrix
 
 
-def load_run(path):
+def load_run(path: str | pathlib.Path) -> run_mod.Run:
     try:
         return run_mod.load(path)
     except FileNotFoundError as e:
         raise UsageError(f"{e}: name a folder under results/ that `make matrix` wrote")
 
 
-def newest_run(results):
+def newest_run(results: pathlib.Path) -> pathlib.Path:
     """The run folder under `results` whose run.json changed last."""
     runs = sorted(results.glob("*/run.json"), key=lambda p: p.stat().st_mtime)
     if not runs:
@@ -100,7 +106,7 @@ def newest_run(results):
     return runs[-1].parent
 
 
-def cmd_write(args):
+def cmd_write(args: argparse.Namespace) -> int:
     path = pathlib.Path(args.run) if args.run else newest_run(REPO / "results")
     run = load_run(path)
     out = pathlib.Path(args.out or path)
@@ -113,7 +119,7 @@ def cmd_write(args):
     return 0
 
 
-def cmd_compare(args):
+def cmd_compare(args: argparse.Namespace) -> int:
     for p in (args.a, args.b):
         if not pathlib.Path(p).is_dir():
             raise UsageError(f"'{p}' is not a folder: give a run (results/<run-id>) or a "
@@ -126,7 +132,7 @@ def cmd_compare(args):
     return 0
 
 
-def cmd_hash(args):
+def cmd_hash(args: argparse.Namespace) -> int:
     digests = hash_files(args.dirs)
     text = json.dumps(digests, indent=1, sort_keys=True) + "\n"
     if args.output:
@@ -136,7 +142,7 @@ def cmd_hash(args):
     return 0
 
 
-def cmd_check_kcidb(args):
+def cmd_check_kcidb(args: argparse.Namespace) -> int:
     try:
         data = json.loads(pathlib.Path(args.file).read_text())
     except (OSError, ValueError) as e:
@@ -149,7 +155,7 @@ def cmd_check_kcidb(args):
     return 1 if errors else 0
 
 
-def cmd_gate(args):
+def cmd_gate(args: argparse.Namespace) -> int:
     run = load_run(args.run)
     matrix = read_matrix(args.matrix)
     if not matrix:
@@ -166,7 +172,7 @@ def cmd_gate(args):
     decision = gate.decide(run, matrix, built, before, args.require)
     out = pathlib.Path(args.out)
     write_outputs(run, out, args.version, args.promises, args.kcidb_schema)
-    tested = {}
+    tested: dict[str, str] = {}
     for k in run.kernels:
         tested.update(k.binaries)
     (out / "SHA256SUMS").write_text("".join(f"{d}  {n}\n" for n, d in sorted(tested.items())))
@@ -181,7 +187,7 @@ def cmd_gate(args):
     return 0 if decision.passed else 1
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     w = sub.add_parser("write", help="write junit.xml, kcidb.json, matrix.md, matrix.html")
@@ -234,10 +240,11 @@ def parser():
     return p
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        status: int = args.func(args)
+        return status
     except UsageError as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2

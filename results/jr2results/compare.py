@@ -7,8 +7,9 @@ kernel folders with each other (the same suite on two kernels, for a bug
 report that says where a behaviour changes).
 """
 import dataclasses
+import pathlib
 
-from . import run as run_mod
+from . import run as run_mod, tap
 
 
 @dataclasses.dataclass
@@ -19,7 +20,7 @@ class Change:
     after: str
 
 
-def _outcome(result):
+def _outcome(result: tap.Result | None) -> str:
     if result is None:
         return "absent"
     if result.status == "pass":
@@ -27,8 +28,8 @@ def _outcome(result):
     return f"{result.status} ({result.reason})" if result.reason else result.status
 
 
-def kernel_changes(a, b, label):
-    changes = []
+def kernel_changes(a: run_mod.Kernel, b: run_mod.Kernel, label: str) -> list[Change]:
+    changes: list[Change] = []
     for key, name in (("verdict", "verdict"), ("verdict_code", "verdict code"), ("abi", "ABI"),
                       ("outcome", "outcome"), ("release", "release")):
         before, after = a.summary.get(key), b.summary.get(key)
@@ -50,7 +51,7 @@ def kernel_changes(a, b, label):
     return changes
 
 
-def compare(path_a, path_b):
+def compare(path_a: pathlib.Path, path_b: pathlib.Path) -> tuple[list[Change], str]:
     """The changes from A to B, and a one-line description of what was compared."""
     a_is_kernel = (path_a / "summary.json").exists() or (path_a / "suite.tap").exists()
     b_is_kernel = (path_b / "summary.json").exists() or (path_b / "suite.tap").exists()
@@ -58,11 +59,11 @@ def compare(path_a, path_b):
         raise ValueError(f"compare a run with a run, or a kernel folder with a kernel folder: "
                          f"'{path_a}' and '{path_b}' are one of each")
     if a_is_kernel:
-        a, b = run_mod.load_kernel(path_a), run_mod.load_kernel(path_b)
-        label = a.name if a.name == b.name else f"{a.name}->{b.name}"
-        return kernel_changes(a, b, label), f"kernel {path_a} -> kernel {path_b}"
+        ka, kb = run_mod.load_kernel(path_a), run_mod.load_kernel(path_b)
+        label = ka.name if ka.name == kb.name else f"{ka.name}->{kb.name}"
+        return kernel_changes(ka, kb, label), f"kernel {path_a} -> kernel {path_b}"
     a, b = run_mod.load(path_a), run_mod.load(path_b)
-    changes = []
+    changes: list[Change] = []
     for k in a.kernels:
         other = b.kernel(k.name)
         if other is None:
@@ -75,7 +76,7 @@ def compare(path_a, path_b):
     return changes, f"run {a.id} -> run {b.id}"
 
 
-def text(changes, what):
+def text(changes: list[Change], what: str) -> str:
     if not changes:
         return f"{what}: no change\n"
     width = max(len(c.kernel) for c in changes)

@@ -10,6 +10,9 @@ that names the ABI it lacks), never from a list of test names.
 """
 import dataclasses
 import re
+from collections.abc import Iterable
+
+from . import run as run_mod
 
 # Kernel log lines that make a run an error whatever the tests said.  A
 # timestamp `[    1.234567] ` may lead; the words are the kernel's own.
@@ -27,24 +30,24 @@ class Finding:
     kernel: str  # "" when it concerns the run as a whole
     text: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.kernel}: {self.text}" if self.kernel else self.text
 
 
 @dataclasses.dataclass
 class Decision:
-    findings: list  # Finding: each one refuses the release
-    notes: list  # Finding: said, but does not refuse (a declared missing kernel)
-    ran: list = dataclasses.field(default_factory=list)  # Finding: each kernel run, its outcome
+    findings: list[Finding]  # each one refuses the release
+    notes: list[Finding]  # said, but does not refuse (a declared missing kernel)
+    ran: list[Finding] = dataclasses.field(default_factory=list)  # each kernel run, its outcome
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         return not self.findings
 
 
-def console_faults(text, limit=5):
+def console_faults(text: str, limit: int = 5) -> list[str]:
     """The first `limit` lines of a console log that show a kernel fault."""
-    hits = []
+    hits: list[str] = []
     for line in text.splitlines():
         line = line.rstrip("\r")
         if CONSOLE_FAULT.match(line):
@@ -54,10 +57,10 @@ def console_faults(text, limit=5):
     return hits
 
 
-def verdict_findings(kernel):
+def verdict_findings(kernel: run_mod.Kernel) -> list[str]:
     """The verdict and the ABI against what the matrix entry predicts."""
     s = kernel.summary
-    found = []
+    found: list[str] = []
     if not s.get("verdict"):
         found.append("no verdict from `jr2-confine check` in the guest")
     elif (s.get("verdict"), s.get("verdict_code")) != (s.get("expected_verdict"),
@@ -73,7 +76,7 @@ def verdict_findings(kernel):
     return found
 
 
-def health_findings(kernel):
+def health_findings(kernel: run_mod.Kernel) -> list[str]:
     """Result files missing, and every oops, WARNING, panic or timeout."""
     found = [f"result files: {d}" for d in kernel.defects]
     found += [f"problem: {p}" for p in kernel.problems]
@@ -82,9 +85,9 @@ def health_findings(kernel):
     return found
 
 
-def test_findings(kernel):
+def test_findings(kernel: run_mod.Kernel) -> list[str]:
     """Every test whose outcome is not what the kernel's ABI allows."""
-    found = []
+    found: list[str] = []
     if not kernel.results:
         found.append("no test result in suite.tap")
     abi = kernel.abi
@@ -108,12 +111,12 @@ def test_findings(kernel):
     return found
 
 
-def binary_findings(kernel, built):
+def binary_findings(kernel: run_mod.Kernel, built: dict[str, str]) -> list[str]:
     """The binaries the guest ran against the ones on the host after the run."""
     tested = kernel.binaries
     if not tested:
         return ["summary.json names no binaries_sha256: what was tested is unknown"]
-    found = []
+    found: list[str] = []
     for name, digest in sorted(tested.items()):
         if name not in built:
             found.append(f"binary '{name}' tested in the VM is not among the built binaries")
@@ -123,7 +126,8 @@ def binary_findings(kernel, built):
     return found
 
 
-def decide(run, matrix, built, built_before=None, required=()):
+def decide(run: run_mod.Run, matrix: dict[str, str | None], built: dict[str, str],
+           built_before: dict[str, str] | None = None, required: Iterable[str] = ()) -> Decision:
     """Whether `run` may stand for a release.
 
     matrix: {kernel name: None, or the declared reason it may be missing}
@@ -131,7 +135,9 @@ def decide(run, matrix, built, built_before=None, required=()):
     built_before: the same, hashed before the run (None: not known)
     required: binary names that every kernel must have tested
     """
-    findings, notes, ran = [], [], []
+    findings: list[Finding] = []
+    notes: list[Finding] = []
+    ran: list[Finding] = []
     for defect in run.defects:
         findings.append(Finding("", f"run: {defect}"))
     tested = set(required).union(*(k.binaries for k in run.kernels))
@@ -150,7 +156,7 @@ def decide(run, matrix, built, built_before=None, required=()):
             findings.append(Finding(name, "missing from the run, and no reason is declared "
                                           "for it"))
     # The same suite runs on every kernel: a test reports everywhere, if only as a skip.
-    suite = {}
+    suite: dict[str, str] = {}
     for kernel in run.kernels:
         for r in kernel.results:
             suite.setdefault(r.name, kernel.name)

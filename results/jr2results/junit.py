@@ -19,20 +19,22 @@ and its name is the test's whole name, fixture and test
 (action-junit-report) take the classname's last part as the file's name and
 find `protected_dir_test.c:214` in the failure's text.
 """
+import pathlib
 import xml.etree.ElementTree as ET
 
-from . import gate
+from . import gate, run as run_mod, tap
 
 # XML 1.0 refuses these characters even as references: a test's output may hold them.
 _BAD_XML = dict.fromkeys([c for c in range(0x20) if c not in (0x9, 0xA, 0xD)]
                          + [0xFFFE, 0xFFFF], "\ufffd")
 
 
-def _xml_text(text):
+def _xml_text(text: str) -> str:
     return text.translate(_BAD_XML)
 
 
-def _case(suite, classname, name, status, reason, seconds=None, message=None, output=""):
+def _case(suite: ET.Element, classname: str, name: str, status: str, reason: str,
+          seconds: float | None = None, message: str | None = None, output: str = "") -> str:
     case = ET.SubElement(suite, "testcase", classname=classname, name=name)
     if seconds is not None:
         case.set("time", f"{seconds:.3f}")
@@ -49,7 +51,7 @@ def _case(suite, classname, name, status, reason, seconds=None, message=None, ou
     return status
 
 
-def _properties(suite, kernel):
+def _properties(suite: ET.Element, kernel: run_mod.Kernel) -> None:
     props = ET.SubElement(suite, "properties")
     for key in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
                 "expected_verdict", "expected_verdict_code", "verdict", "verdict_code",
@@ -60,18 +62,21 @@ def _properties(suite, kernel):
         ET.SubElement(props, "property", name=f"sha256:{name}", value=digest)
 
 
-def _unreported_time(kernel, crash, binary_s, durations):
+def _unreported_time(kernel: run_mod.Kernel, crash: tap.Result, binary_s: dict[str, float],
+                     durations: dict[str, float | None]) -> float | None:
     """A crashed binary's `<crash>` (or `<exit>`): the guest time of the
     binary that its timed tests do not account for, where both are known."""
     total = binary_s.get(crash.binary)
     timed = [r.duration if r.duration is not None else durations.get(r.name)
              for r in kernel.results if r.binary == crash.binary and r is not crash]
-    if total is None or any(t is None for t in timed):
+    known = [t for t in timed if t is not None]
+    if total is None or len(known) != len(timed):
         return None
-    return max(0.0, total - sum(timed))
+    return max(0.0, total - sum(known))
 
 
-def _totals(suite, statuses, kernel, suite_id):
+def _totals(suite: ET.Element, statuses: list[str], kernel: run_mod.Kernel,
+            suite_id: str) -> ET.Element:
     """The suite's counts of its cases' statuses, its time and its id."""
     suite.set("tests", str(len(statuses)))
     for attr, status in (("failures", "fail"), ("errors", "error"), ("skipped", "skip")):
@@ -82,11 +87,11 @@ def _totals(suite, statuses, kernel, suite_id):
     return suite
 
 
-def kernel_suite(kernel, run_id):
+def kernel_suite(kernel: run_mod.Kernel, run_id: str) -> ET.Element:
     suite = ET.Element("testsuite", name=kernel.name)
     _properties(suite, kernel)
     durations = {t.get("name"): t.get("duration_s") for t in kernel.summary.get("tests", [])}
-    statuses = []
+    statuses: list[str] = []
     binary_s = kernel.summary.get("binary_s") or {}
     for r in kernel.results:
         seconds = r.duration if r.duration is not None else durations.get(r.name)
@@ -104,7 +109,7 @@ def kernel_suite(kernel, run_id):
     return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}")
 
 
-def upstream_suite(kernel, run_id):
+def upstream_suite(kernel: run_mod.Kernel, run_id: str) -> ET.Element:
     """The kernel's own Landlock selftests, as they reported."""
     suite = ET.Element("testsuite", name=f"{kernel.name} (its own Landlock selftests)")
     _properties(suite, kernel)
@@ -114,13 +119,13 @@ def upstream_suite(kernel, run_id):
     return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}/upstream")
 
 
-def build(run):
+def build(run: run_mod.Run) -> ET.ElementTree:
     """<testsuites name tests failures errors time>: the XSD allows no more
     (the skips are counted on each <testsuite>)."""
     root = ET.Element("testsuites", name=f"jr2 run {run.id}")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     seconds = 0.0
-    suites = []
+    suites: list[ET.Element] = []
     for kernel in run.kernels:
         suites.append(kernel_suite(kernel, run.id))
         if kernel.upstream is not None and not kernel.upstream.skipped:
@@ -128,7 +133,7 @@ def build(run):
     for suite in suites:
         root.append(suite)
         for key in totals:
-            totals[key] += int(suite.get(key))
+            totals[key] += int(suite.get(key, 0))
         seconds += float(suite.get("time", 0))
     for key, value in totals.items():
         root.set(key, str(value))
@@ -136,7 +141,7 @@ def build(run):
     return ET.ElementTree(root)
 
 
-def write(run, path):
+def write(run: run_mod.Run, path: pathlib.Path) -> None:
     tree = build(run)
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)

@@ -23,8 +23,12 @@ machine (root, vm.*) its console.log, where the run has them.  IDs are
 import pathlib
 import re
 import tomllib
+from collections.abc import Callable
+from typing import Any
 
-from . import gate, tap
+from . import gate, run as run_mod, tap
+
+Json = dict[str, Any]
 
 ORIGIN = "jr2"
 MAJOR, MINOR = 5, 3
@@ -35,12 +39,12 @@ PATH_PART = re.compile(r"[^a-zA-Z0-9_-]+")
 SHA1 = re.compile(r"^[0-9a-f]{40}$")
 
 
-def path_of(*parts):
+def path_of(*parts: str) -> str:
     """A KCIDB path: dot-separated parts of [a-zA-Z0-9_-]."""
     return ".".join(PATH_PART.sub("_", p).strip("_") or "_" for p in parts)
 
 
-def test_path(root, result):
+def test_path(root: str, result: tap.Result) -> str:
     """root.<binary less _test>[.<fixture>].<test>: a test sits under its
     binary; a fixture named as the binary is not repeated."""
     binary = result.binary or "tap"
@@ -51,12 +55,13 @@ def test_path(root, result):
     return path_of(root, stem, *parts)
 
 
-def with_parents(tests, root, make):
+def with_parents(tests: list[Json], root: str,
+                 make: Callable[[str, str, int], Json]) -> list[Json]:
     """Adds the inner nodes of the path tree below `root` that no test is,
     each with the highest status of the tests under it: make(path, status,
     count) builds one."""
     have = {t["path"] for t in tests}
-    under = {}
+    under: dict[str, list[str]] = {}
     for t in tests:
         parts = t["path"].split(".")
         for i in range(len(parts) - 1, 0, -1):
@@ -67,17 +72,17 @@ def with_parents(tests, root, make):
     return tests
 
 
-def summary_status(statuses):
+def summary_status(statuses: list[str]) -> str:
     """The highest-priority status, as the schema defines it."""
     return min(statuses, key=PRIORITY.index) if statuses else "MISS"
 
 
-def _excerpt(text):
+def _excerpt(text: str) -> str:
     text = text.replace("\0", "")
     return text[-EXCERPT_MAX:]
 
 
-def landlock_text(summary):
+def landlock_text(summary: Json) -> str:
     """"ABI 6", "Landlock ENOSYS", ...: never a Python None in the text."""
     abi, landlock = summary.get("abi"), summary.get("landlock")
     if landlock in (None, ""):
@@ -87,7 +92,7 @@ def landlock_text(summary):
     return f"Landlock {landlock}"
 
 
-def _environment(kernel):
+def _environment(kernel: run_mod.Kernel) -> Json:
     s = kernel.summary
     desc = landlock_text(s)
     misc = {k: s[k] for k in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
@@ -99,14 +104,15 @@ def _environment(kernel):
             "misc": misc}
 
 
-def _test(build_id, test_id, path, status, environment, **extra):
+def _test(build_id: str, test_id: str, path: str, status: str, environment: Json,
+          **extra: Any) -> Json:
     test = {"build_id": build_id, "id": test_id, "origin": ORIGIN, "path": path,
             "status": status, "environment": environment}
     test.update({k: v for k, v in extra.items() if v not in (None, "", {})})
     return test
 
 
-def _log_url(kernel, name, log_base):
+def _log_url(kernel: run_mod.Kernel, name: str, log_base: str | None) -> str | None:
     """The URL of the kernel folder's file `name`, None where it is absent:
     log_base/<kernel>/<name>, else a file: URL of the file itself."""
     path = kernel.path / name
@@ -117,12 +123,14 @@ def _log_url(kernel, name, log_base):
     return path.resolve().as_uri()
 
 
-def kernel_tests(kernel, build_id, run_id, start_time=None, log_base=None, root_misc=None):
+def kernel_tests(kernel: run_mod.Kernel, build_id: str, run_id: str, start_time: str | None = None,
+                 log_base: str | None = None, root_misc: Json | None = None) -> list[Json]:
     env = _environment(kernel)
     tap_url = _log_url(kernel, "suite.tap", log_base)
     console_url = _log_url(kernel, "console.log", log_base)
     base = f"{ORIGIN}:{run_id}:{kernel.name}"
-    tests, seen = [], set()
+    tests: list[Json] = []
+    seen: set[str] = set()
     durations = {t.get("name"): t.get("duration_s") for t in kernel.summary.get("tests", [])}
     for r in kernel.results:
         test_id = f"{base}:{r.name}"
@@ -177,12 +185,14 @@ def kernel_tests(kernel, build_id, run_id, start_time=None, log_base=None, root_
     return tests
 
 
-def upstream_tests(kernel, build_id, run_id, start_time=None, log_base=None):
+def upstream_tests(kernel: run_mod.Kernel, build_id: str, run_id: str,
+                   start_time: str | None = None, log_base: str | None = None) -> list[Json]:
     """The kernel's own Landlock selftests, under the path landlock_upstream."""
     env = _environment(kernel)
     tap_url = _log_url(kernel, "suite.tap", log_base)
     base = f"{ORIGIN}:{run_id}:{kernel.name}:upstream"
-    tests, seen = [], set()
+    tests: list[Json] = []
+    seen: set[str] = set()
     for r in kernel.results:
         test_id = f"{base}:{r.binary}.{r.name}"
         n = 2
@@ -214,7 +224,7 @@ STABLE_GIT = "https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git"
 TARBALL = re.compile(r"/linux-(\d+\.\d+(?:\.\d+)?)\.tar\.\w+$")
 
 
-def matrix_entries(path=MATRIX):
+def matrix_entries(path: str | pathlib.Path = MATRIX) -> dict[str, Json]:
     """{name: entry} of kernels/matrix.toml, a variant (`base`) with its
     base's files; {} where the file is absent."""
     try:
@@ -225,7 +235,8 @@ def matrix_entries(path=MATRIX):
     return {name: {**entries.get(e.get("base"), {}), **e} for name, e in entries.items()}
 
 
-def kernel_checkout(kernel, run_id, entry, start=None):
+def kernel_checkout(kernel: run_mod.Kernel, run_id: str, entry: Json,
+                    start: str | None = None) -> tuple[Json, Json]:
     """The kernel as what was checked out and built: (checkout, build)."""
     s = kernel.summary
     release = s.get("release") or kernel.name
@@ -234,14 +245,14 @@ def kernel_checkout(kernel, run_id, entry, start=None):
     config = next((d["config"] for d in debs if d.get("config")), None)
     base = f"{ORIGIN}:{run_id}:{kernel.name}"
     misc = {"kernel": kernel.name, "release": release, "source": entry.get("source", "path")}
-    checkout = {"id": f"{base}:checkout", "origin": ORIGIN, "git_commit_name": release,
+    checkout: Json = {"id": f"{base}:checkout", "origin": ORIGIN, "git_commit_name": release,
                 "valid": True}
     if entry.get("source") == "debian":
         checkout["tree_name"] = f"debian-{entry.get('suite', 'unknown')}"
         misc.update(package=image.get("package"), debian_version=image.get("version"))
         what = f"Debian {image.get('package')} {image.get('version')}"
-    elif TARBALL.search(entry.get("url", "")):
-        version = TARBALL.search(entry["url"]).group(1)
+    elif tarball := TARBALL.search(entry.get("url", "")):
+        version = tarball.group(1)
         checkout.update(tree_name="stable", git_repository_url=STABLE_GIT,
                         git_commit_name=f"v{version}")
         misc.update(tarball=entry["url"])
@@ -250,7 +261,7 @@ def kernel_checkout(kernel, run_id, entry, start=None):
         what = "a kernel image named by path"
     checkout["comment"] = f"Linux {release} ({what}), matrix entry {kernel.name}"
     checkout["misc"] = {k: v for k, v in misc.items() if v is not None}
-    build = {"id": f"{base}:kernel", "checkout_id": checkout["id"], "origin": ORIGIN,
+    build: Json = {"id": f"{base}:kernel", "checkout_id": checkout["id"], "origin": ORIGIN,
              "architecture": "x86_64", "status": "PASS",
              "comment": f"Linux {release}, as booted under QEMU", "misc": checkout["misc"]}
     if config:
@@ -262,7 +273,9 @@ def kernel_checkout(kernel, run_id, entry, start=None):
     return checkout, build
 
 
-def build(run, version="", checkouts="runtime", log_base=None, matrix=None):
+def build(
+        run: run_mod.Run, version: str = "", checkouts: str = "runtime",
+        log_base: str | None = None, matrix: dict[str, Json] | None = None) -> Json:
     """The document.  checkouts: "runtime" (this repository is the checkout,
     its runtime the build) or "kernel" (each kernel is checkout and build);
     log_base: the URL the run folder is published at (log_url), else file:
@@ -270,7 +283,7 @@ def build(run, version="", checkouts="runtime", log_base=None, matrix=None):
     meta = run.meta
     commit = str(meta.get("commit", ""))
     checkout_id = f"{ORIGIN}:{commit or run.id}"
-    checkout = {"id": checkout_id, "origin": ORIGIN, "tree_name": "jr2-landlock",
+    checkout: Json = {"id": checkout_id, "origin": ORIGIN, "tree_name": "jr2-landlock",
                 "comment": f"jr2-landlock {version or ''} run {run.id}".replace("  ", " "),
                 "valid": True}
     if SHA1.match(commit):
@@ -278,12 +291,12 @@ def build(run, version="", checkouts="runtime", log_base=None, matrix=None):
     start = meta.get("start")
     if start:
         checkout["start_time"] = start
-    binaries = {}
+    binaries: dict[str, str] = {}
     for kernel in run.kernels:
         for name, digest in kernel.binaries.items():
             binaries.setdefault(name, digest)
     build_id = f"{ORIGIN}:{run.id}:runtime"
-    runtime = {"id": build_id, "checkout_id": checkout_id, "origin": ORIGIN,
+    runtime: Json = {"id": build_id, "checkout_id": checkout_id, "origin": ORIGIN,
                "architecture": "x86_64", "config_name": "static",
                "comment": "jr2 runtime and conformance suite, linked statically for the VMs",
                "status": "PASS" if binaries else "MISS",
@@ -292,8 +305,10 @@ def build(run, version="", checkouts="runtime", log_base=None, matrix=None):
         runtime["start_time"] = start
     if checkouts not in ("runtime", "kernel"):
         raise ValueError(f"checkouts '{checkouts}': give runtime or kernel")
-    checkout_list, build_list, tests = [checkout], [runtime], []
+    checkout_list, build_list = [checkout], [runtime]
+    tests: list[Json] = []
     root_misc = None
+    entries: dict[str, Json] = {}
     if checkouts == "kernel":
         checkout_list, build_list = [], []
         entries = matrix_entries() if matrix is None else matrix

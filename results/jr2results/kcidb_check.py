@@ -24,6 +24,7 @@ import json
 import os
 import pathlib
 import re
+from typing import Any
 
 SCHEMA_NAME = "kcidb-v5.3.schema.json"
 SCHEMA_ENV = "JR2_KCIDB_SCHEMA"
@@ -41,7 +42,7 @@ class SchemaMissing(Exception):
     what to install or name."""
 
 
-def is_date_time(text):
+def is_date_time(text: object) -> bool:
     """A strict RFC 3339 date-time: a real calendar date, hours < 24,
     minutes < 60, seconds <= 60, an offset of at most 23:59."""
     if not isinstance(text, str):
@@ -61,7 +62,7 @@ def is_date_time(text):
     return True
 
 
-def find_schema():
+def find_schema() -> pathlib.Path | None:
     """The schema's path: $JR2_KCIDB_SCHEMA, else ../shared/kcidb/ beside the
     checkout; None where neither is."""
     named = os.environ.get(SCHEMA_ENV)
@@ -71,60 +72,61 @@ def find_schema():
     return path if path.is_file() else None
 
 
-def load_schema(path=None):
+def load_schema(named: str | pathlib.Path | None = None) -> dict[str, Any]:
     """The schema as a dict; SchemaMissing names what is missing."""
-    path = path or find_schema()
+    path = named or find_schema()
     if path is None:
         raise SchemaMissing(
             f"no KCIDB v5.3 schema: name kcidb-io's {SCHEMA_NAME} with {SCHEMA_ENV}=FILE "
             "(or --kcidb-schema FILE), or put it at ../shared/kcidb/ beside the checkout")
     try:
-        return json.loads(pathlib.Path(path).read_text())
+        schema: dict[str, Any] = json.loads(pathlib.Path(path).read_text())
+        return schema
     except (OSError, ValueError) as e:
         raise SchemaMissing(f"cannot read the KCIDB schema '{path}': {e}: name kcidb-io's "
                             f"{SCHEMA_NAME} with {SCHEMA_ENV}=FILE")
 
 
-def need_jsonschema():
+def need_jsonschema() -> Any:
     """Debian's python3-jsonschema, or SchemaMissing saying how to get it."""
     try:
-        import jsonschema
+        import jsonschema  # type: ignore[import]  # Debian 12 ships no type hints for it
     except ImportError:
         raise SchemaMissing("python3-jsonschema is not installed: apt-get install "
                             "python3-jsonschema (`make test-results` installs it)")
     return jsonschema
 
 
-def _validator(schema):
+def _validator(schema: dict[str, Any]) -> Any:
     jsonschema = need_jsonschema()
     checker = jsonschema.FormatChecker()  # this instance's own table of checks
     checker.checks("date-time")(is_date_time)
     return jsonschema.Draft7Validator(schema, format_checker=checker)
 
 
-def _where(error):
+def _where(error: Any) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}"
                          for p in error.absolute_path)
 
 
-def schema_errors(data, schema):
+def schema_errors(data: Any, schema: dict[str, Any]) -> list[str]:
     """The schema's refusals, one line each ("$.tests[3].status: ...")."""
     validator = _validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     return [f"{_where(e)}: {e.message}"[:500] for e in errors]
 
 
-def _objects(data, kind):
+def _objects(data: Any, kind: str) -> list[dict[str, Any]]:
     items = data.get(kind) if isinstance(data, dict) else None
     return [o for o in items if isinstance(o, dict)] if isinstance(items, list) else []
 
 
-def link_errors(data):
+def link_errors(data: Any) -> list[tuple[str, str]]:
     """(rule, line) for each refusal of the stricter layer (LINK_RULES)."""
-    errors = []
-    ids = {}
+    errors: list[tuple[str, str]] = []
+    ids: dict[str, set[Any]] = {}
     for kind in ("checkouts", "builds", "tests", "issues", "incidents"):
-        seen = {}
+        seen: dict[Any, int] = {}
         for i, o in enumerate(_objects(data, kind)):
             key = (o.get("id"), o.get("version")) if kind == "issues" else o.get("id")
             if key in seen:
@@ -133,7 +135,7 @@ def link_errors(data):
             seen.setdefault(key, i)
         ids[kind] = {o.get("id") for o in _objects(data, kind)}
 
-    def link(kind, i, o, field, target, rule):
+    def link(kind: str, i: int, o: dict[str, Any], field: str, target: str, rule: str) -> None:
         if field in o and o[field] not in ids[target]:
             errors.append((rule, f"$.{kind}[{i}]: {field} {o[field]!r} names no "
                                  f"{target[:-1]} of this file"))
@@ -149,13 +151,17 @@ def link_errors(data):
     return errors + parent_errors(data)
 
 
-def parent_errors(data):
+def parent_errors(data: Any) -> list[tuple[str, str]]:
     """(missing-parent, line) for each path whose parent is no test of the
     same build and environment, once per parent."""
     tests = [t for t in _objects(data, "tests") if isinstance(t.get("path"), str)]
-    where = lambda t: (t.get("build_id"), json.dumps(t.get("environment"), sort_keys=True))
+
+    def where(t: dict[str, Any]) -> tuple[Any, str]:
+        return t.get("build_id"), json.dumps(t.get("environment"), sort_keys=True)
+
     have = {(where(t), t["path"]) for t in tests}
-    errors, told = [], set()
+    errors: list[tuple[str, str]] = []
+    told: set[tuple[tuple[Any, str], str]] = set()
     for i, t in enumerate(tests):
         if "." not in t["path"]:
             continue
@@ -169,7 +175,7 @@ def parent_errors(data):
     return errors
 
 
-def check(data, schema):
+def check(data: Any, schema: dict[str, Any] | None) -> list[str]:
     """Every refusal, the schema's first: [] when the document is good.
     schema None: the links only (the caller says that the schema was absent)."""
     errors = schema_errors(data, schema) if schema is not None else []

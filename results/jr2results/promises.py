@@ -28,11 +28,12 @@ class Promise:
 class Group:
     letter: str
     title: str
-    promises: list
+    promises: list[Promise]
 
 
-def parse(text):
-    groups, current = [], None
+def parse(text: str) -> list[Group]:
+    groups: list[Group] = []
+    current: Group | None = None
     for line in text.splitlines():
         m = GROUP.match(line)
         if m:
@@ -47,7 +48,7 @@ def parse(text):
     return groups
 
 
-def find(root):
+def find(root: str | pathlib.Path) -> pathlib.Path | None:
     """The PROMISES.md that $PROMISES names, else docs/PROMISES.md of the
     repository `root`; None when neither is a file."""
     named = os.environ.get("PROMISES")
@@ -57,10 +58,10 @@ def find(root):
     return path if path.is_file() else None
 
 
-def load(path):
+def load(path: str | pathlib.Path | None) -> list[Group]:
     return parse(pathlib.Path(path).read_text()) if path else []
 
 
-def order_key(promise_id):
+def order_key(promise_id: str) -> tuple[int, int]:
     """G1 < G2 < G10 < R1 < O1: by group in PROMISES.md's order, then number."""
     return GROUP_ORDER.find(promise_id[0]), int(promise_id[1:])

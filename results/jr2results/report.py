@@ -21,8 +21,9 @@ import json
 import os
 import pathlib
 import re
+from typing import Any
 
-from . import gate, kcidb, promises as promises_mod, tap
+from . import gate, kcidb, promises as promises_mod, run as run_mod, tap
 
 STATES = ("pass", "fail", "skip", "refused", "untested")
 MARK = {"pass": "pass", "fail": "FAIL", "skip": "skip", "refused": "refused",
@@ -33,11 +34,11 @@ MARK = {"pass": "pass", "fail": "FAIL", "skip": "skip", "refused": "refused",
 class Cell:
     state: str  # one of STATES
     text: str  # short, for the table
-    detail: list  # one line per test or finding
-    tests: list = dataclasses.field(default_factory=list)  # its tap.Results
+    detail: list[str]  # one line per test or finding
+    tests: list[tap.Result] = dataclasses.field(default_factory=list)
 
     @property
-    def reasons(self):
+    def reasons(self) -> list[str]:
         return sorted({line.split(": ", 1)[1] for line in self.detail
                        if line.startswith("skip ") and ": " in line})
 
@@ -46,33 +47,36 @@ class Cell:
 class Row:
     key: str  # promise ID, or "vm.verdict" / "vm.health"
     label: str
-    cells: dict  # kernel name -> Cell
+    cells: dict[str, Cell]  # kernel name -> Cell
 
 
 @dataclasses.dataclass
 class Section:
     title: str
-    rows: list
+    rows: list[Row]
 
 
 @dataclasses.dataclass
 class Matrix:
     run_id: str
     about: str  # commit and times of the run, one line
-    kernels: list  # run.Kernel
-    sections: list
-    repro: dict = None  # repro.json of `make repro(-matrix)`: its own section
+    kernels: list[run_mod.Kernel]
+    sections: list[Section]
+    repro: dict[str, Any] | None = None  # repro.json of `make repro(-matrix)`: its own section
+    kcidb_checked: str = ""  # what the KCIDB check of the run's kcidb.json covered
 
     @property
-    def upstream(self):
+    def upstream(self) -> list[run_mod.Kernel]:
         """The kernels whose own Landlock selftests ran or were skipped."""
         return [k for k in self.kernels if k.upstream is not None]
 
 
-def upstream_rows(k):
+def upstream_rows(k: run_mod.Kernel) -> list[tuple[str, str]]:
     """(label, text) of a kernel's own Landlock selftests: their failures are
     findings about the kernel (kernels/README.md), not failures of this run."""
     u = k.upstream
+    if u is None:
+        return []
     if u.skipped:
         return [("outcome", "skipped"), ("why", u.summary.get("skip_reason", ""))]
     c = tap.counts(u.results)
@@ -84,20 +88,20 @@ def upstream_rows(k):
             ("kernel findings", ", ".join(findings) if findings else "none")]
 
 
-def _line(r):
+def _line(r: tap.Result) -> str:
     if r.status == "pass":
         return f"pass {r.name}"
     return f"{r.status} {r.name}: {r.reason or 'no reason given'}"
 
 
-def unreported(kernels):
+def unreported(kernels: list[run_mod.Kernel]) -> dict[str, list[tap.Result]]:
     """{kernel name: Results}: each kernel's results, plus an error for every
     test that ran elsewhere but not here because its binary ended early."""
-    names = {}
+    names: dict[str, str] = {}
     for k in kernels:
         for r in k.results:
             names.setdefault(r.name, r.binary)
-    out = {}
+    out: dict[str, list[tap.Result]] = {}
     for k in kernels:
         ended = {r.binary for r in k.results if r.status == "error" and r.name.endswith(">")}
         seen = {r.name for r in k.results}
@@ -107,7 +111,7 @@ def unreported(kernels):
     return out
 
 
-def promise_cell(kernel, promise_id, results):
+def promise_cell(kernel: run_mod.Kernel, promise_id: str, results: list[tap.Result]) -> Cell:
     tests = [r for r in results if promise_id in r.promises]
     detail = [_line(r) for r in tests]
     if not tests:
@@ -127,8 +131,9 @@ def promise_cell(kernel, promise_id, results):
     return cell
 
 
-def _vm_rows(kernels):
-    verdict, health = {}, {}
+def _vm_rows(kernels: list[run_mod.Kernel]) -> list[Row]:
+    verdict: dict[str, Cell] = {}
+    health: dict[str, Cell] = {}
     for k in kernels:
         found = gate.verdict_findings(k)
         verdict[k.name] = (Cell("fail", "; ".join(found), found) if found else
@@ -141,16 +146,16 @@ def _vm_rows(kernels):
             Row("vm.health", "console clean, results complete", health)]
 
 
-def build(run, groups):
+def build(run: run_mod.Run, groups: list[promises_mod.Group]) -> Matrix:
     """groups: promises.Group list (PROMISES.md); tests name IDs it may lack."""
     kernels = run.kernels
     results = unreported(kernels)
 
-    def row(pid, label):
+    def row(pid: str, label: str) -> Row:
         return Row(pid, label, {k.name: promise_cell(k, pid, results[k.name]) for k in kernels})
 
     sections = [Section("Kernel", _vm_rows(kernels))]
-    known = set()
+    known: set[str] = set()
     for g in groups:
         known.update(p.id for p in g.promises)
         sections.append(Section(f"{g.letter}: {g.title}", [row(p.id, p.text)
@@ -164,7 +169,7 @@ def build(run, groups):
     if orphans:
         rows = []
         for name in orphans:
-            cells = {}
+            cells: dict[str, Cell] = {}
             for k in kernels:
                 tests = [r for r in k.results if r.name == name]
                 cells[k.name] = _test_cell(k, tests)
@@ -178,28 +183,28 @@ def build(run, groups):
     return Matrix(run.id, about, kernels, sections, load_repro(run.path))
 
 
-def load_repro(path):
+def load_repro(path: str | pathlib.Path) -> dict[str, Any] | None:
     """results/<run>/repro.json (vmtest/repro), or None."""
     try:
-        data = json.loads((pathlib.Path(path) / "repro.json").read_text())
+        data: Any = json.loads((pathlib.Path(path) / "repro.json").read_text())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("rows") and data.get("header") else None
 
 
-def _repro_title(r):
+def _repro_title(r: dict[str, Any]) -> str:
     return (f"Reproducer {r.get('repro')} (CONFINE={r.get('confine')}, "
             f"expect: {r.get('expect') or 'none stated'})")
 
 
-def repro_markdown(r):
+def repro_markdown(r: dict[str, Any]) -> list[str]:
     out = ["", f"## {_md(_repro_title(r))}", "",
            "| " + " | ".join(r["header"]) + " |", "|" + "---|" * len(r["header"])]
     out += ["| " + " | ".join(_md(str(c)) for c in row) + " |" for row in r["rows"]]
     return out
 
 
-def _test_cell(kernel, tests):
+def _test_cell(kernel: run_mod.Kernel, tests: list[tap.Result]) -> Cell:
     if not tests:
         return Cell("untested", "", ["did not run"])
     r = tests[0]
@@ -209,7 +214,7 @@ def _test_cell(kernel, tests):
     return Cell(state, r.reason if state != "pass" else "", [_line(r) for r in tests], tests)
 
 
-def regime(s):
+def regime(s: dict[str, Any]) -> str:
     """The ABI regime of a kernel, from what its guest found: the ABI (and the
     cap), the verdict, whether signals and abstract sockets are scoped (G6),
     and Yama's ptrace_scope when the kernel has Yama."""
@@ -233,7 +238,7 @@ def regime(s):
     return text
 
 
-def _header(k):
+def _header(k: run_mod.Kernel) -> tuple[str, str, str, str, str]:
     s = k.summary
     abi = (regime(s) if s.get("abi") is not None or s.get("landlock", "ok") != "ok"
            else kcidb.landlock_text(s))
@@ -244,9 +249,10 @@ def _header(k):
     return k.name, s.get("release") or "?", abi, s.get("outcome") or "?", tests
 
 
-def markdown(matrix):
+def markdown(matrix: Matrix) -> str:
     kernels = matrix.kernels
-    notes, out = [], [f"# jr2 conformance matrix, run {matrix.run_id}", ""]
+    notes: list[str] = []
+    out = [f"# jr2 conformance matrix, run {matrix.run_id}", ""]
     if matrix.about:
         out[1:1] = ["", matrix.about]
     out.append("| | " + " | ".join(f"**{k.name}**" for k in kernels) + " |")
@@ -254,7 +260,7 @@ def markdown(matrix):
     for label, index in (("release", 1), ("Landlock", 2), ("outcome", 3), ("tests", 4)):
         out.append(f"| {label} | " + " | ".join(_header(k)[index] for k in kernels) + " |")
 
-    def note(text):
+    def note(text: str) -> str:
         if text not in notes:
             notes.append(text)
         return f"[{notes.index(text) + 1}]"
@@ -301,11 +307,11 @@ def markdown(matrix):
     return "\n".join(out) + "\n"
 
 
-def _short(text, width=60):
+def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 3].rstrip() + "..."
 
 
-def _md(text):
+def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -341,28 +347,28 @@ table#failed td{background:#fbe3e3}table#failed thead th{position:sticky;top:0;b
 KERNEL_FILES = ("console.log", "suite.tap", "summary.json", "check.json")
 
 
-def _inline_code(escaped):
+def _inline_code(escaped: str) -> str:
     """`code` in an already escaped text as <code>code</code>."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
 
 
-def anchor(*parts):
+def anchor(*parts: str) -> str:
     """An id for HTML from any kernel name and row key ("out-6.12-R6")."""
     return "-".join(re.sub(r"[^A-Za-z0-9_.]+", "_", p) for p in parts)
 
 
-def _href(base, *parts):
+def _href(base: str, *parts: str) -> str:
     return html.escape("/".join(
         p for p in (base.replace(os.sep, "/") if base else "", *parts) if p), quote=True)
 
 
-def failures_of(matrix):
+def failures_of(matrix: Matrix) -> list[tuple[run_mod.Kernel, Row, Cell]]:
     """(kernel, row, cell) of every failed cell, in the table's order."""
     return [(k, row, row.cells[k.name]) for s in matrix.sections for row in s.rows
             for k in matrix.kernels if row.cells[k.name].state == "fail"]
 
 
-def failed_summary(matrix, base=""):
+def failed_summary(matrix: Matrix, base: str = "") -> list[str]:
     """What failed, before anything else on the page: one row per failed
     test (a kernel row: per finding), with its kernel, promise and links to
     its output further down and to the kernel's TAP."""
@@ -390,7 +396,7 @@ def failed_summary(matrix, base=""):
     return out
 
 
-def html_page(matrix, base=""):
+def html_page(matrix: Matrix, base: str = "") -> str:
     """The page; `base`: the run folder relative to where the page is
     written ("" when in it), for the links to each kernel's files."""
     e = html.escape
@@ -456,9 +462,9 @@ def html_page(matrix, base=""):
             out.append(f'<h4>{e(r.name)}: its output (from {where})</h4><pre class="output">'
                        f"{e(text)}</pre>")
         if not c.tests:  # a kernel row: the findings are the output
-            files = " ".join(f'<a href="{_href(base, k.path.name, f)}">{e(f)}</a>'
+            links = " ".join(f'<a href="{_href(base, k.path.name, f)}">{e(f)}</a>'
                              for f in KERNEL_FILES if (k.path / f).is_file())
-            out.append(f"<p>See {files}</p>" if files else "")
+            out.append(f"<p>See {links}</p>" if links else "")
         out.append("</section>")
     if matrix.upstream:
         out.append('<h2 id="upstream">The kernel\'s own Landlock selftests</h2>'
@@ -467,7 +473,7 @@ def html_page(matrix, base=""):
                    "(kernels/README.md), not a failure of jr2.</p>"
                    '<div class="scroll"><table id="upstream-table"><thead><tr><th></th>')
         for k in matrix.upstream:
-            tap_file = k.upstream.path / "suite.tap"
+            tap_file = k.path / "upstream" / "suite.tap"
             link = (f' <a href="{_href(base, k.path.name, "upstream", "suite.tap")}">TAP</a>'
                     if tap_file.is_file() else "")
             out.append(f'<th class="kernel">{e(k.name)}{link}</th>')
@@ -478,11 +484,11 @@ def html_page(matrix, base=""):
                 f"<td>{e(r.get(label, ''))}</td>" for r in rows) + "</tr>")
         out.append("</tbody></table></div>")
     if matrix.repro:
-        r = matrix.repro
-        out.append(f'<h2>{e(_repro_title(r))}</h2><table id="repro"><thead><tr>'
-                   + "".join(f"<th>{e(h)}</th>" for h in r["header"]) + "</tr></thead><tbody>")
+        repro = matrix.repro
+        out.append(f'<h2>{e(_repro_title(repro))}</h2><table id="repro"><thead><tr>'
+                   + "".join(f"<th>{e(h)}</th>" for h in repro["header"]) + "</tr></thead><tbody>")
         out += ["<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>"
-                for row in r["rows"]]
+                for row in repro["rows"]]
         out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

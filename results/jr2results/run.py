@@ -11,6 +11,7 @@ and the release gate refuses.
 import dataclasses
 import json
 import pathlib
+from typing import Any
 
 from . import tap
 
@@ -24,56 +25,56 @@ ACCEPTED = ("accepted",)
 class Kernel:
     name: str
     path: pathlib.Path
-    summary: dict
-    results: list  # tap.Result, in TAP order
+    summary: dict[str, Any]
+    results: list[tap.Result]  # in TAP order
     console: str
-    defects: list  # what is wrong with the files themselves, one line each
-    upstream: "Kernel" = None  # the kernel's own Landlock selftests (<kernel>/upstream/)
+    defects: list[str]  # what is wrong with the files themselves, one line each
+    upstream: "Kernel | None" = None  # the kernel's own Landlock selftests (<kernel>/upstream/)
 
     @property
-    def abi(self):
+    def abi(self) -> int | None:
         return self.summary.get("abi")
 
     @property
-    def verdict(self):
+    def verdict(self) -> str:
         return self.summary.get("verdict") or ""
 
     @property
-    def refused(self):
+    def refused(self) -> bool:
         """The runtime refused this kernel (G1-G3): no confinement to test."""
         return bool(self.verdict) and self.verdict not in ACCEPTED
 
     @property
-    def verdict_text(self):
+    def verdict_text(self) -> str:
         """`refused (abi_too_old)`: the verdict and, when vmtest gave it, its code."""
         code = self.summary.get("verdict_code")
         return f"{self.verdict} ({code})" if code and code != self.verdict else self.verdict
 
     @property
-    def expected_verdict_text(self):
+    def expected_verdict_text(self) -> str:
         s = self.summary
         code, verdict = s.get("expected_verdict_code"), s.get("expected_verdict") or ""
         return f"{verdict} ({code})" if code and code != verdict else verdict
 
     @property
-    def refused_by_design(self):
+    def refused_by_design(self) -> bool:
         """Refused, and the entry's ABI says it must be, for the same reason."""
         return self.refused and self.verdict_text == self.expected_verdict_text
 
     @property
-    def problems(self):
+    def problems(self) -> list[str]:
         return list(self.summary.get("problems", []))
 
     @property
-    def durations(self):
+    def durations(self) -> dict[str, float]:
         return self.summary.get("durations", {})
 
     @property
-    def binaries(self):
+    def binaries(self) -> dict[str, str]:
         return dict(self.summary.get("binaries_sha256", {}))
 
     @property
-    def skipped(self):
+    def skipped(self) -> bool:
         """The kernel's own tests were not run here; summary.json says why."""
         return self.summary.get("outcome") == "skip"
 
@@ -82,15 +83,15 @@ class Kernel:
 class Run:
     id: str
     path: pathlib.Path
-    meta: dict  # run.json
-    kernels: list  # Kernel, in the order run.json asked for them
-    defects: list
+    meta: dict[str, Any]  # run.json
+    kernels: list[Kernel]  # in the order run.json asked for them
+    defects: list[str]
 
-    def kernel(self, name):
+    def kernel(self, name: str) -> Kernel | None:
         return next((k for k in self.kernels if k.name == name), None)
 
 
-def _read_json(path, defects):
+def _read_json(path: pathlib.Path, defects: list[str]) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -105,10 +106,10 @@ def _read_json(path, defects):
     return data
 
 
-def load_kernel(path, name=None):
-    path = pathlib.Path(path)
+def load_kernel(folder: str | pathlib.Path, name: str | None = None) -> Kernel:
+    path = pathlib.Path(folder)
     name = name or path.name
-    defects = []
+    defects: list[str] = []
     summary = _read_json(path / "summary.json", defects)
     if summary.get("suite") == "upstream" and summary.get("outcome") == "skip":
         return Kernel(name, path, summary, [], "", defects)
@@ -133,12 +134,12 @@ def load_kernel(path, name=None):
     return kernel
 
 
-def load(path):
+def load(folder: str | pathlib.Path) -> Run:
     """Loads the run at `path`; raises FileNotFoundError when it is no run."""
-    path = pathlib.Path(path)
+    path = pathlib.Path(folder)
     if not path.is_dir():
         raise FileNotFoundError(f"run folder '{path}' does not exist")
-    defects = []
+    defects: list[str] = []
     meta = _read_json(path / "run.json", defects)
     folders = {p.name: p for p in path.iterdir() if (p / "summary.json").exists()
                or (p / "suite.tap").exists()}

@@ -32,8 +32,10 @@ the test's own name, e.g. `R5_R9_rename_ancestor`.
 """
 import dataclasses
 import re
+from collections.abc import Iterable
+from typing import Any
 
-from tap.parser import Parser
+from tap.parser import Parser  # type: ignore[import]  # python3-tap has no type hints
 
 HEADER = re.compile(r"^# selftests: (?:(\S+): )?(\S+)\s*$")
 OUTER = re.compile(r"^(not ok|ok) \d+ selftests: (?:\S+: )?(\S+)(.*)$")
@@ -53,11 +55,11 @@ class Result:
     name: str  # e.g. protected_dir.R1_read_denied
     status: str  # pass | fail | skip | error
     reason: str = ""
-    duration: float = None  # seconds, from the TAP's YAML block; None if not given
+    duration: float | None = None  # seconds, from the TAP's YAML block; None if not given
     output: str = ""  # every diagnostic line the test printed, banners included
 
     @property
-    def message(self):
+    def message(self) -> str:
         """The first assertion line ("file.c:214:test:Expected ..."), else the
         first diagnostic that is not a banner, else the reason."""
         lines = self.output.splitlines()
@@ -70,18 +72,18 @@ class Result:
         return self.reason
 
     @property
-    def group(self):
+    def group(self) -> str:
         return self.name.split(".", 1)[0] if "." in self.name else self.binary.removesuffix("_test")
 
     @property
-    def test(self):
+    def test(self) -> str:
         return self.name.split(".", 1)[-1]
 
     @property
-    def promises(self):
+    def promises(self) -> list[str]:
         """The IDs the test's own name starts with: its last part, after a
         fixture variant's name (`escapes.step.R9_symlink`) as without one."""
-        ids = []
+        ids: list[str] = []
         for part in self.name.rsplit(".", 1)[-1].split("_"):
             if not PROMISE.match(part):
                 break
@@ -89,9 +91,11 @@ class Result:
         return ids
 
 
-def _document(lines, binary):
+def _document(lines: list[str], binary: str) -> tuple[list[Result], int | None, list[str]]:
     """One binary's TAP 13: (results, planned count or None)."""
-    results, planned, diag = [], None, []
+    results: list[Result] = []
+    planned: int | None = None
+    diag: list[str] = []
     for line in Parser().parse_text("\n".join(lines) + "\n"):
         if line.category == "plan":
             planned = (planned or 0) + line.expected_tests
@@ -113,7 +117,7 @@ def _document(lines, binary):
             else:
                 status = "fail"
                 reason = "; ".join([d for d in diag if not BANNER.match(d)][-5:])
-            block = line.yaml_block if isinstance(line.yaml_block, dict) else {}
+            block: dict[str, Any] = line.yaml_block if isinstance(line.yaml_block, dict) else {}
             duration = block.get("duration_ms")
             results.append(Result(binary, name, status, reason.strip(),
                                   duration / 1000 if isinstance(duration, (int, float)) else None,
@@ -122,7 +126,8 @@ def _document(lines, binary):
     return results, planned, diag
 
 
-def _close(binary, results, planned, trailing, outcome):
+def _close(binary: str, results: list[Result], planned: int | None, trailing: list[str],
+           outcome: int | str | None) -> list[Result]:
     """The errors of one binary: short plan, no end, timeout, bad exit; each
     with what the binary printed after its last result."""
     who, seen, output = binary or "tap", len(results), "\n".join(trailing)
@@ -142,7 +147,7 @@ def _close(binary, results, planned, trailing, outcome):
     return results
 
 
-def _outer_outcome(ok, rest):
+def _outer_outcome(ok: bool, rest: str) -> int | str:
     """The exit status an outer result line reports, or "timeout"."""
     if "# TIMEOUT" in rest:
         return "timeout"
@@ -154,7 +159,7 @@ def _outer_outcome(ok, rest):
     return 0 if ok else 1
 
 
-def parse(text):
+def parse(text: str) -> list[Result]:
     """The Results of a runner-shaped or a bare TAP 13 text."""
     lines = [line.rstrip("\r") for line in text.splitlines()]
     if not any(HEADER.match(line) for line in lines):
@@ -163,7 +168,9 @@ def parse(text):
             # Bare TAP: no frame, so only the plan can be checked.
             return _close("", results, planned, trailing, 0)
         return results
-    results, binary, inner = [], None, []
+    results = []
+    binary: str | None = None
+    inner: list[str] = []
     for line in lines:
         m = HEADER.match(line)
         if m:
@@ -184,12 +191,12 @@ def parse(text):
     return results
 
 
-def finished_binaries(text):
+def finished_binaries(text: str) -> int:
     """How many binaries reached their outer result line."""
     return sum(1 for line in text.splitlines() if OUTER.match(line.rstrip("\r")))
 
 
-def counts(results):
+def counts(results: Iterable[Result]) -> dict[str, int]:
     c = {"pass": 0, "fail": 0, "skip": 0, "error": 0}
     for r in results:
         c[r.status] += 1

@@ -20,7 +20,7 @@ KERNELS = ["5.10", "6.1", "6.1-nolsm", "6.12", "7.3"]
 
 
 @pytest.fixture
-def clean_copy(tmp_path):
+def clean_copy(tmp_path: pathlib.Path) -> pathlib.Path:
     """A writable copy of the clean run and of its binaries."""
     shutil.copytree(FIXTURES / "clean", tmp_path / "clean")
     shutil.copytree(FIXTURES / "bin", tmp_path / "bin")
@@ -28,7 +28,7 @@ def clean_copy(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def kcidb_schema_path():
+def kcidb_schema_path() -> pathlib.Path:
     """kcidb-io's v5.3 JSON schema, and python3-jsonschema to read it."""
     from jr2results import kcidb_check
     path = kcidb_check.find_schema()
@@ -41,7 +41,7 @@ def kcidb_schema_path():
 
 
 @pytest.fixture(scope="session")
-def junit_xsd():
+def junit_xsd() -> pathlib.Path:
     """junit-10.xsd (Jenkins' xUnit plugin), and xmllint to apply it."""
     named = os.environ.get("JR2_JUNIT_XSD")
     path = pathlib.Path(named) if named else HERE.parents[2] / ".." / "shared" / "junit" / "junit-10.xsd"

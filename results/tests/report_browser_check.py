@@ -36,12 +36,17 @@ COLOURS = {"pass": (0xc8, 0xec, 0xc8), "fail": (0xf4, 0xb4, 0xb4), "skip": (0xfb
            "refused": (0xcf, 0xd8, 0xf0)}
 HEADER, PROMISE_COLUMN = (0xee, 0xee, 0xff), (0xf8, 0xf8, 0xfc)
 SUMMARY = (0xfb, 0xe3, 0xe3)  # a row of "What failed"
+# (width, height, rows of RGB tuples) of a screenshot
+Pixels = tuple[int, int, list[list[tuple[int, ...]]]]
+# (model, path, Chromium's DOM, the screenshot's pixels)
+Page = tuple[report.Matrix, pathlib.Path, str, Pixels]
 OUT = pathlib.Path(os.environ.get("REPORT_BROWSER_OUT", "build/report-browser"))
 WIDE = 16  # kernels: more than a 1400-pixel window holds
 
 
-def chromium(profile, *args, timeout=120):
+def chromium(profile: pathlib.Path, *args: str, timeout: float = 120) -> str:
     """Runs chromium in its own session, so that a hang kills all its processes."""
+    assert CHROMIUM, "chromium is not installed: `make test-report-browser` installs it"
     proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -55,10 +60,10 @@ def chromium(profile, *args, timeout=120):
     return out.decode()
 
 
-def png_pixels(data):
+def png_pixels(data: bytes) -> Pixels:
     """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA PNG."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, width = 8, b"", 0
+    pos, idat, width, height, bpp = 8, b"", 0, 0, 3
     while pos < len(data):
         length, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + length]
@@ -69,7 +74,8 @@ def png_pixels(data):
         elif kind == b"IDAT":
             idat += body
         pos += 12 + length
-    raw, stride, prev, rows = zlib.decompress(idat), width * bpp, bytearray(width * bpp), []
+    raw, stride, prev = zlib.decompress(idat), width * bpp, bytearray(width * bpp)
+    rows: list[list[tuple[int, ...]]] = []
     for y in range(height):
         kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
         for i in range(stride):
@@ -90,7 +96,7 @@ def png_pixels(data):
     return width, height, rows
 
 
-def widen(path, count):
+def widen(path: pathlib.Path, count: int) -> None:
     """The run at `path` with copies of its kernels added up to `count`."""
     meta = json.loads((path / "run.json").read_text())
     names = list(meta["kernels"])
@@ -109,7 +115,7 @@ def widen(path, count):
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
+def page(tmp_path_factory: pytest.TempPathFactory) -> Page:
     """The page as `jr2-results write` leaves it in a 16-kernel run, loaded
     once: (model, path, Chromium's DOM, the screenshot's pixels)."""
     assert CHROMIUM, "chromium is not installed: `make test-report-browser` installs it"
@@ -129,7 +135,7 @@ def page(tmp_path_factory):
     return matrix, path, dom, png_pixels(shot.read_bytes())
 
 
-def test_dom_holds_every_cell_of_the_model_and_every_link_resolves(page):
+def test_dom_holds_every_cell_of_the_model_and_every_link_resolves(page: Page) -> None:
     matrix, path, dom, _ = page
     parser = Cells()
     parser.feed(dom)
@@ -148,7 +154,7 @@ def test_dom_holds_every_cell_of_the_model_and_every_link_resolves(page):
     assert unresolved == []
 
 
-def test_screenshot_shows_the_coloured_table(page):
+def test_screenshot_shows_the_coloured_table(page: Page) -> None:
     width, height, rows = page[3]
     assert (width, height) == (1400, 1000)
     counts = dict.fromkeys(COLOURS, 0)
@@ -161,7 +167,8 @@ def test_screenshot_shows_the_coloured_table(page):
     assert all(n > 2000 for n in counts.values()), counts
 
 
-def test_header_and_promise_column_stay_in_view_at_the_far_corner(page, tmp_path):
+def test_header_and_promise_column_stay_in_view_at_the_far_corner(
+        page: Page, tmp_path: pathlib.Path) -> None:
     """The page at the table's box (below "What failed") and the box scrolled
     to its far corner (as a reader would; a copy of the page with one line
     of script does it, the report has none): the
@@ -187,7 +194,7 @@ def test_header_and_promise_column_stay_in_view_at_the_far_corner(page, tmp_path
     assert rows[header[-1] + 40] != unscrolled[header[-1] + 40]
 
 
-def test_what_failed_opens_the_page(page):
+def test_what_failed_opens_the_page(page: Page) -> None:
     """Before the legend and the table: each failed cell's kernel, promise and
     tests, in rows whose red shows in the first screen, linking the output."""
     matrix, _, dom, (width, height, rows) = page

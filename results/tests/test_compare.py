@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make compare: what changed, test by test and kernel by kernel."""
+import pathlib
+
 import pytest
 
 from conftest import FIXTURES
 from jr2results import compare
 
 
-def test_runs_differ_in_exactly_the_injected_faults():
+def test_runs_differ_in_exactly_the_injected_faults() -> None:
     changes, what = compare.compare(FIXTURES / "clean", FIXTURES / "faults")
     assert what == "run clean -> run faults"
     got = [(c.kernel, c.subject, c.before.split(" (")[0], c.after.split(" (")[0])
@@ -24,7 +26,7 @@ def test_runs_differ_in_exactly_the_injected_faults():
     assert compare.text([], "run a -> run b") == "run a -> run b: no change\n"
 
 
-def test_a_kernel_gone_from_a_run(clean_copy):
+def test_a_kernel_gone_from_a_run(clean_copy: pathlib.Path) -> None:
     import shutil
     shutil.rmtree(clean_copy / "clean" / "6.1-nolsm")
     changes, _ = compare.compare(FIXTURES / "clean", clean_copy / "clean")
@@ -32,7 +34,7 @@ def test_a_kernel_gone_from_a_run(clean_copy):
         ("6.1-nolsm", "kernel", "run", "absent")]
 
 
-def test_two_kernels_of_one_run():
+def test_two_kernels_of_one_run() -> None:
     changes, _ = compare.compare(FIXTURES / "clean" / "6.1", FIXTURES / "clean" / "6.12")
     by_subject = {c.subject: c for c in changes}
     assert (by_subject["verdict"].before, by_subject["verdict"].after) == ("refused", "accepted")
@@ -41,6 +43,6 @@ def test_two_kernels_of_one_run():
     assert all(c.kernel == "6.1->6.12" for c in changes)
 
 
-def test_a_run_against_a_kernel_is_refused():
+def test_a_run_against_a_kernel_is_refused() -> None:
     with pytest.raises(ValueError, match="one of each"):
         compare.compare(FIXTURES / "clean", FIXTURES / "clean" / "6.1")

@@ -4,6 +4,7 @@ schema Jenkins' xUnit plugin applies), read back by junitparser (Debian's
 python3-junitparser) with the counts and times the TAP gave, and parsed with
 ElementTree for the details."""
 import json
+import pathlib
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -14,19 +15,43 @@ from conftest import FIXTURES, KERNELS
 from jr2results import junit, run, tap
 
 
-def written(tmp_path, name):
+def written(tmp_path: pathlib.Path, name: str) -> ET.Element:
     path = tmp_path / f"{name}.xml"
     junit.write(run.load(FIXTURES / name), path)
     return ET.parse(path).getroot()
 
 
-def case(root, kernel, classname, name):
+def child(element: ET.Element, path: str) -> ET.Element:
+    """The element at path, which must be there."""
+    found = element.find(path)
+    assert found is not None, f"no {path} in <{element.tag}>"
+    return found
+
+
+def attr(element: ET.Element, name: str) -> str:
+    """The attribute, which must be set."""
+    value = element.get(name)
+    assert value is not None, f"<{element.tag}> has no {name}"
+    return value
+
+
+def text(element: ET.Element) -> str:
+    assert element.text is not None, f"<{element.tag}> has no text"
+    return element.text
+
+
+def case(root: ET.Element, kernel: str, classname: str, name: str) -> ET.Element:
     suite = root.find(f"testsuite[@name='{kernel}']")
-    return suite.find(f"testcase[@classname='{kernel}.{classname}'][@name='{name}']")
+    assert suite is not None, f"no testsuite of {kernel}"
+    found = suite.find(f"testcase[@classname='{kernel}.{classname}'][@name='{name}']")
+    assert found is not None, f"no testcase {kernel}.{classname} {name}"
+    return found
 
 
 @pytest.mark.parametrize("name", ["clean", "faults"])
-def test_validates_against_junit_10_xsd(tmp_path, junit_xsd, name):
+def test_validates_against_junit_10_xsd(tmp_path: pathlib.Path,
+                                        junit_xsd: pathlib.Path,
+                                        name: str) -> None:
     path = tmp_path / f"{name}.xml"
     junit.write(run.load(FIXTURES / name), path)
     res = subprocess.run(["xmllint", "--noout", "--schema", str(junit_xsd), str(path)],
@@ -35,7 +60,8 @@ def test_validates_against_junit_10_xsd(tmp_path, junit_xsd, name):
     assert "validates" in res.stderr
 
 
-def test_xsd_refuses_a_skipped_attribute_on_testsuites(tmp_path, junit_xsd):
+def test_xsd_refuses_a_skipped_attribute_on_testsuites(
+        tmp_path: pathlib.Path, junit_xsd: pathlib.Path) -> None:
     """The control: the old writer's <testsuites skipped=...> is refused."""
     path = tmp_path / "faults.xml"
     junit.write(run.load(FIXTURES / "faults"), path)
@@ -48,7 +74,7 @@ def test_xsd_refuses_a_skipped_attribute_on_testsuites(tmp_path, junit_xsd):
     assert "The attribute 'skipped' is not allowed" in res.stderr
 
 
-def test_junitparser_reads_the_counts_and_times_of_the_tap(tmp_path):
+def test_junitparser_reads_the_counts_and_times_of_the_tap(tmp_path: pathlib.Path) -> None:
     junitparser = pytest.importorskip(
         "junitparser", reason="python3-junitparser is not installed: `make test-results` "
         "installs it")
@@ -84,52 +110,52 @@ def test_junitparser_reads_the_counts_and_times_of_the_tap(tmp_path):
         r6.result[0].text
 
 
-def test_every_testcase_has_its_time(tmp_path):
+def test_every_testcase_has_its_time(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "faults")
     for kernel in KERNELS:
-        for c in root.find(f"testsuite[@name='{kernel}']").findall("testcase"):
+        for c in child(root, f"testsuite[@name='{kernel}']").findall("testcase"):
             assert c.get("time") is not None, (kernel, c.get("name"))
     # A crash: the binary's guest time that its reported tests do not account for.
     crash = case(root, "7.3", "escapes_test", "escapes_test.<crash>")
-    escapes = [c for c in root.find("testsuite[@name='7.3']").findall("testcase")
+    escapes = [c for c in child(root, "testsuite[@name='7.3']").findall("testcase")
                if c.get("classname") == "7.3.escapes_test" and c is not crash]
     summary = json.loads((FIXTURES / "faults" / "7.3" / "summary.json").read_text())
-    assert float(crash.get("time")) == pytest.approx(
-        summary["binary_s"]["escapes_test"] - sum(float(c.get("time")) for c in escapes))
-    assert root.get("time") == f"{sum(float(s.get('time')) for s in root):.3f}"
+    assert float(attr(crash, "time")) == pytest.approx(
+        summary["binary_s"]["escapes_test"] - sum(float(attr(c, "time")) for c in escapes))
+    assert root.get("time") == f"{sum(float(attr(s, 'time')) for s in root):.3f}"
 
 
-def test_one_testsuite_per_kernel_with_true_counts(tmp_path):
+def test_one_testsuite_per_kernel_with_true_counts(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "faults")
     assert [s.get("name") for s in root.findall("testsuite")] == KERNELS
     for suite in root.findall("testsuite"):
         cases = suite.findall("testcase")
-        assert int(suite.get("tests")) == len(cases)
-        assert int(suite.get("failures")) == sum(c.find("failure") is not None for c in cases)
-        assert int(suite.get("errors")) == sum(c.find("error") is not None for c in cases)
-        assert int(suite.get("skipped")) == sum(c.find("skipped") is not None for c in cases)
-    totals = {k: sum(int(s.get(k)) for s in root) for k in ("tests", "failures", "errors")}
-    assert totals == {k: int(root.get(k)) for k in totals}
+        assert int(attr(suite, "tests")) == len(cases)
+        assert int(attr(suite, "failures")) == len([c for c in cases if c.find("failure") is not None])
+        assert int(attr(suite, "errors")) == len([c for c in cases if c.find("error") is not None])
+        assert int(attr(suite, "skipped")) == len([c for c in cases if c.find("skipped") is not None])
+    totals = {k: sum(int(attr(s, k)) for s in root) for k in ("tests", "failures", "errors")}
+    assert totals == {k: int(attr(root, k)) for k in totals}
     assert root.get("skipped") is None
 
 
-def test_every_tap_result_is_a_testcase(tmp_path):
+def test_every_tap_result_is_a_testcase(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "faults")
     for kernel in KERNELS:
         results = tap.parse((FIXTURES / "faults" / kernel / "suite.tap").read_text())
-        suite = root.find(f"testsuite[@name='{kernel}']")
+        suite = child(root, f"testsuite[@name='{kernel}']")
         names = [(c.get("classname"), c.get("name")) for c in suite.findall("testcase")]
         assert names[:-2] == [(f"{kernel}.{r.binary}", r.name) for r in results]
         assert names[-2:] == [(f"{kernel}.vm", "verdict"), (f"{kernel}.vm", "health")]
 
 
-def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path):
-    failure = case(written(tmp_path, "faults"), "6.12", "protected_dir_test",
-                   "protected_dir.R6_truncate_o_trunc").find("failure")
+def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path: pathlib.Path) -> None:
+    failure = child(case(written(tmp_path, "faults"), "6.12", "protected_dir_test",
+                         "protected_dir.R6_truncate_o_trunc"), "failure")
     assert failure.get("message") == (
         "protected_dir_test.c:214:R6_truncate_o_trunc:Expected EACCES (13) == "
         "test_open(file, O_WRONLY | O_TRUNC) (0)")
-    assert failure.text.splitlines() == [
+    assert text(failure).splitlines() == [
         "RUN           protected_dir.R6_truncate_o_trunc ...",
         "protected_dir_test.c:214:R6_truncate_o_trunc:Expected EACCES (13) == "
         "test_open(file, O_WRONLY | O_TRUNC) (0)",
@@ -138,28 +164,29 @@ def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path):
         "FAIL  protected_dir.R6_truncate_o_trunc"]
 
 
-def test_failure_without_assertion_names_its_first_diagnostic():
+def test_failure_without_assertion_names_its_first_diagnostic() -> None:
     results = tap.parse("1..1\n#  RUN           g.t ...\n# g.t: child killed by signal 9\n"
                         "#          FAIL  g.t\nnot ok 1 g.t\n")
     assert results[0].message == "g.t: child killed by signal 9"
 
 
-def test_skip_carries_its_reason(tmp_path):
-    skipped = case(written(tmp_path, "clean"), "6.1", "protected_dir_test",
-                   "protected_dir.R1_read_denied").find("skipped")
+def test_skip_carries_its_reason(tmp_path: pathlib.Path) -> None:
+    skipped = child(case(written(tmp_path, "clean"), "6.1", "protected_dir_test",
+                         "protected_dir.R1_read_denied"), "skipped")
     assert skipped.get("message") == "ABI 2 < 3: the runtime refuses this kernel"
 
 
-def test_oops_and_crash_are_errors(tmp_path):
+def test_oops_and_crash_are_errors(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "faults")
-    health = case(root, "7.3", "vm", "health").find("error")
-    assert "BUG: kernel NULL pointer dereference" in health.text
-    crash = case(root, "7.3", "escapes_test", "escapes_test.<crash>").find("error")
+    health = child(case(root, "7.3", "vm", "health"), "error")
+    assert "BUG: kernel NULL pointer dereference" in text(health)
+    crash = child(case(root, "7.3", "escapes_test", "escapes_test.<crash>"), "error")
     assert crash.get("message") == "1 of 2 planned tests never reported"
-    assert "child killed by signal 11 (SIGSEGV)" in crash.text
+    assert "child killed by signal 11 (SIGSEGV)" in text(crash)
 
 
-def test_control_characters_of_an_output_stay_xml(tmp_path, clean_copy):
+def test_control_characters_of_an_output_stay_xml(
+        tmp_path: pathlib.Path, clean_copy: pathlib.Path) -> None:
     tap_path = clean_copy / "clean" / "6.12" / "suite.tap"
     text = tap_path.read_text().replace(
         "# #            OK  protected_dir.R1_read_denied\n# ok 1 protected_dir.R1_read_denied",
@@ -168,22 +195,23 @@ def test_control_characters_of_an_output_stay_xml(tmp_path, clean_copy):
     tap_path.write_text(text)
     path = tmp_path / "x.xml"
     junit.write(run.load(clean_copy / "clean"), path)
-    failure = case(ET.parse(path).getroot(), "6.12", "protected_dir_test",
-                   "protected_dir.R1_read_denied").find("failure")
+    failure = child(case(ET.parse(path).getroot(), "6.12", "protected_dir_test",
+                         "protected_dir.R1_read_denied"), "failure")
     assert failure.get("message") == "got \ufffd[31mred\ufffd[0m\ufffd"
 
 
-def test_clean_run_has_no_failure_and_kernel_properties(tmp_path):
+def test_clean_run_has_no_failure_and_kernel_properties(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "clean")
     assert root.get("failures") == "0" and root.get("errors") == "0"
     props = {p.get("name"): p.get("value")
-             for p in root.find("testsuite[@name='6.12']/properties")}
+             for p in child(root, "testsuite[@name='6.12']/properties")}
     assert props["release"] == "6.12.117+deb13-amd64" and props["abi"] == "6"
-    assert len(props["sha256:jr2-confine"]) == 64
+    assert len(props["sha256:jr2-confine"] or "") == 64
 
 
 @pytest.mark.parametrize("name", ["clean", "faults"])
-def test_classname_ends_in_the_binary_whose_source_failed(tmp_path, name):
+def test_classname_ends_in_the_binary_whose_source_failed(
+        tmp_path: pathlib.Path, name: str) -> None:
     """action-junit-report takes the classname's last part as the file's
     name and looks for `<it>.c:<line>` in the failure's text: that part is
     the binary, whose source is `<binary>.c`, never the fixture's name."""
@@ -191,12 +219,12 @@ def test_classname_ends_in_the_binary_whose_source_failed(tmp_path, name):
     binaries = {r.binary for k in KERNELS
                 for r in tap.parse((FIXTURES / name / k / "suite.tap").read_text())}
     for c in root.iter("testcase"):
-        last = c.get("classname").rsplit(".", 1)[-1]
+        last = attr(c, "classname").rsplit(".", 1)[-1]
         assert last in binaries | {"vm"}, c.get("classname")
         failure = c.find("failure")
         if failure is not None and failure.get("message", "").startswith(last):
-            assert f"{last}.c:" in failure.get("message")
+            assert f"{last}.c:" in attr(failure, "message")
     failed = case(root, "6.12", "protected_dir_test", "protected_dir.R6_truncate_o_trunc")
     if name == "faults":
-        last = failed.get("classname").rsplit(".", 1)[-1]
-        assert re.search(rf"{last}.*?:\d+", failed.find("failure").text)
+        last = attr(failed, "classname").rsplit(".", 1)[-1]
+        assert re.search(rf"{last}.*?:\d+", text(child(failed, "failure")))

@@ -11,9 +11,12 @@ what the real schema does with it ("refuse" or "accept") and the stricter
 layer's extra refusals by rule; the writer's check must agree exactly."""
 import copy
 import json
+import pathlib
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -24,16 +27,16 @@ CORPUS = FIXTURES / "kcidb"
 
 
 @pytest.fixture(scope="module")
-def schema(kcidb_schema_path):
+def schema(kcidb_schema_path: pathlib.Path) -> dict[str, Any]:
     return kcidb_check.load_schema(kcidb_schema_path)
 
 
 @pytest.fixture(scope="module")
-def faults():
+def faults() -> dict[str, Any]:
     return kcidb.build(run.load(FIXTURES / "faults"), "0.1.0")
 
 
-def texts(value):
+def texts(value: Any) -> Iterator[str]:
     """Every string inside a JSON value, keys included."""
     if isinstance(value, str):
         yield value
@@ -46,7 +49,8 @@ def texts(value):
             yield from texts(v)
 
 
-def test_fresh_documents_pass_the_real_schema(schema, faults):
+def test_fresh_documents_pass_the_real_schema(
+        schema: dict[str, Any], faults: dict[str, Any]) -> None:
     """What the writer makes of both fixture runs, through the JSON text."""
     assert faults["version"] == {"major": 5, "minor": 3}
     for data in (faults, kcidb.build(run.load(FIXTURES / "clean"))):
@@ -55,7 +59,9 @@ def test_fresh_documents_pass_the_real_schema(schema, faults):
         assert kcidb_check.check(data, schema) == []
 
 
-def test_writer_refuses_what_the_checker_refuses(clean_copy, schema, monkeypatch):
+def test_writer_refuses_what_the_checker_refuses(clean_copy: pathlib.Path,
+                                                 schema: dict[str, Any],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """`jr2-results write` runs the check: a document it breaks is not written."""
     from jr2results import cli
     monkeypatch.setattr(kcidb, "ORIGIN", "JR2")  # an origin the schema refuses
@@ -65,7 +71,7 @@ def test_writer_refuses_what_the_checker_refuses(clean_copy, schema, monkeypatch
     assert not (clean_copy / "out" / "kcidb.json").exists()
 
 
-def test_no_python_none_in_the_text(clean_copy, schema):
+def test_no_python_none_in_the_text(clean_copy: pathlib.Path, schema: dict[str, Any]) -> None:
     """A kernel whose probe said nothing: the summary holds nulls."""
     path = clean_copy / "clean" / "6.12" / "summary.json"
     summary = json.loads(path.read_text())
@@ -80,7 +86,7 @@ def test_no_python_none_in_the_text(clean_copy, schema):
     assert env["comment"] == "Linux ? (matrix entry 6.12), Landlock not probed, under QEMU"
 
 
-def test_ids_origin_paths_and_links(faults):
+def test_ids_origin_paths_and_links(faults: dict[str, Any]) -> None:
     build_id = faults["builds"][0]["id"]
     assert faults["builds"][0]["checkout_id"] == faults["checkouts"][0]["id"]
     for test in faults["tests"]:
@@ -96,7 +102,7 @@ def test_ids_origin_paths_and_links(faults):
     assert r6["misc"]["promises"] == ["R6"]
 
 
-def test_environment_names_the_kernel(faults):
+def test_environment_names_the_kernel(faults: dict[str, Any]) -> None:
     for test in faults["tests"]:
         kernel = test["id"].split(":")[2]
         assert kernel in KERNELS
@@ -104,7 +110,7 @@ def test_environment_names_the_kernel(faults):
         assert f"matrix entry {kernel}" in test["environment"]["comment"]
 
 
-def test_statuses_follow_the_results(faults):
+def test_statuses_follow_the_results(faults: dict[str, Any]) -> None:
     by_id = {t["id"]: t for t in faults["tests"]}
     skip = by_id["jr2:faults:6.1:protected_dir.R1_read_denied"]
     assert skip["status"] == "SKIP"
@@ -124,7 +130,7 @@ def test_statuses_follow_the_results(faults):
     assert by_id["jr2:faults:6.1:escapes_test"]["status"] == "SKIP"
 
 
-def test_a_kernel_without_tap_is_missed(clean_copy, schema):
+def test_a_kernel_without_tap_is_missed(clean_copy: pathlib.Path, schema: dict[str, Any]) -> None:
     (clean_copy / "clean" / "6.12" / "suite.tap").unlink()
     data = kcidb.build(run.load(clean_copy / "clean"))
     assert kcidb_check.check(data, schema) == []
@@ -134,11 +140,11 @@ def test_a_kernel_without_tap_is_missed(clean_copy, schema):
     assert kcidb.summary_status(["SKIP", "DONE"]) == "DONE"
 
 
-def mutated(m):
+def mutated(m: dict[str, Any]) -> Any:
     data = json.loads((CORPUS / "base.json").read_text())
     for op in m["ops"]:
         *parents, last = op[1]
-        node = data
+        node: Any = data
         for key in parents:
             node = node[key]
         if op[0] == "set":
@@ -148,7 +154,7 @@ def mutated(m):
         elif op[0] == "del":
             del node[last]
         elif op[0] == "append":
-            source = data
+            source: Any = data
             for key in op[2]:
                 source = source[key]
             node[last].append(copy.deepcopy(source))
@@ -160,7 +166,7 @@ def mutated(m):
 MUTATIONS = json.loads((CORPUS / "mutations.json").read_text())
 
 
-def test_corpus_base_is_good_and_names_only_known_rules(schema):
+def test_corpus_base_is_good_and_names_only_known_rules(schema: dict[str, Any]) -> None:
     assert kcidb_check.check(json.loads((CORPUS / "base.json").read_text()), schema) == []
     assert len(MUTATIONS) == len({m["name"] for m in MUTATIONS}) >= 40
     assert {r for m in MUTATIONS for r in m["stricter"]} == set(kcidb_check.LINK_RULES)
@@ -168,7 +174,8 @@ def test_corpus_base_is_good_and_names_only_known_rules(schema):
 
 
 @pytest.mark.parametrize("m", MUTATIONS, ids=[m["name"] for m in MUTATIONS])
-def test_check_refuses_exactly_where_the_schema_does(schema, m):
+def test_check_refuses_exactly_where_the_schema_does(
+        schema: dict[str, Any], m: dict[str, Any]) -> None:
     data = mutated(m)
     real = kcidb_check.schema_errors(data, schema)
     assert ("refuse" if real else "accept") == m["schema"], real
@@ -178,7 +185,7 @@ def test_check_refuses_exactly_where_the_schema_does(schema, m):
     assert refused == (m["schema"] == "refuse" or bool(m["stricter"]))
 
 
-def test_date_time_checker_is_strict():
+def test_date_time_checker_is_strict() -> None:
     good = ["2026-11-30T12:00:00Z", "2026-11-30t12:00:00.5+01:00", "2024-02-29T00:00:00-23:59",
             "2016-12-31T23:59:60Z"]
     bad = ["2026-13-45T12:00:00Z", "2025-02-29T00:00:00Z", "2026-11-30T12:00:00",
@@ -188,12 +195,13 @@ def test_date_time_checker_is_strict():
     assert [t for t in bad if kcidb_check.is_date_time(t)] == []
 
 
-def cli(*args, env=None):
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(HERE.parent / "jr2-results"), *args],
                           capture_output=True, text=True, env=env)
 
 
-def test_check_kcidb_command(schema, tmp_path, faults):
+def test_check_kcidb_command(schema: dict[str, Any], tmp_path: pathlib.Path,
+                             faults: dict[str, Any]) -> None:
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     good.write_text(json.dumps(faults))
     data = copy.deepcopy(faults)
@@ -210,7 +218,8 @@ def test_check_kcidb_command(schema, tmp_path, faults):
     assert "(duplicate-id)" in no.stdout
 
 
-def test_check_kcidb_without_schema_says_what_to_do(tmp_path, faults):
+def test_check_kcidb_without_schema_says_what_to_do(
+        tmp_path: pathlib.Path, faults: dict[str, Any]) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps(faults))
     res = cli("check-kcidb", str(good), "--kcidb-schema", str(tmp_path / "absent.json"))
@@ -220,7 +229,8 @@ def test_check_kcidb_without_schema_says_what_to_do(tmp_path, faults):
 
 @pytest.mark.parametrize("checkouts", ["runtime", "kernel"])
 @pytest.mark.parametrize("name", ["clean", "faults"])
-def test_every_inner_node_of_the_path_tree_is_a_test(schema, name, checkouts):
+def test_every_inner_node_of_the_path_tree_is_a_test(schema: dict[str, Any], name: str,
+                                                     checkouts: str) -> None:
     """KernelCI's tree views show a node only where a test is: every parent
     path of a test is a test of its build and environment."""
     data = json.loads(json.dumps(kcidb.build(run.load(FIXTURES / name), checkouts=checkouts)))
@@ -231,8 +241,10 @@ def test_every_inner_node_of_the_path_tree_is_a_test(schema, name, checkouts):
         assert {"jr2", "jr2.vm", "jr2.protected_dir"} <= paths
 
 
-def test_a_test_sits_under_its_binary_then_its_fixture():
-    result = lambda binary, name: kcidb.test_path("jr2", tap.Result(binary, name, "pass"))
+def test_a_test_sits_under_its_binary_then_its_fixture() -> None:
+    def result(binary: str, name: str) -> str:
+        return kcidb.test_path("jr2", tap.Result(binary, name, "pass"))
+
     assert result("scoped_signal_test", "sig.P1_kill_harness") == "jr2.scoped_signal.sig.P1_kill_harness"
     assert result("protected_dir_test", "protected_dir.R1_read") == "jr2.protected_dir.R1_read"
     assert result("escapes_test", "escapes.step.R9_x") == "jr2.escapes.step.R9_x"
@@ -245,7 +257,7 @@ def test_a_test_sits_under_its_binary_then_its_fixture():
                          {"path": "jr2.scoped_signal.sig", "status": "FAIL", "n": 2}]
 
 
-def test_kernel_as_checkout_and_build(schema):
+def test_kernel_as_checkout_and_build(schema: dict[str, Any]) -> None:
     """checkouts="kernel": each kernel its own checkout and build, found by
     KernelCI's per-kernel views; the runtime named in the root test."""
     data = kcidb.build(run.load(FIXTURES / "faults"), checkouts="kernel")
@@ -266,7 +278,7 @@ def test_kernel_as_checkout_and_build(schema):
     assert kcidb_check.check(json.loads(json.dumps(data)), schema) == []
 
 
-def test_log_url_where_a_log_is(clean_copy):
+def test_log_url_where_a_log_is(clean_copy: pathlib.Path) -> None:
     (clean_copy / "clean" / "6.1" / "console.log").unlink()
     loaded = run.load(clean_copy / "clean")
     data = kcidb.build(loaded, log_base="https://ci.example/runs/r1/")

@@ -6,6 +6,9 @@ import importlib.util
 import pathlib
 import re
 import subprocess
+from types import ModuleType
+
+import pytest
 
 from jr2results import promises
 
@@ -13,16 +16,17 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 REFERENCE = re.compile(r"shared/(spec|seed)\b")
 
 
-def coverage_module():
+def coverage_module() -> ModuleType:
     path = REPO / "selftests" / "coverage"
     loader = importlib.machinery.SourceFileLoader("coverage_check", str(path))
     spec = importlib.util.spec_from_loader("coverage_check", loader)
+    assert spec is not None  # a loader is given: a spec is made
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
 
 
-def test_the_report_reads_the_promises_of_the_tree(monkeypatch):
+def test_the_report_reads_the_promises_of_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PROMISES", raising=False)
     assert promises.find(REPO) == REPO / "docs" / "PROMISES.md"
     groups = promises.load(promises.find(REPO))
@@ -34,7 +38,7 @@ def test_the_report_reads_the_promises_of_the_tree(monkeypatch):
     assert "exit status is the verdict" in g5.text
 
 
-def test_coverage_and_the_report_read_the_same_promises(monkeypatch):
+def test_coverage_and_the_report_read_the_same_promises(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PROMISES", raising=False)
     coverage = coverage_module()
     assert coverage.DEFAULT_PROMISES == REPO / "docs" / "PROMISES.md"
@@ -42,7 +46,8 @@ def test_coverage_and_the_report_read_the_same_promises(monkeypatch):
     assert coverage.promise_ids(coverage.DEFAULT_PROMISES) == from_report
 
 
-def test_a_named_file_wins_and_a_missing_one_is_none(monkeypatch, tmp_path):
+def test_a_named_file_wins_and_a_missing_one_is_none(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path) -> None:
     mine = tmp_path / "P.md"
     mine.write_text("## G: g\n- G1 one\n")
     monkeypatch.setenv("PROMISES", str(mine))
@@ -51,7 +56,7 @@ def test_a_named_file_wins_and_a_missing_one_is_none(monkeypatch, tmp_path):
     assert promises.find(tmp_path) is None
 
 
-def test_nothing_in_the_tree_reads_the_reference_spec():
+def test_nothing_in_the_tree_reads_the_reference_spec() -> None:
     """The reference texts beside some checkouts (spec/, seed/ of the shared
     folder) are not part of the project: no tracked file may name a path
     into them.  Only optional test data (kernel images, the KCIDB schema,

@@ -2,6 +2,7 @@
 """The matrix report: the cells say what the tests did, on every kernel."""
 import html
 import html.parser
+import pathlib
 import re
 
 from conftest import FIXTURES, KERNELS
@@ -21,15 +22,15 @@ SPEC = """# The promises
 """
 
 
-def matrix(name):
+def matrix(name: str) -> report.Matrix:
     return report.build(run.load(FIXTURES / name), promises.parse(SPEC))
 
 
-def cells(m):
+def cells(m: report.Matrix) -> dict[tuple[str, str], report.Cell]:
     return {(k, row.key): row.cells[k] for s in m.sections for row in s.rows for k in row.cells}
 
 
-def test_promises_parse_groups_ids_and_continuations():
+def test_promises_parse_groups_ids_and_continuations() -> None:
     groups = promises.parse(SPEC)
     assert [(g.letter, g.title) for g in groups] == [("G", "gating on the kernel"),
                                                      ("R", "the protected dir")]
@@ -38,7 +39,7 @@ def test_promises_parse_groups_ids_and_continuations():
     assert sorted(["R10", "G2", "R9", "G10"], key=promises.order_key) == ["G2", "G10", "R9", "R10"]
 
 
-def test_cells_say_pass_fail_skip_refused_untested():
+def test_cells_say_pass_fail_skip_refused_untested() -> None:
     c = cells(matrix("faults"))
     assert c["6.12", "R6"].state == "fail"
     assert any("Expected EACCES (13)" in d for d in c["6.12", "R6"].detail)
@@ -57,7 +58,7 @@ def test_cells_say_pass_fail_skip_refused_untested():
     assert all(c[k, "vm.verdict"].state == "pass" for k in KERNELS)
 
 
-def test_rows_for_ids_and_tests_outside_the_spec():
+def test_rows_for_ids_and_tests_outside_the_spec() -> None:
     m = matrix("faults")
     titles = [s.title for s in m.sections]
     assert titles[:3] == ["Kernel", "G: gating on the kernel", "R: the protected dir"]
@@ -70,7 +71,7 @@ def test_rows_for_ids_and_tests_outside_the_spec():
     assert orphans.rows[0].cells["6.12"].state == "untested"
 
 
-def test_markdown_has_every_kernel_row_and_the_failure_diagnostics():
+def test_markdown_has_every_kernel_row_and_the_failure_diagnostics() -> None:
     text = report.markdown(matrix("faults"))
     lines = text.splitlines()
     assert lines[:5] == [
@@ -92,14 +93,19 @@ class Cells(html.parser.HTMLParser):
     reference that would fetch something (src, link, a URL with a scheme),
     and every id."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
-        self.cells, self.external, self.tags, self.links, self.ids = {}, [], [], [], set()
-        self.cell_links = {}  # (kernel, row) -> href of the link in that cell
-        self._cell = None
+        self.cells: dict[tuple[str, str], str] = {}
+        self.external: list[str] = []
+        self.tags: list[str] = []
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+        # (kernel, row) -> href of the link in that cell
+        self.cell_links: dict[tuple[str, str], str] = {}
+        self._cell: tuple[str, str] | None = None
 
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {name: value or "" for name, value in attrs}  # a bare attribute: ""
         self.tags.append(tag)
         if "id" in a:
             self.ids.add(a["id"])
@@ -113,14 +119,14 @@ class Cells(html.parser.HTMLParser):
             if re.match(r"^[a-z][a-z0-9+.-]*:|^/", a["href"]):
                 self.external.append(a["href"])
         if "src" in a or tag == "link":
-            self.external.append(a.get("src") or a.get("href"))
+            self.external.append(a.get("src") or a.get("href") or f"<{tag}>")
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if tag == "td":
             self._cell = None
 
 
-def test_html_fetches_nothing_and_its_cells_match_the_model():
+def test_html_fetches_nothing_and_its_cells_match_the_model() -> None:
     m = matrix("faults")
     page = report.html_page(m)
     parser = Cells()
@@ -131,7 +137,7 @@ def test_html_fetches_nothing_and_its_cells_match_the_model():
     assert len(expected) == len(KERNELS) * sum(len(s.rows) for s in m.sections)
 
 
-def test_html_links_each_kernels_files_and_each_failures_output():
+def test_html_links_each_kernels_files_and_each_failures_output() -> None:
     m = matrix("faults")
     parser = Cells()
     parser.feed(report.html_page(m))
@@ -153,14 +159,14 @@ def test_html_links_each_kernels_files_and_each_failures_output():
     assert "child killed by signal 11 (SIGSEGV)" in crash[:crash.index("</section>")]
 
 
-def test_html_says_a_missing_file_instead_of_linking_it(clean_copy):
+def test_html_says_a_missing_file_instead_of_linking_it(clean_copy: pathlib.Path) -> None:
     (clean_copy / "clean" / "6.12" / "check.json").unlink()
     page = report.html_page(report.build(run.load(clean_copy / "clean"), promises.parse(SPEC)))
     assert "check.json missing" in page and 'href="6.12/check.json"' not in page
     assert 'href="7.3/check.json"' in page
 
 
-def test_html_links_reach_the_run_from_another_folder(tmp_path):
+def test_html_links_reach_the_run_from_another_folder(tmp_path: pathlib.Path) -> None:
     from jr2results import cli
     out = tmp_path / "elsewhere"
     cli.write_outputs(run.load(FIXTURES / "faults"), out)
@@ -171,7 +177,7 @@ def test_html_links_reach_the_run_from_another_folder(tmp_path):
     assert all((out / h).resolve().is_file() for h in files), files
 
 
-def test_promise_texts_render_inline_code():
+def test_promise_texts_render_inline_code() -> None:
     page = report.html_page(matrix("faults"))
     assert "(<code>ENOSYS</code>): refuse to confine" in page
     assert "(<code>EACCES</code>)" in page
@@ -179,14 +185,14 @@ def test_promise_texts_render_inline_code():
     assert rows and not any("`" in r for r in rows)
 
 
-def test_header_and_promise_column_are_sticky():
+def test_header_and_promise_column_are_sticky() -> None:
     css = report.CSS
     assert re.search(r"thead th\{[^}]*position:sticky;top:0", css)
     assert re.search(r"th\.promise\{[^}]*position:sticky;left:0", css)
     assert re.search(r"thead th:first-child\{left:0", css)
 
 
-def test_html_escapes_what_it_shows(clean_copy):
+def test_html_escapes_what_it_shows(clean_copy: pathlib.Path) -> None:
     tap = clean_copy / "clean" / "6.12" / "suite.tap"
     tap.write_text(tap.read_text().replace(
         "# ok 1 protected_dir.R1_read_denied",
@@ -196,7 +202,7 @@ def test_html_escapes_what_it_shows(clean_copy):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_html_opens_with_what_failed():
+def test_html_opens_with_what_failed() -> None:
     """Kernel, promise, test and links, before the legend and the table."""
     m = matrix("faults")
     page = report.html_page(m)

@@ -6,7 +6,7 @@ SCOPED = {"scope_signal": "enforced", "scope_abstract_unix": "enforced"}
 UNSCOPED = {"scope_signal": "unavailable", "scope_abstract_unix": "unavailable"}
 
 
-def test_the_regime_of_each_kind_of_kernel():
+def test_the_regime_of_each_kind_of_kernel() -> None:
     assert report.regime({"landlock": "ENOSYS"}) == "Landlock ENOSYS"
     assert report.regime({"landlock": "ok", "abi": 2, "verdict_code": "abi_too_old",
                           "features": UNSCOPED}) == "ABI 2: refused (abi_too_old)"
@@ -21,5 +21,5 @@ def test_the_regime_of_each_kind_of_kernel():
         "ABI 7: signals and abstract sockets scoped")
 
 
-def test_an_older_summary_without_features_still_shows_its_abi():
+def test_an_older_summary_without_features_still_shows_its_abi() -> None:
     assert report.regime({"landlock": "ok", "abi": 6, "verdict_code": "accepted"}) == "ABI 6"

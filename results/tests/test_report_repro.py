@@ -2,6 +2,7 @@
 """The report's reproducer section: the table vmtest/repro left in the run
 (results/<run>/repro.json) is shown as its own section, escaped."""
 import json
+import pathlib
 
 from jr2results import promises, report, run
 
@@ -13,11 +14,11 @@ REPRO = {"repro": "read-standins.c", "confine": "harness",
                   ["7.3", "11", "1", "1 (open /run/jr2/a|b <x> EACCES)", "(newest)", "pass"]]}
 
 
-def build(path):
+def build(path: pathlib.Path) -> report.Matrix:
     return report.build(run.load(path), promises.parse(SPEC))
 
 
-def test_a_run_with_a_reproducer_shows_its_table(clean_copy):
+def test_a_run_with_a_reproducer_shows_its_table(clean_copy: pathlib.Path) -> None:
     path = clean_copy / "clean"
     (path / "repro.json").write_text(json.dumps(REPRO))
     m = build(path)
@@ -31,7 +32,7 @@ def test_a_run_with_a_reproducer_shows_its_table(clean_copy):
     assert "<td>1 (open /run/jr2/a|b &lt;x&gt; EACCES)</td>" in page
 
 
-def test_a_run_without_one_has_no_such_section(clean_copy):
+def test_a_run_without_one_has_no_such_section(clean_copy: pathlib.Path) -> None:
     path = clean_copy / "clean"
     assert "Reproducer" not in report.markdown(build(path))
     (path / "repro.json").write_text("{not json")

@@ -3,6 +3,7 @@
 <kernel>/upstream/ is read, shown in its own report section, and written to
 JUnit and KCIDB; its failures are findings about the kernel."""
 import json
+import pathlib
 import xml.etree.ElementTree as ET
 
 from jr2results import junit, kcidb, kcidb_check, promises, report, run
@@ -25,7 +26,14 @@ not ok 2 selftests: landlock: fs_test # exit=1
 """
 
 
-def add_upstream(root):
+def kernel(loaded: run.Run, name: str) -> run.Kernel:
+    """The run's kernel of that name, which it must hold."""
+    found = loaded.kernel(name)
+    assert found is not None, f"no kernel {name} in run {loaded.id}"
+    return found
+
+
+def add_upstream(root: pathlib.Path) -> None:
     own = root / "clean" / "6.12" / "upstream"
     own.mkdir()
     (own / "suite.tap").write_text(OWN_TAP)
@@ -41,21 +49,23 @@ def add_upstream(root):
          "skip_reason": "5.10 boots without Landlock (ENOSYS)"}))
 
 
-def test_the_run_reads_each_kernels_own_tests(clean_copy):
+def test_the_run_reads_each_kernels_own_tests(clean_copy: pathlib.Path) -> None:
     add_upstream(clean_copy)
     loaded = run.load(clean_copy / "clean")
-    own = loaded.kernel("6.12").upstream
+    own = kernel(loaded, "6.12").upstream
+    assert own is not None
     assert [(r.binary, r.name, r.status) for r in own.results] == [
         ("base_test", "global.inconsistent_attr", "pass"),
         ("base_test", "global.abi_version", "pass"),
         ("fs_test", "layout1.topology_changes_with_net_only", "fail"),
         ("fs_test", "layout1.no_restriction", "pass")]
     assert own.defects == []
-    assert loaded.kernel("5.10").upstream.skipped
-    assert loaded.kernel("6.1").upstream is None
+    skipped = kernel(loaded, "5.10").upstream
+    assert skipped is not None and skipped.skipped
+    assert kernel(loaded, "6.1").upstream is None
 
 
-def test_the_report_shows_them_in_their_own_section(clean_copy):
+def test_the_report_shows_them_in_their_own_section(clean_copy: pathlib.Path) -> None:
     add_upstream(clean_copy)
     matrix = report.build(run.load(clean_copy / "clean"), [])
     md = report.markdown(matrix)
@@ -68,7 +78,7 @@ def test_the_report_shows_them_in_their_own_section(clean_copy):
     assert 'data-state="fail"' not in page
 
 
-def test_junit_and_kcidb_carry_them(clean_copy, tmp_path):
+def test_junit_and_kcidb_carry_them(clean_copy: pathlib.Path, tmp_path: pathlib.Path) -> None:
     add_upstream(clean_copy)
     loaded = run.load(clean_copy / "clean")
     junit.write(loaded, tmp_path / "j.xml")
@@ -82,6 +92,6 @@ def test_junit_and_kcidb_carry_them(clean_copy, tmp_path):
     assert kcidb_check.link_errors(json.loads(json.dumps(data))) == []
 
 
-def test_the_report_without_them_has_no_such_section(clean_copy):
+def test_the_report_without_them_has_no_such_section(clean_copy: pathlib.Path) -> None:
     matrix = report.build(run.load(clean_copy / "clean"), promises.parse(""))
     assert "own Landlock selftests" not in report.markdown(matrix)

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """pytest vmtest: options of the matrix driver (test_kernels.py)."""
+import pytest
 
 
-
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("vmtest")
     group.addoption("--kernel", action="append", default=[], metavar="NAME|PATH",
                     help="boot only these matrix entries or bzImage paths (repeatable)")

@@ -30,6 +30,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
+from typing import Any
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 KVM_DEVICE = "/dev/kvm"
@@ -65,12 +67,12 @@ class AccelError(Exception):
 @dataclasses.dataclass
 class Choice:
     name: str          # "kvm" or "tcg"
-    args: list         # QEMU arguments: -accel, -cpu, -smp
+    args: list[str]    # QEMU arguments: -accel, -cpu, -smp
     reason: str        # why, in a phrase (the cause when KVM was refused)
     line: str = ""    # the one line to print, or "" when there is nothing to say
 
 
-def firmware():
+def firmware() -> bytes:
     """A 64 KiB BIOS image: at the reset vector (real mode, F000:FFF0) it
     writes 'K' to COM1 (0x3f8) and 42 to isa-debug-exit (0xf4), then halts."""
     code = bytes([
@@ -88,11 +90,11 @@ def firmware():
     return bytes(image)
 
 
-def qemu_binary():
+def qemu_binary() -> str:
     return shutil.which("qemu-system-x86_64") or "qemu-system-x86_64"
 
 
-def device_problem(path=KVM_DEVICE):
+def device_problem(path: str = KVM_DEVICE) -> str | None:
     """None when `path` opens read-write and answers KVM_GET_API_VERSION with
     12; else what is wrong, as a phrase."""
     try:
@@ -110,7 +112,7 @@ def device_problem(path=KVM_DEVICE):
     return None
 
 
-def describe_status(status):
+def describe_status(status: int | None) -> str:
     if status is None:
         return "still running"
     if status < 0:
@@ -122,7 +124,7 @@ def describe_status(status):
     return f"exit status {status}"
 
 
-def last_words(text, limit=2):
+def last_words(text: str, limit: int = 2) -> str:
     """The lines of QEMU's stderr that say what went wrong, in one phrase."""
     found = KVM_STOPPED.findall(text)
     lines = found or [line.strip() for line in text.splitlines() if line.strip()]
@@ -130,7 +132,8 @@ def last_words(text, limit=2):
     return words[:300]
 
 
-def run_guest(args, serial, timeout_s, done):
+def run_guest(args: list[str], serial: pathlib.Path, timeout_s: float,
+              done: Callable[[bytes, int | None], bool]) -> tuple[bool, str]:
     """Runs QEMU with args (its first serial port is the file `serial`);
     returns (ok, cause).  done(serial bytes, exit status or None) says
     whether the guest reached its goal; QEMU is stopped once it has, or
@@ -170,14 +173,15 @@ def run_guest(args, serial, timeout_s, done):
     return ok, cause
 
 
-def probe_kvm(image=None, qemu=None, kvm_args=KVM_ARGS):
+def probe_kvm(image: pathlib.Path | None = None, qemu: str | None = None,
+              kvm_args: list[str] = KVM_ARGS) -> tuple[bool, str]:
     """(ok, cause): KVM runs the firmware guest, then `image` (a kernel) up
     to the end of its initialisation."""
     qemu = qemu or qemu_binary()
     base = [qemu, "-nodefaults", "-display", "none", "-no-reboot", "-machine", "pc",
             *kvm_args, "-m", "256"]
-    with tempfile.TemporaryDirectory(prefix="jr2-accel-") as tmp:
-        tmp = pathlib.Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="jr2-accel-") as tmp_name:
+        tmp = pathlib.Path(tmp_name)
         (tmp / "bios.bin").write_bytes(firmware())
         serial = tmp / "firmware.serial"
         ok, cause = run_guest(
@@ -200,18 +204,18 @@ def probe_kvm(image=None, qemu=None, kvm_args=KVM_ARGS):
         return True, f"a firmware guest and kernel {pathlib.Path(image).name} ran"
 
 
-def cache_path():
+def cache_path() -> pathlib.Path:
     return pathlib.Path(os.environ.get("JR2_ACCEL_CACHE") or REPO / "build" / "vmtest" / "accel.json")
 
 
-def machine_key(qemu):
+def machine_key(qemu: str) -> dict[str, Any]:
     """What the decision depends on: this boot of this machine, the QEMU
     binary, the KVM device."""
     try:
         boot_id = pathlib.Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     except OSError:
         boot_id = ""
-    key = {"boot_id": boot_id, "qemu": qemu}
+    key: dict[str, Any] = {"boot_id": boot_id, "qemu": qemu}
     try:
         st = os.stat(qemu)
         key["qemu_mtime_ns"], key["qemu_size"] = st.st_mtime_ns, st.st_size
@@ -225,9 +229,9 @@ def machine_key(qemu):
     return key
 
 
-def read_cache(key):
+def read_cache(key: dict[str, Any]) -> dict[str, Any] | None:
     try:
-        data = json.loads(cache_path().read_text())
+        data: dict[str, Any] = json.loads(cache_path().read_text())
     except (OSError, ValueError):
         return None
     if data.get("key") != key or data.get("kvm") not in (True, False):
@@ -235,7 +239,7 @@ def read_cache(key):
     return data
 
 
-def write_cache(key, kvm_ok, cause):
+def write_cache(key: dict[str, Any], kvm_ok: bool, cause: str) -> None:
     path = cache_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +250,7 @@ def write_cache(key, kvm_ok, cause):
         pass  # a read-only tree probes again next time
 
 
-def kvm_verdict(image, qemu):
+def kvm_verdict(image: pathlib.Path | None, qemu: str) -> tuple[bool, str, bool]:
     """(ok, cause, cached): the probe's result for this machine."""
     key = machine_key(qemu)
     cached = read_cache(key)
@@ -259,7 +263,8 @@ def kvm_verdict(image, qemu):
     return ok, cause, False
 
 
-def choose(image=None, env=None, qemu=None):
+def choose(image: pathlib.Path | None = None, env: Mapping[str, str] | None = None,
+           qemu: str | None = None) -> Choice:
     """The Choice for this machine; image: the kernel about to be booted."""
     env = os.environ if env is None else env
     forced = env.get("JR2_ACCEL", "").strip().lower()
@@ -293,10 +298,10 @@ def choose(image=None, env=None, qemu=None):
 
 
 _lock = threading.Lock()
-_chosen = None
+_chosen: Choice | None = None
 
 
-def chosen(image=None):
+def chosen(image: pathlib.Path | None = None) -> Choice:
     """choose(), once per process; its line printed once, on stderr."""
     global _chosen
     with _lock:
@@ -307,7 +312,7 @@ def chosen(image=None):
         return _chosen
 
 
-def forget():
+def forget() -> None:
     """For tests: the next chosen() decides again."""
     global _chosen
     with _lock:

@@ -4,6 +4,9 @@ import functools
 import json
 import pathlib
 import subprocess
+from typing import Any
+
+import jr2kernels
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CONFINE = REPO / "build" / "bin" / "jr2-confine"
@@ -16,7 +19,7 @@ class TableError(Exception):
 
 
 @functools.lru_cache(maxsize=None)
-def abi_table(confine=CONFINE):
+def abi_table(confine: pathlib.Path = CONFINE) -> dict[str, Any]:
     """The ABI table of the runtime under test; raises TableError."""
     try:
         run = subprocess.run([str(confine), "abi-table", "--json"], capture_output=True,
@@ -33,7 +36,7 @@ def abi_table(confine=CONFINE):
                          f"(status {run.returncode}): {err}") from err
 
 
-def expected_verdict(landlock, abi, table):
+def expected_verdict(landlock: str, abi: int, table: dict[str, Any]) -> tuple[str, str]:
     """(verdict, verdict_code) that `jr2-confine check` must give on a kernel
     whose probe answers `landlock` (ok | ENOSYS | EOPNOTSUPP) and ABI `abi`."""
     if landlock in REFUSED_STATES:
@@ -46,6 +49,6 @@ def expected_verdict(landlock, abi, table):
     return row["verdict"], "accepted" if row["verdict"] == "accepted" else "abi_too_old"
 
 
-def entry_verdict(entry, table):
+def entry_verdict(entry: jr2kernels.Entry, table: dict[str, Any]) -> tuple[str, str]:
     """The expected verdict of a matrix entry, from the ABI it names."""
     return expected_verdict(entry.landlock, entry.abi_number, table)

@@ -12,6 +12,7 @@ import struct
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 
 from . import cpio
 
@@ -28,7 +29,7 @@ class PayloadError(Exception):
     pass
 
 
-def is_static_elf(data):
+def is_static_elf(data: bytes) -> bool:
     """True for an ELF executable (its bytes) without a program interpreter."""
     if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2:
         return False
@@ -40,7 +41,8 @@ def is_static_elf(data):
                for i in range(phnum))
 
 
-def payload_binaries(bin_dir=BUILD / "bin", selftests_dir=BUILD / "selftests"):
+def payload_binaries(bin_dir: pathlib.Path = BUILD / "bin",
+                     selftests_dir: pathlib.Path = BUILD / "selftests") -> dict[str, pathlib.Path]:
     """{guest path: host path} of the runtime and the suite, as built."""
     files = {}
     for path in sorted(bin_dir.glob("jr2-*")) if bin_dir.is_dir() else []:
@@ -52,7 +54,8 @@ def payload_binaries(bin_dir=BUILD / "bin", selftests_dir=BUILD / "selftests"):
     return files
 
 
-def check_static(files, blobs=None):
+def check_static(files: Mapping[str, pathlib.Path],
+                 blobs: Mapping[str, bytes] | None = None) -> None:
     for guest, host in files.items():
         data = blobs[guest] if blobs and guest in blobs else host.read_bytes()
         if not is_static_elf(data):
@@ -60,7 +63,7 @@ def check_static(files, blobs=None):
                                "link it with $(LDFLAGS_STATIC)")
 
 
-def base_files(payload):
+def base_files(payload: Mapping[str, pathlib.Path]) -> dict[str, pathlib.Path]:
     if not VMPROBE.exists():
         raise PayloadError(f"no '{VMPROBE}': build it with make {VMPROBE.relative_to(REPO)}")
     files = {"bin/busybox": BUSYBOX, "init": GUEST / "init", "jr2/bin/jr2-vmprobe": VMPROBE,
@@ -73,7 +76,7 @@ def base_files(payload):
 class Base:
     """The base part as read once for a whole run (the tree may be rebuilt meanwhile)."""
     data: bytes  # uncompressed cpio, held for the whole run
-    sha256: dict  # binary name -> SHA256 of the payload's programs
+    sha256: dict[str, str]  # binary name -> SHA256 of the payload's programs
 
 
 # The guest's folders; /var/tmp: files the kernel's helpers see (the suite's
@@ -81,20 +84,22 @@ class Base:
 BASE_DIRS = ("bin", "dev", "proc", "sys", "tmp", "var", "var/tmp", "run", "root", "jr2/payload")
 
 
-def build_base(payload, cache_dir=BUILD / "vmtest"):
+def build_base(payload: Mapping[str, pathlib.Path],
+               cache_dir: pathlib.Path = BUILD / "vmtest") -> Base:
     """Returns the Base of this payload, rebuilt only when an input changed."""
     files = base_files(payload)
     digest = hashlib.sha256(repr(BASE_DIRS).encode())
-    blobs, sums = {}, {}
+    blobs: dict[str, bytes] = {}
+    sums: dict[str, str] = {}
     for guest, host in sorted(files.items()):
         blobs[guest] = host.read_bytes()
         sums[guest] = hashlib.sha256(blobs[guest]).hexdigest()
         digest.update(f"{guest}\0{sums[guest]}".encode())
     check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload}, blobs)
-    sums = {pathlib.Path(g).name: sums[g] for g in sorted(payload)}
+    named = {pathlib.Path(g).name: sums[g] for g in sorted(payload)}
     path = cache_dir / f"base-{digest.hexdigest()[:16]}.cpio"
     if path.exists():
-        return Base(path.read_bytes(), sums)
+        return Base(path.read_bytes(), named)
     archive = cpio.Archive()
     for d in BASE_DIRS:
         archive.directory(d)
@@ -112,10 +117,10 @@ def build_base(payload, cache_dir=BUILD / "vmtest"):
     tmp = path.with_suffix(f".{os.getpid()}.partial")
     tmp.write_bytes(data)
     tmp.rename(path)
-    return Base(data, sums)
+    return Base(data, named)
 
 
-def stripped(data):
+def stripped(data: bytes) -> bytes:
     """The program without its debug sections (a quarter of the suite's bytes,
     which the guest would load, unpack and copy for nothing); as it is where
     binutils' strip is missing or refuses it (busybox, a script)."""
@@ -130,8 +135,9 @@ def stripped(data):
         return path.read_bytes() if done.returncode == 0 else data
 
 
-def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_name="jr2",
-             lane_bins=()):
+def run_part(mode: str, cmd: str = "", filter_spec: str = "", test_timeout: int = 300,
+             extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
+             lane_bins: Sequence[str] = ()) -> bytes:
     """The appended part: /jr2/run.conf and the extra payload files.
     lane_bins: the suite binaries this guest runs (a lane's share), else all."""
     filter_bin, _, filter_test = (filter_spec or "").partition(":")
@@ -140,8 +146,8 @@ def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_nam
             "TEST_TIMEOUT": str(test_timeout)}
     archive = cpio.Archive()
     archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
-    for host in extra:
-        host = pathlib.Path(host)
+    for named in extra:
+        host = pathlib.Path(named)
         if host.is_dir():
             for sub in sorted(host.rglob("*")):
                 if sub.is_file():
@@ -154,7 +160,11 @@ def run_part(mode, cmd="", filter_spec="", test_timeout=300, extra=(), suite_nam
     return archive.gzipped()
 
 
-def initrd(path_out, base, **run_options):
+def initrd(path_out: pathlib.Path, base: Base, mode: str, cmd: str = "",
+           filter_spec: str = "", test_timeout: int = 300,
+           extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
+           lane_bins: Sequence[str] = ()) -> pathlib.Path:
     """Writes base (a Base) + run part to path_out; returns it."""
-    path_out.write_bytes(base.data + run_part(**run_options))
+    path_out.write_bytes(base.data + run_part(mode, cmd, filter_spec, test_timeout, extra,
+                                              suite_name, lane_bins))
     return path_out

@@ -15,7 +15,9 @@ binary_s), else of any kernel, else by count: only the schedule comes from
 there, never an outcome.
 """
 import json
+import pathlib
 import re
+from collections.abc import Iterable, Sequence
 
 from jr2results.tap import HEADER, OUTER
 
@@ -25,26 +27,28 @@ from . import channel
 OUTER_NUMBER = re.compile(r"^(not ok|ok) \d+ ")
 
 
-def auto(cpus, jobs, binaries):
+def auto(cpus: int, jobs: int, binaries: int) -> int:
     """Lanes per kernel when nothing is asked: the host's CPUs shared by the
     kernels booted at a time, at most one lane per binary."""
     return max(1, min(cpus // max(1, jobs), binaries))
 
 
-def past_times(results_dir, kernel, binaries):
+def past_times(results_dir: pathlib.Path, kernel: str,
+               binaries: Sequence[str]) -> dict[str, float]:
     """{binary: guest seconds} of the newest earlier run of `kernel` that
     timed every one of `binaries`, else of any kernel; else the newest that
     timed the most of them; {} when none timed any."""
-    found = []
+    found: list[tuple[bool, float, pathlib.Path]] = []
     for path in results_dir.glob("*/*/summary.json"):
         try:
             found.append((path.parent.name == kernel, path.stat().st_mtime, path))
         except OSError:
             continue
-    best, best_count = {}, 0
+    best: dict[str, float] = {}
+    best_count = 0
     for _, _, path in sorted(found, reverse=True):
         try:
-            times = json.loads(path.read_text()).get("binary_s") or {}
+            times: dict[str, float] = json.loads(path.read_text()).get("binary_s") or {}
         except (OSError, ValueError):
             continue
         count = sum(1 for b in binaries if b in times)
@@ -55,26 +59,32 @@ def past_times(results_dir, kernel, binaries):
     return best
 
 
-def split(binaries, lanes, times=None):
+def split(binaries: Iterable[str], lanes: int,
+          times: dict[str, float] | None = None) -> list[list[str]]:
     """The binaries in `lanes` shares of about equal time (longest first onto
     the least loaded share); each share in name order; no empty share."""
-    times = times or {}
-    known = [t for t in times.values() if t > 0]
+    past = times or {}
+    known = [t for t in past.values() if t > 0]
     unknown = sum(known) / len(known) if known else 1.0
-    shares = [[] for _ in range(max(1, min(lanes, len(binaries))))]
+    binaries = list(binaries)
+    shares: list[list[str]] = [[] for _ in range(max(1, min(lanes, len(binaries))))]
     load = [0.0] * len(shares)
-    for name in sorted(binaries, key=lambda b: (-times.get(b, unknown), b)):
+    for name in sorted(binaries, key=lambda b: (-past.get(b, unknown), b)):
         i = load.index(min(load))
         shares[i].append(name)
-        load[i] += times.get(name, unknown)
+        load[i] += past.get(name, unknown)
     return [sorted(share) for share in shares if share]
 
 
-def _blocks(tap):
+def _blocks(tap: str) -> tuple[dict[str, list[str]], list[list[str]], list[str]]:
     """{binary: its lines, header to outer result}, the binaries left without
     an outer result (cut off) with their lines, and the lines outside any
     binary but the stream's own version and plan."""
-    done, cut, stray, name, lines = {}, [], [], None, []
+    done: dict[str, list[str]] = {}
+    cut: list[list[str]] = []
+    stray: list[str] = []
+    name: str | None = None
+    lines: list[str] = []
     for line in tap.splitlines():
         m = HEADER.match(line)
         if m:
@@ -96,11 +106,13 @@ def _blocks(tap):
     return done, cut, stray
 
 
-def merge_tap(taps, planned):
+def merge_tap(taps: Iterable[str], planned: int) -> str:
     """One runner-shaped stream of the lanes' streams: the finished binaries
     in name order, numbered from 1, then what a lane left cut off; planned:
     the binaries the lanes were given."""
-    done, cut, stray = {}, [], []
+    done: dict[str, list[str]] = {}
+    cut: list[list[str]] = []
+    stray: list[str] = []
     for lane, tap in enumerate(taps, 1):
         d, c, s = _blocks(tap)
         done.update(d)
@@ -115,12 +127,12 @@ def merge_tap(taps, planned):
     return "".join(line + "\n" for line in out)
 
 
-def merge(chs):
+def merge(chs: list[channel.Channel]) -> tuple[channel.Channel, list[str]]:
     """One Channel of the lanes' Channels, and the problems of their
     disagreement (each guest booted the same kernel: its release, probe and
     check must be the same)."""
     first = chs[0]
-    problems = []
+    problems: list[str] = []
     for lane, ch in enumerate(chs[1:], 2):
         for what, mine, theirs in (("release", ch.release, first.release),
                                    ("Landlock probe", ch.probe, first.probe),
@@ -132,7 +144,7 @@ def merge(chs):
     merged = channel.Channel(release=first.release, probe=first.probe,
                              check_text=first.check_text, check_status=first.check_status)
     counts = [ch.suite_binaries for ch in chs]
-    merged.suite_binaries = None if None in counts else sum(counts)
+    merged.suite_binaries = sum(n for n in counts if n is not None) if None not in counts else None
     merged.tap = merge_tap([ch.tap for ch in chs], merged.suite_binaries or 0)
     for ch in chs:
         merged.binary_s.update(ch.binary_s)

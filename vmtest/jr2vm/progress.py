@@ -7,13 +7,16 @@ never timed before counts as the mean of those that were; with none, no
 estimate is given rather than a guess."""
 import json
 import threading
+import pathlib
 import time
+from collections.abc import Callable, Iterable
 
 
-def last_totals(results_dir, names, skip_run=None):
+def last_totals(results_dir: pathlib.Path, names: Iterable[str],
+                skip_run: str | None = None) -> dict[str, float]:
     """{kernel: total seconds} of the newest earlier run of each kernel."""
-    found = {}
-    paths = []
+    found: dict[str, float] = {}
+    paths: list[tuple[float, str, pathlib.Path]] = []
     for name in names:
         for path in results_dir.glob(f"*/{name}/summary.json"):
             if path.parent.parent.name == skip_run:
@@ -34,20 +37,23 @@ def last_totals(results_dir, names, skip_run=None):
     return found
 
 
-def minutes(seconds):
+def minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 class Progress:
-    def __init__(self, names, jobs, past, clock=time.monotonic):
+    def __init__(self, names: Iterable[str], jobs: int, past: dict[str, float],
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.names, self.jobs, self.clock = list(names), max(1, jobs), clock
         known = [past[n] for n in self.names if n in past]
         mean = sum(known) / len(known) if known else None
         self.expected = {n: past.get(n, mean) for n in self.names}
-        self.started, self.done, self.lock = {}, set(), threading.Lock()
+        self.started: dict[str, float] = {}
+        self.done: set[str] = set()
+        self.lock = threading.Lock()
         self.t0 = clock()
 
-    def left(self):
+    def left(self) -> float | None:
         """Seconds left by the last run's times, or None without them."""
         now, work = self.clock(), 0.0
         for name in self.names:
@@ -60,17 +66,17 @@ class Progress:
                 if name in self.started else expected
         return work / min(self.jobs, max(1, len(self.names) - len(self.done)))
 
-    def _eta(self):
+    def _eta(self) -> str:
         left = self.left()
         return f"; about {minutes(left)} left (by the last run's times)" \
             if left is not None and len(self.done) < len(self.names) else ""
 
-    def start(self, name):
+    def start(self, name: str) -> str:
         with self.lock:
             self.started[name] = self.clock()
             return f"kernel {len(self.started)} of {len(self.names)}{self._eta()}"
 
-    def end(self, name):
+    def end(self, name: str) -> str:
         with self.lock:
             self.done.add(name)
             return (f"{len(self.done)} of {len(self.names)} kernels done in "

@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The QEMU command line of a vmtest guest, and what QEMU's own death means."""
+import pathlib
 import shutil
+from collections.abc import Sequence
 
 from . import accel as accel_probe
-from .accel import AccelError  # noqa: F401  (callers catch qemu.AccelError)
 
 # isa-debug-exit: the guest writes 42 to port 0xf4, QEMU exits (42 << 1) | 1.
 GUEST_DONE_STATUS = 85
 BASE_CMDLINE = "console=ttyS0 panic=-1 loglevel=5 rdinit=/init"
 
 
-def accel(image=None):
+def accel(image: pathlib.Path | None = None) -> list[str]:
     """-accel, -cpu and -smp of every boot: KVM only where a probe proved
     that it runs a guest (jr2vm/accel.py), else single-threaded TCG.
     JR2_ACCEL=kvm|tcg forces one.  image: the kernel about to be booted,
@@ -25,7 +26,9 @@ def accel(image=None):
 TCG_CMDLINE = "no_timer_check"
 
 
-def command(vmlinuz, initrd, console, channel, cmdline="", memory_mb=1024, interactive=False):
+def command(vmlinuz: pathlib.Path, initrd: pathlib.Path, console: pathlib.Path | None,
+            channel: pathlib.Path, cmdline: str = "", memory_mb: int = 1024,
+            interactive: bool = False) -> list[str]:
     """console/channel: file paths (interactive: the console is this terminal)."""
     qemu = shutil.which("qemu-system-x86_64") or "qemu-system-x86_64"
     accel_args = accel(vmlinuz)
@@ -40,7 +43,8 @@ def command(vmlinuz, initrd, console, channel, cmdline="", memory_mb=1024, inter
     return args
 
 
-def host_failure(exit_status, console_text, channel_text, qemu_stderr, timed_out=False, args=()):
+def host_failure(exit_status: int | None, console_text: str, channel_text: str, qemu_stderr: str,
+                 timed_out: bool = False, args: Sequence[str] = ()) -> str | None:
     """A QEMU that ended on its own before the guest wrote a byte on either
     serial port failed on this host (KVM, a missing firmware, a bad option),
     not in the guest: the problem, with QEMU's stderr; else None."""
@@ -49,8 +53,7 @@ def host_failure(exit_status, console_text, channel_text, qemu_stderr, timed_out
     if console_text.strip() or channel_text.strip():
         return None
     said = "; ".join(line.strip() for line in qemu_stderr.splitlines() if line.strip())
-    args = list(args)
-    kvm = "-accel" in args and args[args.index("-accel") + 1].startswith("kvm")
+    kvm = "-accel" in args and args[list(args).index("-accel") + 1].startswith("kvm")
     fix = ("JR2_ACCEL=tcg (make ACCEL=tcg) boots without KVM" if kvm else
            "check the QEMU install (apt-get install --reinstall qemu-system-x86) and qemu.cmd")
     return (f"host: QEMU {accel_probe.describe_status(exit_status)} before the guest printed "

@@ -16,8 +16,14 @@ import re
 import shlex
 import shutil
 import subprocess
+from collections.abc import Sequence
+from typing import Any
 
 from . import initramfs
+
+Json = dict[str, Any]
+# (a clause as written, met: True, False or None when it could not be checked, what was seen)
+Check = tuple[str, bool | None, str]
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 GUEST_SCRIPT = REPO / "vmtest" / "guest" / "repro"
@@ -42,12 +48,12 @@ class ReproError(Exception):
 @dataclasses.dataclass(frozen=True)
 class Clause:
     kind: str  # "exit", "exit-nonzero", "denial", "no-denial"
-    status: int = None
-    operation: str = None  # None: any
-    error: str = None  # errno name (EACCES), None: any
-    path: str = None  # None: any
+    status: int | None = None
+    operation: str | None = None  # None: any
+    error: str | None = None  # errno name (EACCES), None: any
+    path: str | None = None  # None: any
 
-    def text(self):
+    def text(self) -> str:
         if self.kind == "exit":
             return f"exit {self.status}"
         if self.kind == "exit-nonzero":
@@ -60,10 +66,10 @@ class Clause:
 
 @dataclasses.dataclass(frozen=True)
 class Expectation:
-    clauses: tuple
+    clauses: tuple[Clause, ...]
     source: str  # the comment as written
 
-    def text(self):
+    def text(self) -> str:
         return ", ".join(c.text() for c in self.clauses)
 
 
@@ -71,7 +77,7 @@ EXPECT_LINE = re.compile(r"^\s*(?://|#|/\*|--|;)\s*expect:\s*(.*?)\s*(?:\*/)?\s*
 ERRNO_NAME = re.compile(r"^E[A-Z0-9]+$")
 
 
-def parse_clause(text, where):
+def parse_clause(text: str, where: str) -> Clause:
     words = text.split()
     if not words:
         raise ReproError(f"{where}: an empty clause in the expect: comment; write e.g. "
@@ -87,7 +93,9 @@ def parse_clause(text, where):
     if head == "no" and len(words) == 2 and words[1].lower() in ("denial", "denials"):
         return Clause("no-denial")
     if head in ("denial", "denials"):
-        operation = error = path = None
+        operation: str | None = None
+        error: str | None = None
+        path: str | None = None
         for word in words[1:]:
             if word.startswith("/"):
                 path = word
@@ -104,7 +112,7 @@ def parse_clause(text, where):
                      "'exit N', 'exit nonzero', 'denial OP [ERRNO] [PATH]', 'no denial'")
 
 
-def parse_expectation(text, where="reproducer"):
+def parse_expectation(text: str, where: str = "reproducer") -> Expectation | None:
     """The Expectation of a reproducer's first line (or second, after #!),
     or None when it states none.  Raises ReproError on a malformed one."""
     lines = text.splitlines()[:2]
@@ -122,7 +130,7 @@ def parse_expectation(text, where="reproducer"):
     return None
 
 
-def denial_matches(clause, denial):
+def denial_matches(clause: Clause, denial: Json) -> bool:
     if clause.operation and denial.get("operation") != clause.operation:
         return False
     if clause.error and denial.get("error") != clause.error:
@@ -132,12 +140,13 @@ def denial_matches(clause, denial):
     return True
 
 
-def check(expectation, outcome):
+def check(expectation: Expectation, outcome: Json) -> list[Check]:
     """[(clause text, met?, what was seen)] for one kernel's outcome (a dict
     with status and denials; denials None when they were not traced)."""
-    verdicts = []
+    verdicts: list[Check] = []
     status, denials = outcome.get("status"), outcome.get("denials")
     for clause in expectation.clauses:
+        met: bool | None
         if status is None:  # it did not run: nothing to hold it to
             met, seen = None, "not run"
         elif clause.kind in ("exit", "exit-nonzero"):
@@ -163,12 +172,12 @@ class Repro:
     path: pathlib.Path  # as given
     kind: str  # "c", "script", "exec" (a static program), "folder"
     entry: pathlib.Path  # the file run (the .c source for "c")
-    expectation: Expectation  # or None
+    expectation: Expectation | None
 
 
-def load(path):
+def load(named: str | pathlib.Path) -> Repro:
     """The Repro of a file or folder; raises ReproError."""
-    path = pathlib.Path(path)
+    path = pathlib.Path(named)
     if path.is_dir():
         entry = next((path / n for n in FOLDER_ENTRIES if (path / n).is_file()), None)
         if entry is None:
@@ -189,15 +198,17 @@ def load(path):
     return Repro(path, kind, entry, parse_expectation(text, str(entry)))
 
 
-def _is_elf(path):
+def _is_elf(path: pathlib.Path) -> bool:
     with open(path, "rb") as f:
         return f.read(4) == b"\x7fELF"
 
 
-def compile_c(source, output, cc="gcc", repo=REPO, extra_includes=()):
+def compile_c(
+        source: pathlib.Path, target: str | pathlib.Path, cc: str = "gcc",
+        repo: pathlib.Path = REPO, extra_includes: Sequence[pathlib.Path] = ()) -> pathlib.Path:
     """Compiles source statically with the project's headers (and libraries,
     when built); returns output.  Raises ReproError with the compiler's words."""
-    output = pathlib.Path(output)
+    output = pathlib.Path(target)
     output.parent.mkdir(parents=True, exist_ok=True)
     args = [cc, *CFLAGS]
     for inc in (*extra_includes, *(repo / i for i in INCLUDES)):
@@ -219,12 +230,13 @@ def compile_c(source, output, cc="gcc", repo=REPO, extra_includes=()):
     return output
 
 
-def stage(repro, stage_dir, confine="harness", args=(), timeout_s=DEFAULT_TIMEOUT_S,
-          cc="gcc"):
+def stage(repro: Repro, stage_to: str | pathlib.Path, confine: str = "harness",
+          args: Sequence[str] = (), timeout_s: float = DEFAULT_TIMEOUT_S,
+          cc: str = "gcc") -> list[pathlib.Path]:
     """Fills stage_dir with what goes to /jr2/payload; returns its entries."""
     if confine not in CONFINES:
         raise ReproError(f"CONFINE={confine} is unknown: use one of {', '.join(CONFINES)}")
-    stage_dir = pathlib.Path(stage_dir)
+    stage_dir = pathlib.Path(stage_to)
     if stage_dir.exists():
         shutil.rmtree(stage_dir)
     stage_dir.mkdir(parents=True)
@@ -232,14 +244,14 @@ def stage(repro, stage_dir, confine="harness", args=(), timeout_s=DEFAULT_TIMEOU
     if repro.kind == "folder":
         top = stage_dir / name
         shutil.copytree(repro.path, top, symlinks=True)
-        workdir, entry = name, repro.entry.relative_to(repro.path)
-        if entry.suffix == ".c":
-            binary = compile_c(top / entry, top / entry.with_suffix(""), cc,
+        workdir, inner = name, repro.entry.relative_to(repro.path)
+        if inner.suffix == ".c":
+            binary = compile_c(top / inner, top / inner.with_suffix(""), cc,
                                extra_includes=(top,))
-            entry, kind = binary.relative_to(top), "exec"
+            inner, kind = binary.relative_to(top), "exec"
         else:
-            kind = "exec" if _is_elf(top / entry) else "script"
-        entry = f"{name}/{entry}"
+            kind = "exec" if _is_elf(top / inner) else "script"
+        entry = f"{name}/{inner}"
     elif repro.kind == "c":
         binary = compile_c(repro.entry, stage_dir / repro.entry.stem, cc,
                            extra_includes=(repro.entry.parent,))
@@ -264,9 +276,11 @@ GUEST_CMD = "sh /jr2/payload/jr2-repro-guest"
 
 # ---------------------------------------------------------------- the guest's answer
 
-def parse_guest(text):
+def parse_guest(text: str) -> dict[str, bytes]:
     """{name: bytes} of the files the guest framed; a cut-off one is dropped."""
-    files, name, chunks = {}, None, []
+    files: dict[str, bytes] = {}
+    name: str | None = None
+    chunks: list[str] = []
     for line in text.splitlines():
         line = line.rstrip("\r")
         if line.startswith(FILE_MARK):
@@ -282,9 +296,9 @@ def parse_guest(text):
     return files
 
 
-def read_denials(data):
+def read_denials(data: bytes) -> list[Json]:
     """The JSON lines of jr2-trace; a line that is no JSON object is kept as text."""
-    out = []
+    out: list[Json] = []
     for line in data.decode(errors="replace").splitlines():
         if not line.strip():
             continue
@@ -296,7 +310,7 @@ def read_denials(data):
     return out
 
 
-def _int(data):
+def _int(data: bytes) -> int | None:
     try:
         return int(data.decode().strip())
     except (ValueError, AttributeError):
@@ -307,7 +321,7 @@ TRACE_REASONS = {3: "this kernel cannot be traced (no tracing programs, no kprob
                  4: "there is no Landlock to trace"}
 
 
-def outcome(files):
+def outcome(files: dict[str, bytes]) -> Json:
     """What the guest's files say: status, time, denials (None: not traced)."""
     status = _int(files["status"]) if "status" in files else None
     centis = _int(files.get("time_cs", b""))
@@ -317,7 +331,7 @@ def outcome(files):
     untraced = None
     if not traced:
         code = _int(files.get("trace.status", b""))
-        reason = TRACE_REASONS.get(code, f"jr2-trace exited {code}")
+        reason = TRACE_REASONS.get(code or 0, f"jr2-trace exited {code}")
         last = trace_log.splitlines()[-1] if trace_log else ""
         untraced = f"denials not traced: {reason}" + (f" ({last})" if last else "")
     return {"status": status, "time_s": None if centis is None else centis / 100,
@@ -325,9 +339,9 @@ def outcome(files):
             "notes": files.get("notes", b"").decode(errors="replace").strip()}
 
 
-def describe_denials(denials, limit=3):
+def describe_denials(denials: list[Json], limit: int = 3) -> str:
     """`open /run/jr2/stand-ins EACCES, ...` (the first `limit`)."""
-    words = []
+    words: list[str] = []
     for d in denials[:limit]:
         target = d.get("path") or d.get("socket") or (
             f"pid {d['target_pid']}" if d.get("target_pid") is not None else "")
@@ -339,12 +353,12 @@ def describe_denials(denials, limit=3):
     return ", ".join(words)
 
 
-def line(kernel, result):
+def line(kernel: str, result: Json) -> str:
     """`repro 6.6: exit 0 in 0.4 s, 3 denials (open /run/jr2/stand-ins EACCES, ...)`."""
     if result.get("error"):
         text = f"error: {result['error']}"
     elif result.get("refused"):
-        text = result["refused"] + (f": {result['notes'].splitlines()[0]}"
+        text = str(result["refused"]) + (f": {result['notes'].splitlines()[0]}"
                                     if result.get("notes") else "")
     elif result["status"] is None:
         text = "not run" + (f": {result['notes'].splitlines()[0]}" if result.get("notes")
@@ -371,7 +385,7 @@ def line(kernel, result):
     return f"repro {kernel}: {text}"
 
 
-def verdict(checks):
+def verdict(checks: list[Check]) -> str:
     """pass: every clause met; fail: one not met; unknown: one could not be
     checked (not run, denials not traced)."""
     if any(met is False for _, met, _ in checks):
@@ -381,7 +395,8 @@ def verdict(checks):
     return "pass"
 
 
-def collect(kernel_name, out_dir, boot_result, expectation, confine):
+def collect(kernel_name: str, out_dir: pathlib.Path, boot_result: Json,
+            expectation: Expectation | None, confine: str) -> Json:
     """Writes out_dir/{exit_status, stdout, stderr, denials.jsonl, repro.json, ...}
     from the boot's cmd.out; returns the kernel's result dict."""
     cmd_out = out_dir / "cmd.out"
@@ -423,7 +438,7 @@ def collect(kernel_name, out_dir, boot_result, expectation, confine):
 
 # ---------------------------------------------------------------- the matrix
 
-def signature(result):
+def signature(result: Json) -> tuple[Any, ...]:
     """What 'the outcome' means when kernels are compared: the exit status and
     the denials as (operation, target, error)."""
     if result.get("refused"):
@@ -437,11 +452,13 @@ def signature(result):
     return (result["status"], kinds)
 
 
-def table(results):
+def table(results: list[Json]) -> list[tuple[str, ...]]:
     """Rows (kernel, ABI, exit, denials, differs from the newest, expectation);
     results in matrix order, the newest last."""
-    newest = results[-1] if results else None
-    rows = []
+    if not results:
+        return []
+    newest = results[-1]
+    rows: list[tuple[str, ...]] = []
     for r in results:
         if r.get("landlock") not in (None, "ok"):
             abi = f"Landlock {r['landlock']}"
@@ -476,20 +493,20 @@ def table(results):
 HEADER = ("kernel", "ABI", "exit", "denials", "differs from newest", "expect")
 
 
-def markdown_table(rows):
+def markdown_table(rows: list[tuple[str, ...]]) -> str:
     out = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for row in rows:
         out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
     return "\n".join(out) + "\n"
 
 
-def text_table(rows):
+def text_table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(HEADER, *rows)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     return "\n".join(fmt.format(*map(str, row)).rstrip() for row in (HEADER, *rows)) + "\n"
 
 
-def exit_status(results):
+def exit_status(results: list[Json]) -> int:
     """0: the expectation held everywhere it was checked; 1: it failed on some
     kernel (the bug is present); 3: no failure, but a kernel gave no answer or
     its answer could not be checked.  A kernel jr2 refuses (by its own check)

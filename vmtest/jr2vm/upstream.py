@@ -29,7 +29,7 @@ class NoSource(Exception):
     """This kernel has no source of its own Landlock selftests: skip, saying why."""
 
 
-def images_dirs():
+def images_dirs() -> list[pathlib.Path]:
     value = os.environ.get("JR2_KERNEL_IMAGES")
     if value is not None:
         return [pathlib.Path(p) for p in value.split(":") if p]
@@ -37,7 +37,8 @@ def images_dirs():
     return [shared] if shared.is_dir() else []
 
 
-def source_of(kernel, entries):
+def source_of(kernel: jr2kernels.Kernel,
+              entries: list[jr2kernels.Entry]) -> tuple[str, pathlib.Path | str, str]:
     """("deb", package, version) or ("tarball", path, sha256) of a kernel's tests."""
     entry = kernel.entry
     if entry is None:
@@ -60,7 +61,7 @@ def source_of(kernel, entries):
                    "landlock-selftests.tar.xz beside its image (JR2_KERNEL_IMAGES)")
 
 
-def _listed_sha256(tarball):
+def _listed_sha256(tarball: pathlib.Path) -> str:
     sums = tarball.parent / "SHA256SUMS"
     if not sums.is_file():
         raise NoSource(f"no {sums} to check {tarball} against")
@@ -73,7 +74,7 @@ def _listed_sha256(tarball):
     raise NoSource(f"{sums} does not list {tarball.name}")
 
 
-def _deb(apt, package, version):
+def _deb(apt: jr2kernels.Apt, package: str, version: str) -> pathlib.Path:
     """The .deb of package=version in the cache, downloaded once (apt checks it)."""
     debs = jr2kernels.cache_dir() / "upstream" / "debs"
     debs.mkdir(parents=True, exist_ok=True)
@@ -91,7 +92,8 @@ def _deb(apt, package, version):
     return found[0]
 
 
-def _tree_from_deb(package, version, entries, work):
+def _tree_from_deb(package: str, version: str, entries: list[jr2kernels.Entry],
+                   work: pathlib.Path) -> tuple[pathlib.Path, list[pathlib.Path]]:
     """The selftests frame of linux-source's tarball, and the UAPI headers of
     linux-libc-dev of the same version (what `make headers_install` gives)."""
     apt = jr2kernels.apt_for(entries)
@@ -118,7 +120,8 @@ def _tree_from_deb(package, version, entries, work):
                   work / "libc-dev" / "usr" / "include" / "x86_64-linux-gnu"]
 
 
-def _tree_from_tarball(tarball, work):
+def _tree_from_tarball(tarball: pathlib.Path,
+                       work: pathlib.Path) -> tuple[pathlib.Path, list[pathlib.Path]]:
     """The tarball holds the frame and `make headers_install`'s usr/include."""
     # tar(1), not tarfile: Debian 12's Python has no extraction filter.
     run = subprocess.run(["tar", "-xJf", str(tarball), "-C", str(work), "--no-same-owner"],
@@ -131,7 +134,7 @@ def _tree_from_tarball(tarball, work):
     return trees[0], [trees[0] / "usr" / "include"]
 
 
-def _old_lib_mk_args(tree):
+def _old_lib_mk_args(tree: pathlib.Path) -> list[str]:
     """make's extra arguments for a lib.mk before 5.18, which installs the UAPI
     headers itself (`make headers_install` in the whole tree) and first
     includes the tree's scripts/subarch.include for ARCH: a tarball of the
@@ -148,7 +151,8 @@ def _old_lib_mk_args(tree):
     return ["KSFT_KHDR_INSTALL_DONE=1"]
 
 
-def build(kernel, entries):
+def build(kernel: jr2kernels.Kernel,
+          entries: list[jr2kernels.Entry]) -> dict[str, pathlib.Path]:
     """{guest path: host path} of the kernel's own tests (jr2/selftests/...)."""
     kind, what, version = source_of(kernel, entries)
     key = re.sub(r"[^A-Za-z0-9.+~-]", "_", f"{kind}-{pathlib.Path(str(what)).name}-{version}")
@@ -156,8 +160,8 @@ def build(kernel, entries):
     if not (out / ".built").exists():
         with tempfile.TemporaryDirectory(prefix="jr2-upstream-") as tmp:
             work = pathlib.Path(tmp)
-            tree, headers = (_tree_from_tarball(what, work) if kind == "tarball"
-                             else _tree_from_deb(what, version, entries, work))
+            tree, headers = (_tree_from_tarball(pathlib.Path(what), work) if kind == "tarball"
+                             else _tree_from_deb(str(what), version, entries, work))
             staging = work / "out"
             staging.mkdir()
             jr2kernels.log(f"{kernel.name}: building its own Landlock selftests ({tree.name})")

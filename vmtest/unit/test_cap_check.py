@@ -6,6 +6,7 @@ import importlib.machinery
 import importlib.util
 import json
 import pathlib
+from types import ModuleType
 
 import pytest
 
@@ -16,28 +17,30 @@ SKIP_WHY = ("/proc/sys/kernel/ns_last_pid: ENOENT (a kernel without "
 
 
 @pytest.fixture(scope="module")
-def cap_check():
+def cap_check() -> ModuleType:
     loader = importlib.machinery.SourceFileLoader("cap_check", str(SCRIPT))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("cap_check", loader))
+    spec = importlib.util.spec_from_loader("cap_check", loader)
+    assert spec is not None  # a loader is given: a spec is made
+    module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
 
 
-def boot(folder, abi, tests):
+def boot(folder: pathlib.Path, abi: int, tests: list[tuple[str, str, str]]) -> None:
     folder.mkdir(parents=True)
     (folder / "summary.json").write_text(json.dumps({
         "cap": abi, "outcome": "pass",
         "tests": [{"name": n, "status": s, "reason": r} for n, s, r in tests]}))
 
 
-def test_config_read_both_ways(tmp_path, cap_check):
+def test_config_read_both_ways(tmp_path: pathlib.Path, cap_check: ModuleType) -> None:
     path = tmp_path / "config"
     path.write_text("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=\"x\"\n# a comment\n")
     assert cap_check.read_config(path) == {"CONFIG_A": "y", "CONFIG_B": "n", "CONFIG_C": '"x"'}
     assert cap_check.read_config(tmp_path / "none") is None
 
 
-def test_a_cause_needs_the_option_named_and_the_configs_apart(cap_check):
+def test_a_cause_needs_the_option_named_and_the_configs_apart(cap_check: ModuleType) -> None:
     skip, ok = ("skip", SKIP_WHY), ("pass", "")
     set_on_new = ({"CONFIG_X": "y"}, {"CONFIG_X": "y", "CONFIG_CHECKPOINT_RESTORE": "y"})
     assert cap_check.config_cause(skip, ok, set_on_new) == [("CONFIG_CHECKPOINT_RESTORE", "n", "y")]
@@ -50,9 +53,11 @@ def test_a_cause_needs_the_option_named_and_the_configs_apart(cap_check):
 
 
 @pytest.mark.parametrize("abi_difference, status", [(False, 0), (True, 1)])
-def test_config_differences_listed_apart(tmp_path, cap_check, monkeypatch, capsys,
-                                         abi_difference, status):
-    configs = {"old": {}, "new": {"CONFIG_CHECKPOINT_RESTORE": "y"}}
+def test_config_differences_listed_apart(tmp_path: pathlib.Path, cap_check: ModuleType,
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str],
+                                         abi_difference: bool, status: int) -> None:
+    configs: dict[str, dict[str, str]] = {"old": {}, "new": {"CONFIG_CHECKPOINT_RESTORE": "y"}}
     monkeypatch.setattr(cap_check, "kernel_config", configs.get)
     run = tmp_path / "run"
     boot(run / "old", 5, [(P7, "skip", SKIP_WHY), ("abi.G4_x", "pass", "")])

@@ -29,7 +29,7 @@ ok 1 selftests: jr2: a_test
 """
 
 
-def test_cpio_archive_reads_back_with_gnu_cpio(tmp_path):
+def test_cpio_archive_reads_back_with_gnu_cpio(tmp_path: pathlib.Path) -> None:
     archive = cpio.Archive()
     archive.file("jr2/bin/tool", b"#!/bin/sh\necho hi\n", 0o755)
     archive.file("odd", b"12345")  # a size that needs padding
@@ -49,21 +49,21 @@ def test_cpio_archive_reads_back_with_gnu_cpio(tmp_path):
     assert (tmp_path / "odd").read_bytes() == b"12345"
 
 
-def test_cpio_is_the_same_bytes_for_the_same_input():
-    def make():
+def test_cpio_is_the_same_bytes_for_the_same_input() -> None:
+    def make() -> bytes:
         archive = cpio.Archive()
         archive.file("x", b"y")
         return archive.gzipped()
     assert make() == make()
 
 
-def test_run_part_quotes_the_command():
+def test_run_part_quotes_the_command() -> None:
     data = gzip.decompress(initramfs.run_part("cmd", cmd="echo 'a b' $HOME", filter_spec="bin:t1"))
     assert b"CMD='echo '\"'\"'a b'\"'\"' $HOME'\n" in data
     assert b"FILTER_BIN=bin\n" in data and b"FILTER_TEST=t1\n" in data
 
 
-def test_static_and_dynamic_executables_are_told_apart(tmp_path):
+def test_static_and_dynamic_executables_are_told_apart(tmp_path: pathlib.Path) -> None:
     assert initramfs.is_static_elf(initramfs.BUSYBOX.read_bytes())
     assert not initramfs.is_static_elf(pathlib.Path("/usr/bin/python3.11").read_bytes())
     assert not initramfs.is_static_elf(b"#!/bin/sh\n")
@@ -72,10 +72,11 @@ def test_static_and_dynamic_executables_are_told_apart(tmp_path):
         initramfs.check_static({"jr2/bin/python": pathlib.Path("/usr/bin/python3.11")})
 
 
-def test_channel_parts():
+def test_channel_parts() -> None:
     ch = channel.parse(CHANNEL)
-    assert ch.release == "7.3.4+deb13-amd64" and ch.probe["abi"] == 11
-    assert channel.check_json(ch)["verdict"] == "accepted" and ch.check_status == 0
+    assert ch.release == "7.3.4+deb13-amd64" and ch.probe is not None and ch.probe["abi"] == 11
+    check = channel.check_json(ch)
+    assert check is not None and check["verdict"] == "accepted" and ch.check_status == 0
     assert ch.suite_binaries == 1 and ch.suite_ended and ch.ended
     assert ch.tap.startswith("TAP version 13\n1..1\n# selftests: jr2: a_test\n")
     assert "# ok 1 a.R1_read\n" in ch.tap and ch.tap.endswith("ok 1 selftests: jr2: a_test\n")
@@ -83,7 +84,7 @@ def test_channel_parts():
     assert ch.binary_s == {"a_test": 1.23}
 
 
-def test_a_channel_cut_off_has_no_end():
+def test_a_channel_cut_off_has_no_end() -> None:
     ch = channel.parse(CHANNEL.split("ok 1 selftests:")[0])
     assert not ch.ended and not ch.suite_ended and "ok 1" in ch.tap
 
@@ -96,17 +97,18 @@ def test_a_channel_cut_off_has_no_end():
     "watchdog: BUG: soft lockup - CPU#0 stuck for 22s!",
     "[    3.1] ------------[ cut here ]------------",
 ])
-def test_console_problems_are_found(line):
+def test_console_problems_are_found(line: str) -> None:
     assert channel.console_problems(f"[    0.0] Linux version 7.3\n{line}\n") == [line]
 
 
-def test_a_clean_console_has_no_problem():
+def test_a_clean_console_has_no_problem() -> None:
     text = ("[    0.000000] Kernel command line: console=ttyS0 panic=-1 loglevel=5\n"
             "[    0.5] landlock: Up and running.\n[    1.0] Run /init as init process\n")
     assert channel.console_problems(text) == []
 
 
-def test_the_channel_is_followed_as_it_grows(tmp_path, capsys):
+def test_the_channel_is_followed_as_it_grows(tmp_path: pathlib.Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     """vmtest's progress reads each poll only what the guest wrote since the
     last; a line is taken when its newline has come, whatever the chunks."""
     from jr2vm import runner

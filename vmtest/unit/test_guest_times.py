@@ -14,7 +14,7 @@ from jr2results import tap
 RUN_TESTS = pathlib.Path(__file__).resolve().parents[2] / "selftests" / "run-tests"
 
 
-def timed_function():
+def timed_function() -> str:
     text = RUN_TESTS.read_text()
     m = re.search(r"^timed\(\) \{\n.*?^\}\n", text, re.S | re.M)
     assert m, "selftests/run-tests defines no timed()"
@@ -23,7 +23,7 @@ def timed_function():
 
 # The guest runs the filter with busybox's awk, `make test` with the host's.
 @pytest.mark.parametrize("awk", ["busybox", "host"])
-def test_each_result_gets_the_time_from_its_run_line(awk, tmp_path):
+def test_each_result_gets_the_time_from_its_run_line(awk: str, tmp_path: pathlib.Path) -> None:
     busybox = shutil.which("busybox")
     if not busybox:
         pytest.skip("busybox is not installed (apt-get install busybox-static): "
@@ -31,7 +31,7 @@ def test_each_result_gets_the_time_from_its_run_line(awk, tmp_path):
     host_awk = shutil.which("awk")
     if awk == "host" and not host_awk:
         pytest.skip("no awk on PATH (apt-get install mawk): make test runs this filter")
-    (tmp_path / "awk").symlink_to(busybox if awk == "busybox" else host_awk)
+    (tmp_path / "awk").symlink_to(busybox if awk == "busybox" or not host_awk else host_awk)
     if awk == "busybox":
         (tmp_path / "sleep").symlink_to(busybox)
     # A binary's output as the kselftest harness flushes it: the RUN line, then
@@ -51,5 +51,5 @@ def test_each_result_gets_the_time_from_its_run_line(awk, tmp_path):
     assert [(r.name, r.status) for r in results] == [("g.slow", "pass"), ("g.fast", "fail")]
     # Centiseconds of /proc/uptime: the 0.5 s sleep shows whole; no upper
     # bound (a loaded machine may be slow), the quick test a time all the same.
-    assert results[0].duration >= 0.49
+    assert results[0].duration is not None and results[0].duration >= 0.49
     assert results[1].duration is not None and results[1].duration >= 0

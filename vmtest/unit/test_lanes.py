@@ -17,7 +17,7 @@ RUN_TESTS = pathlib.Path(__file__).resolve().parents[2] / "selftests" / "run-tes
 MARK = channel.MARK
 
 
-def binary_block(n, name, results):
+def binary_block(n: int, name: str, results: list[str]) -> list[str]:
     """One binary's part of a runner-shaped stream."""
     lines = [f"# selftests: jr2: {name}", "# TAP version 13", f"# 1..{len(results)}"]
     lines += [f"# {r} {i} {name.replace('_test', '')}.t{i}" for i, r in enumerate(results, 1)]
@@ -25,13 +25,13 @@ def binary_block(n, name, results):
                     f"selftests: jr2: {name}"]
 
 
-def stream(blocks):
+def stream(blocks: list[list[str]]) -> str:
     return "\n".join(["TAP version 13", f"1..{len(blocks)}"]
                      + [line for b in blocks for line in b]) + "\n"
 
 
-def test_split_balances_by_time_and_keeps_every_binary_once():
-    times = {"a_test": 10, "b_test": 4, "c_test": 3, "d_test": 2, "e_test": 1}
+def test_split_balances_by_time_and_keeps_every_binary_once() -> None:
+    times = {"a_test": 10.0, "b_test": 4.0, "c_test": 3.0, "d_test": 2.0, "e_test": 1.0}
     shares = lanes.split(list(times), 2, times)
     assert sorted(b for s in shares for b in s) == sorted(times)
     loads = sorted(sum(times[b] for b in s) for s in shares)
@@ -39,14 +39,14 @@ def test_split_balances_by_time_and_keeps_every_binary_once():
     assert all(s == sorted(s) for s in shares)
 
 
-def test_split_without_times_shares_by_count_and_makes_no_empty_share():
+def test_split_without_times_shares_by_count_and_makes_no_empty_share() -> None:
     shares = lanes.split(["x_test", "y_test", "z_test"], 5)
     assert sorted(len(s) for s in shares) == [1, 1, 1]
     assert lanes.split(["x_test", "y_test", "z_test", "w_test"], 2, {}) \
         == [["w_test", "y_test"], ["x_test", "z_test"]]
 
 
-def test_auto_is_cpus_per_kernel_at_once_and_at_most_one_per_binary():
+def test_auto_is_cpus_per_kernel_at_once_and_at_most_one_per_binary() -> None:
     assert lanes.auto(2, 1, 34) == 2
     assert lanes.auto(2, 2, 34) == 1
     assert lanes.auto(8, 2, 34) == 4
@@ -54,8 +54,8 @@ def test_auto_is_cpus_per_kernel_at_once_and_at_most_one_per_binary():
     assert lanes.auto(1, 4, 34) == 1
 
 
-def test_past_times_prefer_the_kernel_run_that_timed_every_binary(tmp_path):
-    def run(name, kernel, times, age):
+def test_past_times_prefer_the_kernel_run_that_timed_every_binary(tmp_path: pathlib.Path) -> None:
+    def run(name: str, kernel: str, times: dict[str, float], age: int) -> None:
         path = tmp_path / name / kernel / "summary.json"
         path.parent.mkdir(parents=True)
         path.write_text(json.dumps({"binary_s": times}))
@@ -70,7 +70,7 @@ def test_past_times_prefer_the_kernel_run_that_timed_every_binary(tmp_path):
     assert lanes.past_times(tmp_path, "6.12", ["c_test"]) == {}
 
 
-def test_merged_tap_reads_as_one_guests_stream():
+def test_merged_tap_reads_as_one_guests_stream() -> None:
     one = stream([binary_block(1, "a_test", ["ok", "ok"]), binary_block(2, "b_test", ["ok", "not ok"]), binary_block(3, "c_test", ["ok"])])
     merged = lanes.merge_tap([stream([binary_block(1, "c_test", ["ok"]),
                                       binary_block(2, "a_test", ["ok", "ok"])]),
@@ -81,7 +81,7 @@ def test_merged_tap_reads_as_one_guests_stream():
         [(r.name, r.status) for r in tap.parse(one)]
 
 
-def test_a_lane_cut_off_leaves_its_binary_without_a_result():
+def test_a_lane_cut_off_leaves_its_binary_without_a_result() -> None:
     cut = binary_block(1, "b_test", ["ok", "ok"])[:-2]  # the guest died mid-binary
     merged = lanes.merge_tap([stream([binary_block(1, "a_test", ["ok"])]),
                               "TAP version 13\n1..2\n" + "\n".join(cut) + "\n"], 3)
@@ -92,7 +92,7 @@ def test_a_lane_cut_off_leaves_its_binary_without_a_result():
     assert "error" in statuses.values()
 
 
-def channel_text(release, abi, tap_text, binaries):
+def channel_text(release: str, abi: int, tap_text: str, binaries: int) -> str:
     check = json.dumps({"verdict": "accepted", "verdict_code": "accepted", "landlock": "ok"})
     return "\n".join([f"{MARK}booted {release}",
                       f'{MARK}probe {{"release": "{release}", "abi": {abi}, "errno": ""}}',
@@ -101,7 +101,7 @@ def channel_text(release, abi, tap_text, binaries):
                       f"{MARK}binary-time x_test 120", f"{MARK}suite-end", f"{MARK}end"]) + "\n"
 
 
-def test_merge_keeps_counts_and_flags_lanes_that_disagree():
+def test_merge_keeps_counts_and_flags_lanes_that_disagree() -> None:
     one = channel.parse(channel_text("6.12.1", 6, stream([binary_block(1, "a_test", ["ok"])]), 1))
     two = channel.parse(channel_text("6.12.1", 6, stream([binary_block(1, "b_test", ["ok"])]), 1))
     merged, problems = lanes.merge([one, two])
@@ -116,7 +116,7 @@ def test_merge_keeps_counts_and_flags_lanes_that_disagree():
     assert not lanes.merge([one, unended])[0].ended
 
 
-def test_run_tests_runs_the_named_binaries_only_in_that_order(tmp_path):
+def test_run_tests_runs_the_named_binaries_only_in_that_order(tmp_path: pathlib.Path) -> None:
     sh = shutil.which("busybox")
     if not sh:
         pytest.skip("busybox is not installed (apt-get install busybox-static): "
@@ -136,7 +136,7 @@ def test_run_tests_runs_the_named_binaries_only_in_that_order(tmp_path):
     assert "no test binary 'nope_test'" in missing.stderr
 
 
-def test_run_tests_takes_a_folder_relative_to_where_it_is_run():
+def test_run_tests_takes_a_folder_relative_to_where_it_is_run() -> None:
     """`make -C selftests run_tests` runs `run-tests build/selftests` from the
     top; each binary runs from its own folder, so the folder must be made
     absolute first (it was not: every binary ended 127).  Outside /tmp, where

@@ -8,6 +8,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+from typing import Any
 
 import pytest
 
@@ -23,22 +24,29 @@ need_busybox = pytest.mark.skipif(not BUSYBOX.exists(),
 
 # ---------------------------------------------------------------- expectations
 
-def test_expectation_of_the_first_line_in_each_comment_style():
-    e = repro.parse_expectation("// expect: exit 1, denial open EACCES /run/jr2/stand-ins\n")
+def expectation(text: str) -> repro.Expectation:
+    """The Expectation a text states, which it must state."""
+    found = repro.parse_expectation(text)
+    assert found is not None, f"no expectation in {text!r}"
+    return found
+
+
+def test_expectation_of_the_first_line_in_each_comment_style() -> None:
+    e = expectation("// expect: exit 1, denial open EACCES /run/jr2/stand-ins\n")
     assert e.clauses == (repro.Clause("exit", status=1),
                          repro.Clause("denial", operation="open", error="EACCES",
                                       path="/run/jr2/stand-ins"))
-    assert repro.parse_expectation("# expect: denial open EACCES\n").clauses == (
+    assert expectation("# expect: denial open EACCES\n").clauses == (
         repro.Clause("denial", operation="open", error="EACCES"),)
-    assert repro.parse_expectation("/* expect: exit nonzero; no denials */\n").clauses == (
+    assert expectation("/* expect: exit nonzero; no denials */\n").clauses == (
         repro.Clause("exit-nonzero"), repro.Clause("no-denial"))
-    assert repro.parse_expectation("#!/bin/sh\n# expect: exit 0 and denial any EPERM\n"
+    assert expectation("#!/bin/sh\n# expect: exit 0 and denial any EPERM\n"
                                    ).clauses == (repro.Clause("exit", status=0),
                                                  repro.Clause("denial", error="EPERM"))
-    assert repro.parse_expectation("// EXPECT: exit 3").text() == "exit 3"
+    assert expectation("// EXPECT: exit 3").text() == "exit 3"
 
 
-def test_no_expectation_unless_on_the_first_line():
+def test_no_expectation_unless_on_the_first_line() -> None:
     assert repro.parse_expectation("") is None
     assert repro.parse_expectation("int main(void) { return 0; }\n") is None
     assert repro.parse_expectation("// a reproducer\n// expect: exit 1\n") is None
@@ -53,7 +61,7 @@ def test_no_expectation_unless_on_the_first_line():
     ("// expect: denial open eacces", "'eacces' in 'denial open eacces'"),
     ("// expect: crash", "unknown clause 'crash'"),
 ])
-def test_a_malformed_expectation_is_refused_with_the_clause_named(line, words):
+def test_a_malformed_expectation_is_refused_with_the_clause_named(line: str, words: str) -> None:
     with pytest.raises(repro.ReproError) as err:
         repro.parse_expectation(line + "\n", "r.c")
     assert words in str(err.value) and str(err.value).startswith("r.c: ")
@@ -62,8 +70,8 @@ def test_a_malformed_expectation_is_refused_with_the_clause_named(line, words):
 DENIAL = {"operation": "open", "path": "/run/jr2/stand-ins", "errno": 13, "error": "EACCES"}
 
 
-def test_check_each_clause_against_an_outcome():
-    e = repro.parse_expectation("// expect: exit 1, denial open EACCES /run/jr2/stand-ins")
+def test_check_each_clause_against_an_outcome() -> None:
+    e = expectation("// expect: exit 1, denial open EACCES /run/jr2/stand-ins")
     checks = repro.check(e, {"status": 1, "denials": [DENIAL]})
     assert [met for _, met, _ in checks] == [True, True]
     assert repro.verdict(checks) == "pass"
@@ -77,11 +85,11 @@ def test_check_each_clause_against_an_outcome():
     assert checks[0] == ("exit 1", False, "exit 0") and repro.verdict(checks) == "fail"
 
 
-def test_denials_not_traced_make_a_denial_clause_unknown_not_passed():
-    e = repro.parse_expectation("# expect: exit 1, denial open")
+def test_denials_not_traced_make_a_denial_clause_unknown_not_passed() -> None:
+    e = expectation("# expect: exit 1, denial open")
     checks = repro.check(e, {"status": 1, "denials": None})
     assert checks[1][1] is None and repro.verdict(checks) == "unknown"
-    e = repro.parse_expectation("# expect: no denial")
+    e = expectation("# expect: no denial")
     assert repro.verdict(repro.check(e, {"status": 0, "denials": []})) == "pass"
     assert repro.verdict(repro.check(e, {"status": 0, "denials": [DENIAL]})) == "fail"
     assert repro.verdict(repro.check(e, {"status": None, "denials": None})) == "unknown"
@@ -90,7 +98,7 @@ def test_denials_not_traced_make_a_denial_clause_unknown_not_passed():
 # ---------------------------------------------------------------- compile, copy
 
 @need_cc
-def test_a_c_file_compiles_static_with_the_project_headers(tmp_path):
+def test_a_c_file_compiles_static_with_the_project_headers(tmp_path: pathlib.Path) -> None:
     staged = repro.stage(repro.load(EXAMPLE), tmp_path / "s", "confine", ["a b", "$c"])
     names = {p.name for p in staged}
     assert names == {"read-standins", "repro.conf", "jr2-repro-guest"}
@@ -100,7 +108,7 @@ def test_a_c_file_compiles_static_with_the_project_headers(tmp_path):
 
 
 @need_cc
-def test_a_c_file_that_does_not_compile_names_the_compiler_error(tmp_path):
+def test_a_c_file_that_does_not_compile_names_the_compiler_error(tmp_path: pathlib.Path) -> None:
     src = tmp_path / "bad.c"
     src.write_text("int main(void) { return undeclared_name; }\n")
     with pytest.raises(repro.ReproError) as err:
@@ -109,17 +117,18 @@ def test_a_c_file_that_does_not_compile_names_the_compiler_error(tmp_path):
     assert "undeclared_name" in str(err.value)
 
 
-def test_a_script_is_copied_and_run_with_sh(tmp_path):
+def test_a_script_is_copied_and_run_with_sh(tmp_path: pathlib.Path) -> None:
     script = tmp_path / "my repro.sh"
     script.write_text("# expect: exit 0\ncat /run/jr2/stand-ins\n")
     rep = repro.load(script)
-    assert rep.kind == "script" and rep.expectation.text() == "exit 0"
+    assert rep.kind == "script" and rep.expectation is not None
+    assert rep.expectation.text() == "exit 0"
     repro.stage(rep, tmp_path / "s")
     assert (tmp_path / "s" / "my_repro.sh").read_bytes() == script.read_bytes()
     assert "KIND=script\n" in (tmp_path / "s" / "repro.conf").read_text()
 
 
-def test_a_folder_is_copied_whole_and_lands_under_payload(tmp_path):
+def test_a_folder_is_copied_whole_and_lands_under_payload(tmp_path: pathlib.Path) -> None:
     folder = tmp_path / "case"
     (folder / "data" / "deep").mkdir(parents=True)
     (folder / "data" / "deep" / "x.bin").write_bytes(bytes(range(256)))
@@ -128,7 +137,7 @@ def test_a_folder_is_copied_whole_and_lands_under_payload(tmp_path):
     rep = repro.load(folder)
     # repro.sh comes before run.sh: its expectation is the folder's.
     assert rep.kind == "folder" and rep.entry.name == "repro.sh"
-    assert rep.expectation.text() == "exit 2"
+    assert rep.expectation is not None and rep.expectation.text() == "exit 2"
     staged = repro.stage(rep, tmp_path / "s")
     conf = (tmp_path / "s" / "repro.conf").read_text()
     assert "ENTRY=case/repro.sh\n" in conf and "WORKDIR=case\n" in conf
@@ -145,7 +154,7 @@ def test_a_folder_is_copied_whole_and_lands_under_payload(tmp_path):
 
 
 @need_cc
-def test_a_folder_with_repro_c_is_compiled_with_its_own_headers(tmp_path):
+def test_a_folder_with_repro_c_is_compiled_with_its_own_headers(tmp_path: pathlib.Path) -> None:
     folder = tmp_path / "case"
     folder.mkdir()
     (folder / "local.h").write_text("#define ANSWER 7\n")
@@ -156,7 +165,7 @@ def test_a_folder_with_repro_c_is_compiled_with_its_own_headers(tmp_path):
     assert "ENTRY=case/repro\n" in (tmp_path / "s" / "repro.conf").read_text()
 
 
-def test_what_cannot_be_a_reproducer_is_refused(tmp_path):
+def test_what_cannot_be_a_reproducer_is_refused(tmp_path: pathlib.Path) -> None:
     with pytest.raises(repro.ReproError, match="no reproducer"):
         repro.load(tmp_path / "missing.c")
     (tmp_path / "empty").mkdir()
@@ -203,7 +212,8 @@ exit 0
 """
 
 
-def run_guest(tmp_path, confine, env_extra=None):
+def run_guest(tmp_path: pathlib.Path, confine: str, env_extra: dict[str, str] | None = None
+              ) -> tuple[dict[str, Any], dict[str, bytes]]:
     src = tmp_path / "r.sh"
     src.write_text(SCRIPT)
     payload = tmp_path / "payload"
@@ -228,7 +238,7 @@ def run_guest(tmp_path, confine, env_extra=None):
 
 
 @need_busybox
-def test_the_guest_script_frames_status_output_and_denials(tmp_path):
+def test_the_guest_script_frames_status_output_and_denials(tmp_path: pathlib.Path) -> None:
     out, files = run_guest(tmp_path, "harness")
     # The words arrive as given: nothing expanded ($HOME), quotes kept.
     assert files["stdout"].decode() == f"a b|$HOME|it's|\n{tmp_path}/payload\ndenied\n"
@@ -239,7 +249,8 @@ def test_the_guest_script_frames_status_output_and_denials(tmp_path):
 
 
 @need_busybox
-def test_the_guest_script_runs_unconfined_and_says_when_it_cannot_trace(tmp_path):
+def test_the_guest_script_runs_unconfined_and_says_when_it_cannot_trace(
+        tmp_path: pathlib.Path) -> None:
     out, files = run_guest(tmp_path, "none", {"STUB_TRACE_EXIT": "3"})
     assert out["status"] == 0 and b"denied" not in files["stdout"]
     assert out["denials"] is None
@@ -249,20 +260,22 @@ def test_the_guest_script_runs_unconfined_and_says_when_it_cannot_trace(tmp_path
 
 # ---------------------------------------------------------------- reading and the table
 
-def test_parse_guest_decodes_binary_and_drops_a_cut_off_file():
+def test_parse_guest_decodes_binary_and_drops_a_cut_off_file() -> None:
     data = bytes(range(256)) * 3
     text = ("noise\n# repro-file: stdout\n" + base64.encodebytes(data).decode()
             + "# repro-end: stdout\n# repro-file: stderr\nAAAA\n")
     assert repro.parse_guest(text) == {"stdout": data}
 
 
-def result(kernel, release, status, denials, abi=7, expect="exit 1", verdict="pass"):
+def result(kernel: str, release: str, status: int | None, denials: list[dict[str, Any]] | None,
+           abi: int = 7, expect: str | None = "exit 1",
+           verdict: str | None = "pass") -> dict[str, Any]:
     return {"kernel": kernel, "release": release, "abi": abi, "landlock": "ok",
             "status": status, "time_s": 0.1, "denials": denials, "error": None,
             "expect": expect, "verdict": verdict, "checks": []}
 
 
-def test_table_marks_what_differs_from_the_newest_kernel():
+def test_table_marks_what_differs_from_the_newest_kernel() -> None:
     rows = repro.table([result("6.12", "6.12.1", 1, [DENIAL], 6),
                         result("6.18", "6.18.1", 0, [], 7, verdict="fail"),
                         result("7.3", "7.3.4", 1, [DENIAL], 11)])
@@ -273,7 +286,7 @@ def test_table_marks_what_differs_from_the_newest_kernel():
     assert "| 6.18 | 7 | 0 | 0 | yes | fail |" in repro.markdown_table(rows)
 
 
-def test_exit_status_says_whether_the_bug_shows_anywhere():
+def test_exit_status_says_whether_the_bug_shows_anywhere() -> None:
     ok = result("7.3", "7.3.4", 1, [DENIAL])
     assert repro.exit_status([ok]) == 0
     assert repro.exit_status([ok, dict(ok, verdict="fail")]) == 1
@@ -282,7 +295,7 @@ def test_exit_status_says_whether_the_bug_shows_anywhere():
     assert repro.exit_status([dict(ok, expect=None, verdict=None)]) == 0
 
 
-def test_the_line_says_what_happened():
+def test_the_line_says_what_happened() -> None:
     r = result("6.6", "6.6.1", 0, [DENIAL, dict(DENIAL, path="/run/jr2/b")] * 2,
                expect=None, verdict=None)
     r["time_s"] = 0.4
@@ -291,7 +304,7 @@ def test_the_line_says_what_happened():
                                     "/run/jr2/stand-ins EACCES, ...)")
 
 
-def test_collect_writes_the_files_of_a_kernel(tmp_path):
+def test_collect_writes_the_files_of_a_kernel(tmp_path: pathlib.Path) -> None:
     files = {"status": b"1\n", "time_cs": b"12\n", "stdout": b"o\n", "stderr": b"e\n",
              "denials.jsonl": (json.dumps(DENIAL) + "\n").encode(), "notes": b""}
     (tmp_path / "cmd.out").write_text("".join(
@@ -311,7 +324,7 @@ def test_collect_writes_the_files_of_a_kernel(tmp_path):
     assert not (tmp_path / "stdout").exists()
 
 
-def test_a_kernel_jr2_refuses_is_refused_not_failed(tmp_path):
+def test_a_kernel_jr2_refuses_is_refused_not_failed(tmp_path: pathlib.Path) -> None:
     (tmp_path / "cmd.out").write_text("# repro-file: notes\n" + base64.b64encode(
         b"jr2-harness serve did not start: ABI 2 found, ABI 3 required\n").decode()
         + "\n# repro-end: notes\n# repro-file: denials.jsonl\n\n# repro-end: denials.jsonl\n")

@@ -23,6 +23,7 @@ class Channel:
     cmd_output: str = ""
     cmd_status: int | None = None
     binary_s: dict[str, float] = dataclasses.field(default_factory=dict)  # guest time of each binary
+    binary_cpu_s: dict[str, float] = dataclasses.field(default_factory=dict)  # its CPU time
     suite_ended: bool = False
     ended: bool = False
 
@@ -55,10 +56,10 @@ def parse(text: str) -> Channel:
             ch.check_status, section = _int(rest), None
         elif word == "cmd-end":
             ch.cmd_status, section = _int(rest), None
-        elif word == "binary-time":
+        elif word in ("binary-time", "binary-cpu"):
             name, _, centis = rest.partition(" ")
             if centis.strip().isdigit():
-                ch.binary_s[name] = int(centis) / 100
+                (ch.binary_s if word == "binary-time" else ch.binary_cpu_s)[name] = int(centis) / 100
         elif word == "suite-end":
             ch.suite_ended, section = True, None
         elif word == "end":

@@ -9,19 +9,32 @@ the kselftest runner's shape, numbered in the order of a single guest, one
 summary.  Each binary runs in one guest only; the tests of a binary never
 span guests.
 
-The shares are balanced by each binary's guest time in the newest earlier
-run of the same kernel that timed them all (results/*/<kernel>/summary.json,
-binary_s), else of any kernel, else by count: only the schedule comes from
-there, never an outcome.
+The shares come from what earlier runs measured of each binary, never from
+its name: only the schedule comes from there, never an outcome.  A run that
+timed the whole suite keeps each binary's guest time and CPU time, and a
+guest's boot time, in the kernel cache (<cache>/times/<kernel>.json, which
+CI keeps between runs), else in build/vmtest/times/.  The schedule reads the
+newest record of the same kernel that timed every binary (those kept, and
+the runs' results/*/<kernel>/summary.json), else of any kernel; with none,
+every binary counts the same.  A binary that mostly waits (for deadlines)
+runs in a guest of its own where memory allows one more: there its waiting
+holds no host core.  The others go longest first to the least loaded lane,
+so that the lanes end together.
 """
+import dataclasses
 import json
+import os
 import pathlib
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+import jr2kernels
 from jr2results.tap import HEADER, OUTER
 
 from . import channel
+
+BUILD_TIMES = pathlib.Path(__file__).resolve().parents[2] / "build" / "vmtest" / "times"
 
 # The number of an outer result line, renumbered when lanes are joined.
 OUTER_NUMBER = re.compile(r"^(not ok|ok) \d+ ")
@@ -33,30 +46,89 @@ def auto(cpus: int, jobs: int, binaries: int) -> int:
     return max(1, min(cpus // max(1, jobs), binaries))
 
 
-def past_times(results_dir: pathlib.Path, kernel: str,
-               binaries: Sequence[str]) -> dict[str, float]:
-    """{binary: guest seconds} of the newest earlier run of `kernel` that
-    timed every one of `binaries`, else of any kernel; else the newest that
-    timed the most of them; {} when none timed any."""
-    found: list[tuple[bool, float, pathlib.Path]] = []
-    for path in results_dir.glob("*/*/summary.json"):
+@dataclasses.dataclass
+class Timing:
+    """What an earlier run measured, for the schedule only."""
+    wall: dict[str, float] = dataclasses.field(default_factory=dict)  # guest s of each binary
+    cpu: dict[str, float] = dataclasses.field(default_factory=dict)  # CPU s of each binary
+    boot_s: float | None = None  # from QEMU's start to the guest's booted mark
+
+
+def times_dirs() -> list[pathlib.Path]:
+    """Where the times of the last full run of each kernel are kept: the
+    kernel cache, then this tree's build folder."""
+    return [jr2kernels.cache_dir() / "times", BUILD_TIMES]
+
+
+def keep_timing(kernel: str, summary: dict[str, Any],
+                dirs: Sequence[pathlib.Path] | None = None) -> pathlib.Path | None:
+    """Writes the times of a boot that timed the whole suite as
+    <dir>/<kernel>.json in the first of `dirs` that takes it; its path, or
+    None where none does (a read-only cache and tree: the results still
+    hold them)."""
+    record = {key: summary.get(key) for key in ("binary_s", "binary_cpu_s")}
+    record["durations"] = {"boot_s": (summary.get("durations") or {}).get("boot_s")}
+    for folder in times_dirs() if dirs is None else dirs:
+        path = folder / f"{kernel}.json"
         try:
-            found.append((path.parent.name == kernel, path.stat().st_mtime, path))
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.partial")
+            tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+            tmp.rename(path)
         except OSError:
             continue
-    best: dict[str, float] = {}
-    best_count = 0
+        return path
+    return None
+
+
+def last_timing(results_dir: pathlib.Path, kernel: str, binaries: Sequence[str],
+                dirs: Sequence[pathlib.Path] | None = None) -> Timing:
+    """The Timing of the newest record of `kernel` that timed every one of
+    `binaries`, else of any kernel; else of the newest that timed the most
+    of them; Timing() when none timed any.  The records: those kept
+    (keep_timing) and the runs' summaries in `results_dir`."""
+    found: list[tuple[bool, float, pathlib.Path]] = []
+    kept = [(path.stem, path) for folder in (times_dirs() if dirs is None else dirs)
+            for path in folder.glob("*.json")]
+    runs = [(path.parent.name, path) for path in results_dir.glob("*/*/summary.json")]
+    for name, path in kept + runs:
+        try:
+            found.append((name == kernel, path.stat().st_mtime, path))
+        except OSError:
+            continue
+    best, best_count = Timing(), 0
     for _, _, path in sorted(found, reverse=True):
         try:
-            times: dict[str, float] = json.loads(path.read_text()).get("binary_s") or {}
+            data = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        count = sum(1 for b in binaries if b in times)
+        timing = Timing(data.get("binary_s") or {}, data.get("binary_cpu_s") or {},
+                        (data.get("durations") or {}).get("boot_s"))
+        count = sum(1 for b in binaries if b in timing.wall)
         if count == len(binaries):
-            return times
+            return timing
         if count > best_count:
-            best, best_count = times, count
+            best, best_count = timing, count
     return best
+
+
+def plan(binaries: Iterable[str], lanes: int, timing: Timing,
+         guests_max: int = 0) -> list[list[str]]:
+    """The guests' shares.  With lanes > 1, a binary that waited longer than
+    it computed, and longer than a guest takes to boot, runs in a guest of
+    its own, as long as guests_max allows one more than `lanes` (the most
+    idle first): there its waiting holds no host core, where in a lane it
+    holds one.  The others are split() among `lanes`."""
+    binaries = list(binaries)
+    alone: list[str] = []
+    boot_s = timing.boot_s
+    if lanes > 1 and boot_s is not None:
+        idle = {b: timing.wall[b] - timing.cpu[b] for b in binaries
+                if b in timing.wall and b in timing.cpu}
+        waiting = [b for b, s in idle.items() if s > max(timing.cpu[b], boot_s)]
+        alone = sorted(waiting, key=lambda b: (-idle[b], b))[:max(0, guests_max - lanes)]
+    rest = [b for b in binaries if b not in alone]
+    return [[b] for b in alone] + split(rest, lanes, timing.wall)
 
 
 def split(binaries: Iterable[str], lanes: int,
@@ -148,6 +220,7 @@ def merge(chs: list[channel.Channel]) -> tuple[channel.Channel, list[str]]:
     merged.tap = merge_tap([ch.tap for ch in chs], merged.suite_binaries or 0)
     for ch in chs:
         merged.binary_s.update(ch.binary_s)
+        merged.binary_cpu_s.update(ch.binary_cpu_s)
     merged.suite_ended = all(ch.suite_ended for ch in chs)
     merged.ended = all(ch.ended for ch in chs)
     return merged, problems

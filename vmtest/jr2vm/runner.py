@@ -181,6 +181,9 @@ class BootRequest:
     # Guests of this kernel booted at once, each running a share of the suite
     # (jr2vm/lanes.py); their logs are put one after the other.
     lanes: int = 1
+    # The guests this kernel may boot at once (memory): above `lanes`, a
+    # binary that mostly waits gets a guest of its own; 0: none more.
+    guests_max: int = 0
 
 
 def boot(request: BootRequest) -> dict[str, Any]:
@@ -195,8 +198,8 @@ def boot(request: BootRequest) -> dict[str, Any]:
     shares: list[Sequence[str]] = [()]
     if mode == "suite" and request.lanes > 1:
         binaries = suite_binaries(base, filter_spec)
-        shares = [*lanes_of.split(binaries, request.lanes,
-                                  lanes_of.past_times(RESULTS, name, binaries))] or [()]
+        timing = lanes_of.last_timing(RESULTS, name, binaries)
+        shares = [*lanes_of.plan(binaries, request.lanes, timing, request.guests_max)] or [()]
     # A folder reused (same RUN=) keeps nothing of the boot before.
     for old in ("console.log", "channel.log", "suite.tap", "check.json", "summary.json", "cmd.out"):
         (out_dir / old).unlink(missing_ok=True)
@@ -304,6 +307,10 @@ def boot(request: BootRequest) -> dict[str, Any]:
                            "collect_s": round(time.monotonic() - start - end_mark, 2),
                            "total_s": round(time.monotonic() - start, 2)}
     (out_dir / "summary.json").write_text(json.dumps(result, indent=1) + "\n")
+    # The whole suite timed: the next boot's lanes are planned by these times.
+    if mode == "suite" and suite_name == "jr2" and not filter_spec \
+            and set(suite_binaries(base)) <= set(result.get("binary_s") or {}):
+        lanes_of.keep_timing(name, result)
     return result
 
 

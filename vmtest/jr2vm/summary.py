@@ -123,6 +123,7 @@ def summarize(boot: Boot) -> dict[str, Any]:
         "tests": [{"name": r.name, "binary": r.binary, "promises": r.promises,
                    "status": r.status, "reason": r.reason, "duration_s": r.duration}
                   for r in results],
-        "problems": problems, "durations": boot.durations, "binary_s": ch.binary_s, "outcome": outcome,
+        "problems": problems, "durations": boot.durations, "binary_s": ch.binary_s,
+        "binary_cpu_s": ch.binary_cpu_s, "outcome": outcome,
         "binaries_sha256": boot.binaries,
     }

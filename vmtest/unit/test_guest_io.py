@@ -23,6 +23,7 @@ TAP version 13
 # 1..1
 # ok 1 a.R1_read
 # jr2-vm: binary-time a_test 123
+# jr2-vm: binary-cpu a_test 45
 ok 1 selftests: jr2: a_test
 # jr2-vm: suite-end
 # jr2-vm: end
@@ -80,8 +81,8 @@ def test_channel_parts() -> None:
     assert ch.suite_binaries == 1 and ch.suite_ended and ch.ended
     assert ch.tap.startswith("TAP version 13\n1..1\n# selftests: jr2: a_test\n")
     assert "# ok 1 a.R1_read\n" in ch.tap and ch.tap.endswith("ok 1 selftests: jr2: a_test\n")
-    assert "check stderr" not in ch.tap and "binary-time" not in ch.tap
-    assert ch.binary_s == {"a_test": 1.23}
+    assert "check stderr" not in ch.tap and "binary-" not in ch.tap
+    assert ch.binary_s == {"a_test": 1.23} and ch.binary_cpu_s == {"a_test": 0.45}
 
 
 def test_a_channel_cut_off_has_no_end() -> None:

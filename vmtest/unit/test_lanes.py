@@ -54,20 +54,78 @@ def test_auto_is_cpus_per_kernel_at_once_and_at_most_one_per_binary() -> None:
     assert lanes.auto(1, 4, 34) == 1
 
 
-def test_past_times_prefer_the_kernel_run_that_timed_every_binary(tmp_path: pathlib.Path) -> None:
+def test_last_timing_prefers_the_kernel_record_that_timed_every_binary(
+        tmp_path: pathlib.Path) -> None:
+    kept = tmp_path / "kept"
+    kept.mkdir()
+
     def run(name: str, kernel: str, times: dict[str, float], age: int) -> None:
-        path = tmp_path / name / kernel / "summary.json"
+        path = tmp_path / "results" / name / kernel / "summary.json"
         path.parent.mkdir(parents=True)
-        path.write_text(json.dumps({"binary_s": times}))
+        path.write_text(json.dumps({"binary_s": times, "durations": {"boot_s": 3.0}}))
         os.utime(path, (1000 - age, 1000 - age))
     run("old", "6.12", {"a_test": 1.0, "b_test": 2.0}, 30)
     run("partial", "6.12", {"a_test": 9.0}, 10)  # newer, but one binary (make vmtest T=a)
     run("other", "7.3", {"a_test": 5.0, "b_test": 5.0}, 0)
-    assert lanes.past_times(tmp_path, "6.12", ["a_test", "b_test"]) == {"a_test": 1.0,
-                                                                          "b_test": 2.0}
-    assert lanes.past_times(tmp_path, "6.6", ["a_test", "b_test"]) == {"a_test": 5.0,
-                                                                         "b_test": 5.0}
-    assert lanes.past_times(tmp_path, "6.12", ["c_test"]) == {}
+
+    def last(kernel: str, binaries: list[str]) -> lanes.Timing:
+        return lanes.last_timing(tmp_path / "results", kernel, binaries, [kept])
+    assert last("6.12", ["a_test", "b_test"]) == lanes.Timing({"a_test": 1.0, "b_test": 2.0},
+                                                               {}, 3.0)
+    assert last("6.6", ["a_test", "b_test"]).wall == {"a_test": 5.0, "b_test": 5.0}
+    assert last("6.12", ["c_test"]) == lanes.Timing()
+    # A kept record (written after a full run) is read like a run's summary,
+    # CPU times included; the newest of the kernel's wins.
+    summary = {"binary_s": {"a_test": 4.0, "b_test": 4.0}, "binary_cpu_s": {"a_test": 0.5},
+               "durations": {"boot_s": 2.5, "suite_s": 9.0}, "outcome": "pass"}
+    assert lanes.keep_timing("6.12", summary, [kept]) == kept / "6.12.json"
+    assert last("6.12", ["a_test", "b_test"]) == lanes.Timing(
+        {"a_test": 4.0, "b_test": 4.0}, {"a_test": 0.5}, 2.5)
+
+
+def test_keep_timing_goes_to_the_first_folder_that_takes_it(tmp_path: pathlib.Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a file where a folder should be: mkdir fails
+    summary = {"binary_s": {"a_test": 1.0}, "binary_cpu_s": {"a_test": 1.0},
+               "durations": {"boot_s": 2.0}}
+    path = lanes.keep_timing("7.3", summary, [blocked / "times", tmp_path / "build"])
+    assert path == tmp_path / "build" / "7.3.json"
+    assert json.loads(path.read_text()) == {"binary_s": {"a_test": 1.0},
+                                            "binary_cpu_s": {"a_test": 1.0},
+                                            "durations": {"boot_s": 2.0}}
+    assert lanes.keep_timing("7.3", summary, [blocked / "times"]) is None
+
+
+# The shape of 7.3's suite under TCG: one binary that mostly waits on
+# deadlines (its CPU time a fifth of its guest time), one long and busy.
+WALL = {"wait_test": 12.0, "busy_test": 8.0, "a_test": 5.0, "b_test": 3.0, "c_test": 2.0,
+        "d_test": 1.0, "e_test": 1.0}
+CPU = {"wait_test": 2.5, "busy_test": 7.5, "a_test": 4.5, "b_test": 2.9, "c_test": 1.9,
+       "d_test": 0.9, "e_test": 0.9}
+
+
+def test_a_binary_that_mostly_waits_gets_a_guest_of_its_own() -> None:
+    timing = lanes.Timing(WALL, CPU, 3.0)
+    shares = lanes.plan(WALL, 2, timing, guests_max=3)
+    assert shares[0] == ["wait_test"]
+    rest = shares[1:]
+    assert len(rest) == 2 and sorted(b for s in rest for b in s) == sorted(set(WALL) - {"wait_test"})
+    loads = sorted(sum(WALL[b] for b in s) for s in rest)
+    assert loads == [10.0, 10.0]  # the busy binaries end together
+
+
+def test_no_guest_of_its_own_without_room_cpu_times_or_a_long_wait() -> None:
+    by_wall = lanes.split(WALL, 2, WALL)
+    # Memory for two guests only, one lane, or no CPU times measured: the
+    # balanced lanes, longest first.
+    assert lanes.plan(WALL, 2, lanes.Timing(WALL, CPU, 3.0), guests_max=2) == by_wall
+    assert lanes.plan(WALL, 1, lanes.Timing(WALL, CPU, 3.0), guests_max=3) == [sorted(WALL)]
+    assert lanes.plan(WALL, 2, lanes.Timing(WALL, {}, 3.0), guests_max=3) == by_wall
+    assert lanes.plan(WALL, 2, lanes.Timing(WALL, CPU, None), guests_max=3) == by_wall
+    # Waiting less than a guest takes to boot, or less than it computes: no.
+    assert lanes.plan(WALL, 2, lanes.Timing(WALL, CPU, 10.0), guests_max=3) == by_wall
+    busy = dict(CPU, wait_test=6.5)
+    assert lanes.plan(WALL, 2, lanes.Timing(WALL, busy, 3.0), guests_max=3) == by_wall
 
 
 def test_merged_tap_reads_as_one_guests_stream() -> None:

@@ -434,10 +434,16 @@ struct jr2_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-/* Bind-mounts `path` on itself, read-only with every submount. */
+/*
+ * Bind-mounts `path` on itself, read-only with every submount, and private:
+ * a mount the host makes below it later does not propagate in, for a
+ * propagated mount takes its source's flags, read-write (its metadata would
+ * change; Landlock still refuses writes there).
+ */
 static int bind_read_only(const struct ident *t, struct jr2_err *err)
 {
-	struct jr2_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
+	struct jr2_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY,
+				      .propagation = MS_PRIVATE};
 	struct stat st;
 
 	if (mount(t->path, t->path, NULL, MS_BIND | MS_REC, NULL))
@@ -454,8 +460,8 @@ static int bind_read_only(const struct ident *t, struct jr2_err *err)
 		    AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &attr, sizeof(attr)))
 		return jr2_fail(err, errno, false,
 				"mount_setattr('%s', MOUNT_ATTR_RDONLY, "
-				"recursive): %s: no read-only mount for its "
-				"metadata",
+				"MS_PRIVATE, recursive): %s: no read-only "
+				"mount for its metadata",
 				t->path, strerror(errno));
 	return 0;
 }
@@ -597,7 +603,8 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 		describe_fallback(policy, step, why);
 		return 0;
 	}
-	/* Later mounts of the host still propagate in; none goes out. */
+	/* Later mounts of the host still propagate in, but below the
+	   read-only mounts (private); none goes out. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
 		if (errno == EPERM) {
 			/* Already in a Landlock domain: no mount at all. */

@@ -12,6 +12,8 @@
  *
  * Promises: O2 R2 R9
  */
+#include <pthread.h>
+
 #include "step_helpers.h"
 
 ST_FIXTURE(escapes)
@@ -379,6 +381,89 @@ TEST_F(escapes, R9_kernel_trees_metadata_exec)
 	assert_dev_names_held(_metadata, st, ST_EXEC);
 	assert_no_remount(_metadata, st, ST_EXEC);
 	assert_dev_still_works(_metadata, st, ST_EXEC);
+}
+
+/* ---- mounts the host makes after the confinement ---- */
+
+#define LATE_READY ST_FREE "/late-ready"
+#define LATE_GO	   ST_FREE "/late-go"
+
+/* The test's side: once the program runs, a tmpfs with a file "f" below
+   the read-only tree and below the free folder, then GO. */
+static void *late_mounts(void *arg)
+{
+	int *err = arg;
+
+	for (int i = 0; i < 1000 && access(LATE_READY, F_OK); i++)
+		usleep(10000);
+	*err = 0;
+	if (mount("jr2-late", ST_RO "/sub", "tmpfs", 0, "size=64k") ||
+	    mknod(ST_RO "/sub/f", S_IFREG | 0644, 0) ||
+	    mount("jr2-late", ST_FREE "/late", "tmpfs", 0, "size=64k") ||
+	    mknod(ST_FREE "/late/f", S_IFREG | 0644, 0) ||
+	    mknod(LATE_GO, S_IFREG | 0644, 0))
+		*err = errno;
+	return NULL;
+}
+
+/* `late-chmod` of `path` by `path_kind`, while the mounts are made. */
+static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
+			      enum st_path path, const char *target)
+{
+	static char out[ST_OUT_SIZE];
+	const char *const argv[] = {"late-chmod", LATE_READY, LATE_GO, target,
+				    NULL};
+	pthread_t mounter;
+	int err = -1;
+
+	umount2(ST_RO "/sub", MNT_DETACH);
+	umount2(ST_FREE "/late", MNT_DETACH);
+	unlink(LATE_READY);
+	unlink(LATE_GO);
+	ASSERT_EQ(0, pthread_create(&mounter, NULL, late_mounts, &err));
+	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	pthread_join(mounter, NULL);
+	EXPECT_EQ(0, err) TH_LOG("the late mounts: %s", strerror(err));
+	out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+/*
+ * A mount the host makes after the confinement, below a read-only tree,
+ * is not seen by the programs: the read-only mounts are private, for a
+ * mount that propagates in takes its source's flags (read-write: its
+ * metadata would change).  The positive control: the same late mount
+ * below the user's folder is seen (later mounts of the host still show
+ * elsewhere), and a chmod there works.  The test's /mnt is a shared mount,
+ * as / is on a systemd machine.
+ */
+static void assert_late_mounts(struct __test_metadata *_metadata, struct st *st,
+			       enum st_path path)
+{
+	EXPECT_STREQ("ok", late_chmod(_metadata, st, path, ST_FREE "/late/f"))
+	TH_LOG("%s", st_path_name[path]);
+	EXPECT_STREQ("ENOENT", late_chmod(_metadata, st, path, ST_RO "/sub/f"))
+	TH_LOG("%s", st_path_name[path]);
+}
+
+TEST_F(escapes, O2_late_mount_below_read_only_tree_run)
+{
+	struct st *st = &self->st;
+
+	fx_make_dir(_metadata, ST_FREE "/late", 0755);
+	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
+	ST_START(st);
+	assert_late_mounts(_metadata, st, ST_RUN);
+}
+
+TEST_F(escapes, O2_late_mount_below_read_only_tree_exec)
+{
+	struct st *st = &self->st;
+
+	fx_make_dir(_metadata, ST_FREE "/late", 0755);
+	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
+	ST_START(st);
+	assert_late_mounts(_metadata, st, ST_EXEC);
 }
 
 ST_MAIN

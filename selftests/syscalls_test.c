@@ -13,6 +13,8 @@
  *    permission of the path and reports every open and read of a protected
  *    file: fanotify_init and fanotify_mark give EPERM;
  *  - the mount API makes a detached mount that meets no Landlock hook: EPERM;
+ *  - bpf's BPF_OBJ_GET of a pinned map needs only DAC permission of its path
+ *    and gives the map writable: bpf gives EPERM;
  *  - a program's own seccomp filter cannot re-open what ours refuses;
  *  - the census probe: every number of both tables, the numbers above the
  *    census's highest and x32's, under the filter programs get, each refused
@@ -23,6 +25,7 @@
  * Promises: R1 R9
  */
 #include <linux/audit.h>
+#include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
@@ -72,6 +75,54 @@ struct sc_clone_args {
 static const char *sc_name(int err)
 {
 	return err ? strerrorname_np(err) : "ok";
+}
+
+static long sc_bpf_call(int cmd, union bpf_attr *attr)
+{
+	return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* An array map of one element, 4-byte key and value: its fd, or -1. */
+static int sc_bpf_map_create(void)
+{
+	union bpf_attr attr = {.map_type = BPF_MAP_TYPE_ARRAY,
+			       .key_size = sizeof(uint32_t),
+			       .value_size = sizeof(uint32_t),
+			       .max_entries = 1};
+
+	return (int)sc_bpf_call(BPF_MAP_CREATE, &attr);
+}
+
+/* Element 0 of the map `fd`: set to `value` (write) or read into it. */
+static int sc_bpf_elem(int fd, bool write, uint32_t *value)
+{
+	uint32_t key = 0;
+	union bpf_attr attr = {.map_fd = (uint32_t)fd,
+			       .key = (uintptr_t)&key,
+			       .value = (uintptr_t)value};
+
+	return (int)sc_bpf_call(
+	    write ? BPF_MAP_UPDATE_ELEM : BPF_MAP_LOOKUP_ELEM, &attr);
+}
+
+/*
+ * BPF_OBJ_GET of the pinned map `path` and, with the fd it gives, element 0
+ * set to `value`; then BPF_MAP_CREATE of a map of its own.  One line:
+ * "obj_get:ok update:ok map_create:ok", or the errno of each call made.
+ */
+static int sc_bpf(const char *path, const char *value)
+{
+	union bpf_attr attr = {.pathname = (uintptr_t)path};
+	uint32_t v = (uint32_t)strtoul(value, NULL, 10);
+	int fd = (int)sc_bpf_call(BPF_OBJ_GET, &attr);
+
+	printf("obj_get:%s", sc_name(fd < 0 ? errno : 0));
+	if (fd >= 0)
+		printf(" update:%s",
+		       sc_name(ST_ERR(sc_bpf_elem(fd, true, &v))));
+	fd = sc_bpf_map_create();
+	printf(" map_create:%s\n", sc_name(fd < 0 ? errno : 0));
+	return 0;
 }
 
 /* clone3, with CLONE_INTO_CGROUP of `cgroup` (a dir) unless it is "-". */
@@ -540,6 +591,8 @@ static int sc_helper(int argc, char **argv)
 		return sc_fanotify(argv[1]);
 	if (argc == 1 && !strcmp(argv[0], "sc-fanotify-mark"))
 		return sc_fanotify_mark();
+	if (argc == 3 && !strcmp(argv[0], "sc-bpf"))
+		return sc_bpf(argv[1], argv[2]);
 	if (argc == 2 && !strcmp(argv[0], "sc-read")) {
 		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 
@@ -739,6 +792,86 @@ TEST_F(syscalls, R9_fanotify_refused)
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
+	}
+}
+
+/*
+ * The test's own bpf file system, over /sys/fs/bpf in its private mount
+ * namespace (the host's is never seen): the runtime refuses to confine where
+ * a bpf file system is mounted outside /sys, whose kernel objects a work
+ * folder's rights would expose.
+ */
+#define SC_BPF_DIR "/sys/fs/bpf"
+#define SC_BPF_MAP SC_BPF_DIR "/jr2-map"
+
+/*
+ * A map of the test's, pinned at SC_BPF_MAP: its fd, or -1 with the reason
+ * in `why` (no bpf in the kernel, no bpf file system).
+ */
+static int sc_bpf_pin(char *why, size_t size)
+{
+	union bpf_attr attr = {.pathname = (uintptr_t)SC_BPF_MAP};
+	int map = sc_bpf_map_create();
+
+	if (map < 0)
+		return snprintf(why, size, "BPF_MAP_CREATE unconfined: %s",
+				strerrorname_np(errno)),
+		       -1;
+	if (mount("bpf", SC_BPF_DIR, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0700"))
+		return snprintf(why, size,
+				"mount of a bpf file system on %s: %s",
+				SC_BPF_DIR, strerrorname_np(errno)),
+		       -1;
+	attr.bpf_fd = (uint32_t)map;
+	if (sc_bpf_call(BPF_OBJ_PIN, &attr))
+		return snprintf(why, size, "BPF_OBJ_PIN at %s: %s", SC_BPF_MAP,
+				strerrorname_np(errno)),
+		       -1;
+	return map;
+}
+
+/*
+ * BPF_OBJ_GET needs only DAC permission of the pinned object's path (root
+ * passes); no file is opened, so Landlock is not asked, and since Linux 6.5
+ * unprivileged_bpf_disabled gates map creation and loading, not OBJ_GET.
+ * The fd it gives writes a map an unconfined process made.  bpf is refused:
+ * EPERM, before the path is looked up.
+ */
+TEST_F(syscalls, R9_bpf_refused)
+{
+	static const char refused[] = "obj_get:EPERM map_create:EPERM";
+	struct st *st = &self->st;
+	char why[160] = "", control[ST_OUT_SIZE];
+	uint32_t value = 0;
+	int map = sc_bpf_pin(why, sizeof(why));
+
+	ST_START(st);
+	/* Control: unconfined, the pinned map opens writable and its element
+	   changes in the test's own map. */
+	snprintf(control, sizeof(control), "%s",
+		 ST_HELP(st, ST_UNCONFINED, "sc-bpf", SC_BPF_MAP, "42"));
+	if (map < 0) {
+		/* No map to reach: the kernel's own answer (ENOSYS, ENOENT) is
+		   not the filter's. */
+		TH_LOG("%s: the filter's refusal only (unconfined: %s)", why,
+		       control);
+		ASSERT_STRNE(refused, control);
+	} else {
+		ASSERT_STREQ("obj_get:ok update:ok map_create:ok", control);
+		ASSERT_EQ(0, sc_bpf_elem(map, false, &value));
+		ASSERT_EQ(42, value);
+	}
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_STREQ(refused,
+			     ST_HELP(st, path, "sc-bpf", SC_BPF_MAP, "666"))
+		{
+			TH_LOG("%s", st_path_name[path]);
+		}
+	}
+	if (map >= 0) {
+		ASSERT_EQ(0, sc_bpf_elem(map, false, &value));
+		ASSERT_EQ(42, value);
 	}
 }
 

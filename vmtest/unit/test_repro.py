@@ -193,10 +193,12 @@ out=$2; shift 3
   echo '{"operation":"open","path":"/run/jr2/stand-ins","errno":13,"error":"EACCES"}' >>"$out"
 exit $status
 """
+# Ready (status 0) only once serve has written its line, as the real one.
 STUB_HARNESS = """#!/bin/sh
 case $1 in
-serve) trap 'exit 0' TERM; echo serving; while :; do sleep 0.05; done ;;
-status) exit 0 ;;
+serve) trap 'exit 0' TERM; echo serving; : >"$JR2_REPRO_PAYLOAD/stub-serving"
+       while :; do sleep 0.05; done ;;
+status) [ -e "$JR2_REPRO_PAYLOAD/stub-serving" ] ;;
 exec) shift 2; STUB_CONFINED=1 exec "$@" ;;
 esac
 """

@@ -299,7 +299,16 @@ static int probe(struct jr2_trace_opts *opts)
 	return ret;
 }
 
-int main(int argc, char **argv)
+/* What the flags ask for. */
+struct cli {
+	struct jr2_trace_opts opts;
+	const char *output, *max_abi;
+	bool probe, audit;
+	pid_t pid;
+};
+
+/* Reads the flags; every one is checked here, before any probe. */
+static void parse_flags(int argc, char **argv, struct cli *cli)
 {
 	static const struct option options[] = {
 	    {"probe", no_argument, NULL, 'P'},
@@ -314,53 +323,45 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {},
 	};
-	struct output out = {.file = stdout};
-	const char *output = NULL, *max_abi = NULL;
-	struct jr2_trace_opts opts = {0};
-	bool do_probe = false, do_audit = false;
-	struct jr2_tracer tracer;
-	struct ring_buffer *rb;
-	char err[512], why[512];
-	pid_t pid = 0, child = 0;
-	int opt, go_fd = -1, status = 0, ret;
+	char err[512];
+	int opt;
 
-	jr2_die_init("jr2-trace");
 	opterr = 0; /* a bad flag gets one line, below */
 	while ((opt = getopt_long(argc, argv, "+:p:o:vh", options, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'P':
-			do_probe = true;
+			cli->probe = true;
 			break;
 		case 'a':
-			do_audit = true;
+			cli->audit = true;
 			break;
 		case 'p':
-			pid = parse_number("--pid", optarg, 1 << 22);
+			cli->pid = parse_number("--pid", optarg, 1 << 22);
 			break;
 		case 'o':
-			output = optarg;
+			cli->output = optarg;
 			break;
 		case 'A':
 			if (jr2_abi_cap(optarg, err, sizeof(err)) < 0)
 				jr2_die(JR2_EXIT_USAGE, "%s", err);
-			max_abi = optarg;
+			cli->max_abi = optarg;
 			break;
 		case 'v':
-			opts.verbose = true;
+			cli->opts.verbose = true;
 			break;
 		case 'X':
-			opts.avoid = parse_avoid(optarg);
+			cli->opts.avoid = parse_avoid(optarg);
 			break;
 		case 'I':
-			opts.points = parse_points(optarg);
+			cli->opts.points = parse_points(optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			exit(0);
 		case 'V':
 			printf("jr2-trace %s\n", JR2_VERSION);
-			return 0;
+			exit(0);
 		case ':':
 			jr2_die(JR2_EXIT_USAGE,
 				"%s needs a value: write '%s VALUE'",
@@ -369,25 +370,85 @@ int main(int argc, char **argv)
 			bad_flag(argv[optind - 1]);
 		}
 	}
-	if (do_probe) {
-		if (pid || optind < argc)
-			jr2_die(JR2_EXIT_USAGE,
-				"--probe takes no --pid or command: run "
-				"'jr2-trace --probe' alone");
-		return probe(&opts);
-	}
-	if (!pid == !(optind < argc))
+	if (cli->probe && (cli->pid || optind < argc))
+		jr2_die(JR2_EXIT_USAGE,
+			"--probe takes no --pid or command: run "
+			"'jr2-trace --probe' alone");
+	if (!cli->probe && !cli->pid == !(optind < argc))
 		jr2_die(JR2_EXIT_USAGE,
 			"name what to trace: either --pid PID or -- CMD [ARGS] "
 			"(see jr2-trace --help)");
-	if (output) {
-		out.file = fopen(output, "we");
-		if (!out.file)
-			jr2_die_errno(1, errno, "opening --output '%s'",
-				      output);
+}
+
+/* Traces pid through the BPF programs until it (or the child) ends. */
+static void trace_denials(struct jr2_trace_opts *opts, pid_t pid, pid_t child,
+			  int go_fd, const char *command, struct output *out,
+			  int *status)
+{
+	struct jr2_tracer tracer;
+	struct ring_buffer *rb;
+	char err[512], why[512];
+	int ret;
+
+	opts->root_tgid = pid;
+	if (jr2_tracer_open(&tracer, opts, err, sizeof(err)))
+		jr2_die(JR2_EXIT_CANNOT_TRACE,
+			"cannot trace on this kernel: %s", err);
+	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
+		jr2_die(tracer.kernel.landlock_abi <= 0 ? JR2_EXIT_NO_LANDLOCK
+							: JR2_EXIT_CANNOT_TRACE,
+			"cannot trace on this kernel: %s (see jr2-trace "
+			"--probe)",
+			why);
+	out->realtime_offset_ns = realtime_offset_ns();
+	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,
+			      out, NULL);
+	if (!rb)
+		jr2_die_errno(JR2_EXIT_FAILURE, errno,
+			      "opening the ring buffer of '%s'", "events");
+	fprintf(stderr, "jr2-trace: tracing pid %d: %d points (%d by hook)%s\n",
+		pid, tracer.traced_points, tracer.landlock_points,
+		tracer.log_denial ? ", landlock_log_denial" : "");
+	if (child && write(go_fd, "g", 1) != 1)
+		jr2_die_errno(JR2_EXIT_FAILURE, errno, "starting '%s'",
+			      command);
+	jr2_tracer_step("ready: ring buffer open, the command started");
+	while (!stop_signal && alive(pid, child, status)) {
+		ret = ring_buffer__poll(rb, POLL_MS);
+		if (ret < 0 && ret != -EINTR)
+			jr2_die_errno(JR2_EXIT_FAILURE, -ret,
+				      "reading the ring buffer");
+		fflush(out->file);
 	}
-	if (max_abi && setenv("JR2_MAX_ABI", max_abi, 1))
-		jr2_die_errno(1, errno, "setting JR2_MAX_ABI '%s'", max_abi);
+	ring_buffer__consume(rb);
+	fflush(out->file);
+	fprintf(stderr, "jr2-trace: %llu denials traced, %llu lost\n",
+		out->events, (unsigned long long)tracer.skel->bss->lost);
+	ring_buffer__free(rb);
+	jr2_tracer_close(&tracer);
+}
+
+int main(int argc, char **argv)
+{
+	struct output out = {.file = stdout};
+	struct cli cli = {0};
+	pid_t pid, child = 0;
+	int go_fd = -1, status = 0;
+
+	jr2_die_init("jr2-trace");
+	parse_flags(argc, argv, &cli);
+	if (cli.probe)
+		return probe(&cli.opts);
+	if (cli.output) {
+		out.file = fopen(cli.output, "we");
+		if (!out.file)
+			jr2_die_errno(JR2_EXIT_FAILURE, errno,
+				      "opening --output '%s'", cli.output);
+	}
+	if (cli.max_abi && setenv("JR2_MAX_ABI", cli.max_abi, 1))
+		jr2_die_errno(JR2_EXIT_FAILURE, errno,
+			      "setting JR2_MAX_ABI '%s'", cli.max_abi);
+	pid = cli.pid;
 	if (!pid)
 		pid = child = start_command(argv + optind, &go_fd);
 	signal(SIGINT, on_stop);
@@ -398,52 +459,16 @@ int main(int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGCHLD, &sa, NULL);
 	}
-	if (do_audit) {
+	if (cli.audit) {
 		unsigned long long records;
 
 		records = run_audit(pid, child, go_fd, &out, &status);
 		fprintf(stderr, "jr2-trace: %llu Landlock audit records\n",
 			records);
-		goto done;
+	} else {
+		trace_denials(&cli.opts, pid, child, go_fd,
+			      child ? argv[optind] : NULL, &out, &status);
 	}
-
-	opts.root_tgid = pid;
-	ret = jr2_tracer_open(&tracer, &opts, err, sizeof(err));
-	if (ret)
-		jr2_die(JR2_EXIT_CANNOT_TRACE,
-			"cannot trace on this kernel: %s", err);
-	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
-		jr2_die_errno(
-		    tracer.kernel.landlock_abi <= 0 ? JR2_EXIT_NO_LANDLOCK
-						    : JR2_EXIT_CANNOT_TRACE,
-		    0,
-		    "cannot trace on this kernel: %s (see jr2-trace --probe)",
-		    why);
-	out.realtime_offset_ns = realtime_offset_ns();
-	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,
-			      &out, NULL);
-	if (!rb)
-		jr2_die_errno(1, errno, "opening the ring buffer of '%s'",
-			      "events");
-	fprintf(stderr, "jr2-trace: tracing pid %d: %d points (%d by hook)%s\n",
-		pid, tracer.traced_points, tracer.landlock_points,
-		tracer.log_denial ? ", landlock_log_denial" : "");
-	if (child && write(go_fd, "g", 1) != 1)
-		jr2_die_errno(1, errno, "starting '%s'", argv[optind]);
-	jr2_tracer_step("ready: ring buffer open, the command started");
-	while (!stop_signal && alive(pid, child, &status)) {
-		ret = ring_buffer__poll(rb, POLL_MS);
-		if (ret < 0 && ret != -EINTR)
-			jr2_die_errno(1, -ret, "reading the ring buffer");
-		fflush(out.file);
-	}
-	ring_buffer__consume(rb);
-	fflush(out.file);
-	fprintf(stderr, "jr2-trace: %llu denials traced, %llu lost\n",
-		out.events, (unsigned long long)tracer.skel->bss->lost);
-	ring_buffer__free(rb);
-	jr2_tracer_close(&tracer);
-done:
 	if (stop_signal && child)
 		kill(child, stop_signal);
 	if (child) {

@@ -434,16 +434,10 @@ struct jr2_mount_attr {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-/*
- * Bind-mounts `path` on itself, read-only with every submount, and private:
- * a mount the host makes below it later does not propagate in, for a
- * propagated mount takes its source's flags, read-write (its metadata would
- * change; Landlock still refuses writes there).
- */
+/* Bind-mounts `path` on itself, read-only with every submount. */
 static int bind_read_only(const struct ident *t, struct jr2_err *err)
 {
-	struct jr2_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY,
-				      .propagation = MS_PRIVATE};
+	struct jr2_mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY};
 	struct stat st;
 
 	if (mount(t->path, t->path, NULL, MS_BIND | MS_REC, NULL))
@@ -460,8 +454,8 @@ static int bind_read_only(const struct ident *t, struct jr2_err *err)
 		    AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &attr, sizeof(attr)))
 		return jr2_fail(err, errno, false,
 				"mount_setattr('%s', MOUNT_ATTR_RDONLY, "
-				"MS_PRIVATE, recursive): %s: no read-only "
-				"mount for its metadata",
+				"recursive): %s: no read-only mount for its "
+				"metadata",
 				t->path, strerror(errno));
 	return 0;
 }
@@ -603,9 +597,15 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 		describe_fallback(policy, step, why);
 		return 0;
 	}
-	/* Later mounts of the host still propagate in, but below the
-	   read-only mounts (private); none goes out. */
-	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+	/*
+	 * Private, every mount: nothing propagates in or out.  A mount the
+	 * host makes later would come in read-write, whatever the read-only
+	 * mounts say, and Landlock's rule of the folder it lands in would
+	 * cover it: a bind of the protected dir below the user's folder, a
+	 * proc or a devtmpfs there.  Programs see the host's mounts as they
+	 * were at the confinement.
+	 */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		if (errno == EPERM) {
 			/* Already in a Landlock domain: no mount at all. */
 			describe_fallback(policy, step,
@@ -614,7 +614,7 @@ static int step_metadata(const struct jr2_policy *policy, struct jr2_step *step,
 			return 0;
 		}
 		return jr2_fail(err, errno, false,
-				"mount --make-rslave /: %s: no private mount "
+				"mount --make-rprivate /: %s: no private mount "
 				"namespace for the read-only mounts",
 				strerror(errno));
 	}
@@ -657,7 +657,7 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 	if (pid == 0) {
 		if (unshare(CLONE_NEWNS))
 			_exit(errno & 0x7f);
-		if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			_exit(errno & 0x7f);
 		_exit(0);
 	}

@@ -387,9 +387,13 @@ TEST_F(escapes, R9_kernel_trees_metadata_exec)
 
 #define LATE_READY ST_FREE "/late-ready"
 #define LATE_GO	   ST_FREE "/late-go"
+#define LATE_DIR   ST_FREE "/late"
 
-/* The test's side: once the program runs, a tmpfs with a file "f" below
-   the read-only tree and below the free folder, then GO. */
+/*
+ * The test's side: once the program runs, a tmpfs below the read-only
+ * tree, one below the user's folder, and a bind of the protected dir
+ * there, each with a file "f" (a mknod in the protected dir), then GO.
+ */
 static void *late_mounts(void *arg)
 {
 	int *err = arg;
@@ -399,14 +403,59 @@ static void *late_mounts(void *arg)
 	*err = 0;
 	if (mount("jr2-late", ST_RO "/sub", "tmpfs", 0, "size=64k") ||
 	    mknod(ST_RO "/sub/f", S_IFREG | 0644, 0) ||
-	    mount("jr2-late", ST_FREE "/late", "tmpfs", 0, "size=64k") ||
-	    mknod(ST_FREE "/late/f", S_IFREG | 0644, 0) ||
+	    mount("jr2-late", LATE_DIR "/tmp", "tmpfs", 0, "size=64k") ||
+	    mknod(LATE_DIR "/tmp/f", S_IFREG | 0644, 0) ||
+	    mknod(HX_PROTECTED "/f", S_IFREG | 0600, 0) ||
+	    mount(HX_PROTECTED, LATE_DIR "/prot", NULL, MS_BIND, NULL) ||
 	    mknod(LATE_GO, S_IFREG | 0644, 0))
 		*err = errno;
 	return NULL;
 }
 
-/* `late-chmod` of `path` by `path_kind`, while the mounts are made. */
+/* Undoes late_mounts(), so that it can run again. */
+static void late_clear(void)
+{
+	umount2(ST_RO "/sub", MNT_DETACH);
+	umount2(LATE_DIR "/tmp", MNT_DETACH);
+	umount2(LATE_DIR "/prot", MNT_DETACH);
+	unlink(HX_PROTECTED "/f");
+	unlink(LATE_READY);
+	unlink(LATE_GO);
+}
+
+/*
+ * The control: a process of a mount namespace that is a slave of the
+ * test's, made before the mounts, as the programs' was before the fix:
+ * its `late-chmod` line.
+ */
+static void late_slave(const char *target, char *out, size_t size)
+{
+	int fds[2];
+	pid_t pid;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (pipe(fds))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+			_exit(100);
+		st_late_chmod(LATE_READY, LATE_GO, target);
+		fflush(stdout);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+}
+
+/* `late-chmod` of `target` by `path` (ST_UNCONFINED: the slave control),
+   while the mounts are made. */
 static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
 			      enum st_path path, const char *target)
 {
@@ -416,12 +465,12 @@ static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
 	pthread_t mounter;
 	int err = -1;
 
-	umount2(ST_RO "/sub", MNT_DETACH);
-	umount2(ST_FREE "/late", MNT_DETACH);
-	unlink(LATE_READY);
-	unlink(LATE_GO);
+	late_clear();
 	ASSERT_EQ(0, pthread_create(&mounter, NULL, late_mounts, &err));
-	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	if (path == ST_UNCONFINED)
+		late_slave(target, out, sizeof(out));
+	else
+		st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
 	pthread_join(mounter, NULL);
 	EXPECT_EQ(0, err) TH_LOG("the late mounts: %s", strerror(err));
 	out[strcspn(out, "\n")] = '\0';
@@ -429,38 +478,49 @@ static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
 }
 
 /*
- * A mount the host makes after the confinement, below a read-only tree,
- * is not seen by the programs: the read-only mounts are private, for a
- * mount that propagates in takes its source's flags (read-write: its
- * metadata would change).  The positive control: the same late mount
- * below the user's folder is seen (later mounts of the host still show
- * elsewhere), and a chmod there works.  The test's /mnt is a shared mount,
- * as / is on a systemd machine.
+ * A mount the host makes after the confinement does not reach the
+ * programs: their mount namespace is private.  Had it propagated in, it
+ * would come read-write below a read-only tree (its metadata open to
+ * change), and a bind of the protected dir below the user's folder would
+ * open it through the folder's rule.  The control: a slave namespace made
+ * at the same time sees each late mount (the test's /mnt is shared, as /
+ * is on a systemd machine).
  */
 static void assert_late_mounts(struct __test_metadata *_metadata, struct st *st,
 			       enum st_path path)
 {
-	EXPECT_STREQ("ok", late_chmod(_metadata, st, path, ST_FREE "/late/f"))
-	TH_LOG("%s", st_path_name[path]);
-	EXPECT_STREQ("ENOENT", late_chmod(_metadata, st, path, ST_RO "/sub/f"))
-	TH_LOG("%s", st_path_name[path]);
+	static const char *const targets[] = {ST_RO "/sub/f", LATE_DIR "/tmp/f",
+					      LATE_DIR "/prot/f"};
+
+	for (size_t i = 0; i < sizeof(targets) / sizeof(*targets); i++) {
+		EXPECT_STREQ(
+		    "ok", late_chmod(_metadata, st, ST_UNCONFINED, targets[i]))
+		TH_LOG("a slave namespace: %s", targets[i]);
+		EXPECT_STREQ("ENOENT",
+			     late_chmod(_metadata, st, path, targets[i]))
+		TH_LOG("%s: %s", st_path_name[path], targets[i]);
+	}
 }
 
-TEST_F(escapes, O2_late_mount_below_read_only_tree_run)
+TEST_F(escapes, O2_R9_late_mounts_stay_out_run)
 {
 	struct st *st = &self->st;
 
-	fx_make_dir(_metadata, ST_FREE "/late", 0755);
+	fx_make_dir(_metadata, LATE_DIR, 0755);
+	fx_make_dir(_metadata, LATE_DIR "/tmp", 0755);
+	fx_make_dir(_metadata, LATE_DIR "/prot", 0755);
 	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
 	ST_START(st);
 	assert_late_mounts(_metadata, st, ST_RUN);
 }
 
-TEST_F(escapes, O2_late_mount_below_read_only_tree_exec)
+TEST_F(escapes, O2_R9_late_mounts_stay_out_exec)
 {
 	struct st *st = &self->st;
 
-	fx_make_dir(_metadata, ST_FREE "/late", 0755);
+	fx_make_dir(_metadata, LATE_DIR, 0755);
+	fx_make_dir(_metadata, LATE_DIR "/tmp", 0755);
+	fx_make_dir(_metadata, LATE_DIR "/prot", 0755);
 	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
 	ST_START(st);
 	assert_late_mounts(_metadata, st, ST_EXEC);

@@ -242,6 +242,24 @@ static int st_helper_mount_rw(const char *how, const char *path)
 	    syscall(SYS_mount_setattr, AT_FDCWD, path, 0, &rw, sizeof(rw))));
 }
 
+/*
+ * `late-chmod READY GO PATH`: says it runs (READY), waits for GO (mounts
+ * made meanwhile), then chmods PATH to its own mode: "ok" or the errno
+ * (ENOENT: the mount is not seen here).
+ */
+static int st_late_chmod(const char *ready, const char *go, const char *path)
+{
+	struct stat st;
+
+	if (mknod(ready, S_IFREG | 0600, 0))
+		return st_print_errno(errno);
+	for (int i = 0; i < 1000 && access(go, F_OK); i++)
+		usleep(10000);
+	if (lstat(path, &st))
+		return st_print_errno(errno);
+	return st_print_errno(ST_ERR(chmod(path, st.st_mode & 07777)));
+}
+
 static int st_helper(int argc, char **argv)
 {
 	/* `batch VERB PATH...`: each metadata change in turn, one line each
@@ -302,22 +320,8 @@ static int st_helper(int argc, char **argv)
 		return st_print_errno(ST_ERR(link(argv[1], argv[2])));
 	if (argc == 3 && !strcmp(argv[0], "symlink"))
 		return st_print_errno(ST_ERR(symlink(argv[1], argv[2])));
-	if (argc == 4 && !strcmp(argv[0], "late-chmod")) {
-		/* `late-chmod READY GO PATH`: says it runs (READY), waits
-		   for GO (a mount made meanwhile), then chmods PATH to its
-		   own mode: "ok" or the errno (ENOENT: the mount is not
-		   seen here). */
-		struct stat st;
-
-		if (mknod(argv[1], S_IFREG | 0600, 0))
-			return st_print_errno(errno);
-		for (int i = 0; i < 1000 && access(argv[2], F_OK); i++)
-			usleep(10000);
-		if (lstat(argv[3], &st))
-			return st_print_errno(errno);
-		return st_print_errno(
-		    ST_ERR(chmod(argv[3], st.st_mode & 07777)));
-	}
+	if (argc == 4 && !strcmp(argv[0], "late-chmod"))
+		return st_late_chmod(argv[1], argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[0], "handle"))
 		return st_helper_handle(argv[1]);
 	if (argc == 2 && !strcmp(argv[0], "environ"))

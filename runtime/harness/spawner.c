@@ -73,12 +73,20 @@ static void close_range_but(int keep)
 }
 
 /*
- * A layer that takes no right away.  A ruleset must handle some right, and
- * every layer denies REFER (moves and links across folders) unless one of
- * its rules grants it, handled or not; so the layer handles REFER alone (ABI
- * 2+) and grants it beneath /, the root every path walk ends at.
+ * A layer that takes no path right away.  A ruleset must handle some right,
+ * and every layer denies REFER (moves and links across folders) unless one
+ * of its rules grants it, handled or not; so the layer handles REFER alone
+ * (ABI 2+) and grants it beneath /, the root every path walk ends at.
+ *
+ * Where the kernel scopes signals (ABI 6+, `scoped`), a layer's programs
+ * signal only programs of their own layer.  Runtimes open a debugger on a
+ * signal (Node's inspector on SIGUSR1, the JVM's attach listener on
+ * SIGQUIT), and a program of another request would read a Stand-in through
+ * it: so no program outside a request given a Stand-in signals its
+ * programs, and they signal no other request's.  Requests given none share
+ * one layer and still stop each other's servers.
  */
-static int make_layer_ruleset(struct jr2_err *err)
+static int make_layer_ruleset(uint64_t scoped, struct jr2_err *err)
 {
 	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int fd, ret;
@@ -87,7 +95,7 @@ static int make_layer_ruleset(struct jr2_err *err)
 		return layer_fail(err, errno,
 				  "open / for the programs' layer: %s",
 				  strerror(errno));
-	fd = jr2_ruleset_create(JR2_ACCESS_FS_REFER, 0);
+	fd = jr2_ruleset_create(JR2_ACCESS_FS_REFER, scoped);
 	ret = fd < 0 ? fd : jr2_ruleset_add_path(fd, root, JR2_ACCESS_FS_REFER);
 	close(root);
 	if (ret < 0) {
@@ -95,7 +103,8 @@ static int make_layer_ruleset(struct jr2_err *err)
 			close(fd);
 		return layer_fail(err, -ret,
 				  "cannot make the programs' Landlock layer "
-				  "(REFER beneath /): %s",
+				  "(REFER beneath /, signals scoped where "
+				  "the ABI has it): %s",
 				  strerror(-ret));
 	}
 	return fd;
@@ -529,7 +538,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
 		_exit(125);
 	}
-	ruleset = make_layer_ruleset(&err);
+	ruleset = make_layer_ruleset(plan->scoped & JR2_SCOPE_SIGNAL, &err);
 	if (ruleset < 0 || start_shared_layer(&ruleset, &err)) {
 		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
 		_exit(125);

@@ -913,10 +913,11 @@ static const char *sc_watch(struct st *st, enum st_path path, const char *verb)
  * inotify and dnotify are allowed: a known gap (SECURITY.md).  A watch
  * needs only DAC read of the path (root passes) and Landlock is not asked;
  * refusing the calls would stop every file watcher of build tools and
- * editors.  What a program learns of a file of the protected dir is
- * exactly this: that it was opened, read and closed, when, and its name
- * (inotify); that something in the dir was read, when (dnotify).  Never
- * the bytes: the file itself opens to nobody in the domain (R1, EACCES).
+ * editors.  What a program learns of a file of the protected dir: that it
+ * was opened, read, closed, made or removed, when, and its name (inotify;
+ * this test reads one file: open, access, close); that something in the
+ * dir was read, when (dnotify).  Never the bytes: the file itself opens to
+ * nobody in the domain (R1, EACCES).
  */
 TEST_F(syscalls, R1_R9_notify_learns_when_not_what)
 {

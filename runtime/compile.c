@@ -47,7 +47,7 @@ static void add_target(struct jr2_fsview *view, const char *path,
 /* 0 and a target added; 0 and a note (a missing default); -1 on error. */
 static int look_at(struct jr2_fsview *view, const char *path,
 		   enum jr2_kind kind, const char *origin, bool is_default,
-		   struct jr2_paths *notes, struct jr2_err *err)
+		   struct jr2_strv *notes, struct jr2_err *err)
 {
 	struct stat st;
 	size_t bad_len = 0;
@@ -56,7 +56,7 @@ static int look_at(struct jr2_fsview *view, const char *path,
 	if (fd >= 0) {
 		close(fd);
 		if (is_default && S_ISLNK(st.st_mode)) {
-			jr2_paths_addf(notes,
+			jr2_strv_addf(notes,
 				       "skipped: %s '%s' is a symlink "
 				       "(rules never follow symlinks)",
 				       origin, path);
@@ -66,7 +66,7 @@ static int look_at(struct jr2_fsview *view, const char *path,
 		return 0;
 	}
 	if (fd == -ENOENT && is_default) {
-		jr2_paths_addf(notes, "skipped: %s '%s' does not exist", origin,
+		jr2_strv_addf(notes, "skipped: %s '%s' does not exist", origin,
 			       path);
 		return 0;
 	}
@@ -179,7 +179,7 @@ static bool covered(const struct jr2_fsview *view, const char *path)
  */
 static int add_mount_aliases(struct jr2_fsview *view,
 			     const struct mount *mounts, size_t n,
-			     struct jr2_paths *notes, struct jr2_err *err)
+			     struct jr2_strv *notes, struct jr2_err *err)
 {
 	size_t n_targets = view->n_targets;
 
@@ -237,7 +237,7 @@ static int add_mount_aliases(struct jr2_fsview *view,
 			close(fd);
 			snprintf(origin, sizeof(origin),
 				 "mount %d of protected '%s'", m->id, path);
-			jr2_paths_addf(notes,
+			jr2_strv_addf(notes,
 				       "'%s' is %s (mountinfo): protected too",
 				       alias, origin);
 			add_target(view, alias, JR2_KIND_PROTECT, &st, origin);
@@ -651,7 +651,7 @@ static void ca_warnings(const struct jr2_fsview *view,
 				    frozen + len, sizeof(frozen) - len, "%s%s",
 				    len ? ", " : "", dir);
 		}
-		jr2_paths_addf(&plan->warnings,
+		jr2_strv_addf(&plan->warnings,
 			       "%s '%s' is outside /opt/jr2: it is read-only, "
 			       "and nothing can be made or removed directly in "
 			       "%s; move it under /opt/jr2",
@@ -687,7 +687,7 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 		       struct jr2_ruleset_plan *plan, struct jr2_err *err)
 {
 	struct jr2_fsview view = {0};
-	struct jr2_paths notes = {0}, ancestors = {0};
+	struct jr2_strv notes = {0}, ancestors = {0};
 	const char *pro =
 	    policy->defaults ? "default protected dir" : "protected dir";
 	const char *ro =
@@ -748,11 +748,11 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 	if (!ret) {
 		/* The walk's notes first, then the planner's. */
 		for (size_t i = 0; i < plan->notes.n; i++)
-			jr2_paths_add(&notes, plan->notes.v[i]);
-		jr2_paths_free(&plan->notes);
+			jr2_strv_add(&notes, plan->notes.v[i]);
+		jr2_strv_free(&plan->notes);
 		plan->notes = notes;
 	} else {
-		jr2_paths_free(&notes);
+		jr2_strv_free(&notes);
 	}
 	for (size_t i = 0; i < n_mounts; i++) {
 		free(mounts[i].root);
@@ -761,7 +761,7 @@ int jr2_policy_compile(const struct jr2_policy *policy, int abi,
 		free(mounts[i].super);
 	}
 	free(mounts);
-	jr2_paths_free(&ancestors);
+	jr2_strv_free(&ancestors);
 	jr2_fsview_free(&view);
 	return ret;
 }

@@ -120,7 +120,7 @@ struct ident {
 };
 
 /* The restricted places that exist as they are named (no symlink). */
-static size_t idents(const struct jr2_paths *paths, struct ident *out,
+static size_t idents(const struct jr2_strv *paths, struct ident *out,
 		     size_t max)
 {
 	size_t n = 0;

@@ -135,7 +135,7 @@ static void drop_target(struct jr2_target *targets, size_t *n, size_t i)
 }
 
 int jr2_plan_targets(struct jr2_target *targets, size_t *n,
-		     struct jr2_paths *notes, struct jr2_err *err)
+		     struct jr2_strv *notes, struct jr2_err *err)
 {
 	for (size_t i = 0; i < *n; i++) {
 		const struct jr2_target *t = &targets[i];
@@ -179,7 +179,7 @@ int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 				    in->origin, in->path, out->path);
 			/* Same kind, or nested in a protected dir. */
 			if (strcmp(in->path, out->path) || i > j) {
-				jr2_paths_addf(notes,
+				jr2_strv_addf(notes,
 					       "%s '%s' is inside %s '%s': "
 					       "covered by it",
 					       kind_name(in->kind), in->path,
@@ -193,7 +193,7 @@ int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 	return 0;
 }
 
-static bool paths_has(const struct jr2_paths *paths, const char *path)
+static bool paths_has(const struct jr2_strv *paths, const char *path)
 {
 	for (size_t i = 0; i < paths->n; i++)
 		if (!strcmp(paths->v[i], path))
@@ -202,7 +202,7 @@ static bool paths_has(const struct jr2_paths *paths, const char *path)
 }
 
 void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
-			struct jr2_paths *out)
+			struct jr2_strv *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		char *prefix = jr2_xstrdup(targets[i].path);
@@ -210,12 +210,12 @@ void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
 
 		if (targets[i].kind == JR2_KIND_DEVICES &&
 		    !paths_has(out, prefix))
-			jr2_paths_add(out, prefix);
+			jr2_strv_add(out, prefix);
 
 		while ((slash = strrchr(prefix, '/'))) {
 			slash[slash == prefix ? 1 : 0] = '\0';
 			if (!paths_has(out, prefix))
-				jr2_paths_add(out, prefix);
+				jr2_strv_add(out, prefix);
 			if (slash == prefix)
 				break;
 		}
@@ -276,7 +276,7 @@ static char *join(const char *dir, const char *name)
 struct plan_ctx {
 	const struct jr2_fsview *view;
 	uint64_t handled;
-	struct jr2_paths ancestors; /* sorted by depth */
+	struct jr2_strv ancestors; /* sorted by depth */
 	uint64_t *granted; /* per ancestor: what it and its own
 			      ancestors grant */
 };
@@ -419,8 +419,8 @@ static void plan_ancestor(struct plan_ctx *ctx, size_t i,
 			 kind_name(self->kind), self->origin);
 	else
 		snprintf(why, sizeof(why), "ancestor of %s", below);
-	jr2_paths_add(&plan->frozen, path);
-	jr2_paths_add(&plan->frozen_why, why);
+	jr2_strv_add(&plan->frozen, path);
+	jr2_strv_add(&plan->frozen_why, why);
 	ctx->granted[i] = access & ~inherited(ctx, path);
 	if (!ctx->granted[i])
 		return;
@@ -482,7 +482,7 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 			if (entry->nlink > 1) {
 				/* Rules bind to inodes: a rule here would
 				   also open its other names. */
-				jr2_paths_addf(
+				jr2_strv_addf(
 				    &plan->notes,
 				    "'%s' has %llu hard links: it "
 				    "gets no rule, since a link may "
@@ -499,7 +499,7 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		if (self && self->kind == JR2_KIND_DEVICES && access &&
 		    entry->type != JR2_FT_DIR &&
 		    !jr2_device_is_expected(entry->name, entry->rdev)) {
-			jr2_paths_addf(&plan->notes,
+			jr2_strv_addf(&plan->notes,
 				       "'%s' is not the device its name says: "
 				       "it gets no rule (remove it, or make it "
 				       "with mknod's usual numbers)",
@@ -525,7 +525,7 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		free(child);
 	}
 	if (unlisted)
-		jr2_paths_addf(&plan->notes,
+		jr2_strv_addf(&plan->notes,
 			       "%s: %zu entries off the allow-list get no "
 			       "rule: they cannot be opened (listing works)",
 			       path, unlisted);
@@ -539,7 +539,7 @@ static void plan_leaf(struct plan_ctx *ctx, const struct jr2_target *t,
 	char why[600];
 
 	if (t->kind == JR2_KIND_PROTECT) {
-		jr2_paths_addf(&plan->notes,
+		jr2_strv_addf(&plan->notes,
 			       "protected: '%s' (%s): no rule of its own, so "
 			       "only what its ancestors grant (%s)",
 			       t->path, t->origin,
@@ -569,8 +569,8 @@ static void kernel_trees_frozen(const struct jr2_fsview *view,
 		    strcmp(target->origin, JR2_ORIGIN_KERNEL) ||
 		    paths_has(&plan->frozen, target->path))
 			continue;
-		jr2_paths_add(&plan->frozen, target->path);
-		jr2_paths_addf(&plan->frozen_why,
+		jr2_strv_add(&plan->frozen, target->path);
+		jr2_strv_addf(&plan->frozen_why,
 			       "read-only tree (%s): no sysctl or other kernel "
 			       "setting can be written",
 			       JR2_ORIGIN_KERNEL);
@@ -660,7 +660,7 @@ int jr2_plan_build(const struct jr2_fsview *view, int abi,
 			plan_leaf(&ctx, &view->targets[t], plan);
 	kernel_trees_frozen(view, plan);
 	free(ctx.granted);
-	jr2_paths_free(&ctx.ancestors);
+	jr2_strv_free(&ctx.ancestors);
 	if (ret)
 		jr2_plan_free(plan);
 	return ret;

@@ -57,11 +57,11 @@ struct jr2_fsview {
  * protected dir (or a read-only tree in a read-only tree) is dropped, noted.
  */
 int jr2_plan_targets(struct jr2_target *targets, size_t *n,
-		     struct jr2_paths *notes, struct jr2_err *err);
+		     struct jr2_strv *notes, struct jr2_err *err);
 /* The dirs the compiler must list: every proper ancestor of a target, and
    every DEVICES target. */
 void jr2_plan_ancestors(const struct jr2_target *targets, size_t n,
-			struct jr2_paths *out);
+			struct jr2_strv *out);
 /* The rules for ABI `abi`; the view's targets must have passed
    jr2_plan_targets. */
 int jr2_plan_build(const struct jr2_fsview *view, int abi,

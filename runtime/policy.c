@@ -86,13 +86,13 @@ char *jr2_xstrdup(const char *s)
 	return memcpy(jr2_xrealloc(NULL, len), s, len);
 }
 
-void jr2_paths_add(struct jr2_paths *paths, const char *path)
+void jr2_strv_add(struct jr2_strv *v, const char *s)
 {
-	paths->v = jr2_xrealloc(paths->v, (paths->n + 1) * sizeof(*paths->v));
-	paths->v[paths->n++] = jr2_xstrdup(path);
+	v->v = jr2_xrealloc(v->v, (v->n + 1) * sizeof(*v->v));
+	v->v[v->n++] = jr2_xstrdup(s);
 }
 
-void jr2_paths_addf(struct jr2_paths *paths, const char *fmt, ...)
+void jr2_strv_addf(struct jr2_strv *v, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -100,16 +100,16 @@ void jr2_paths_addf(struct jr2_paths *paths, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	jr2_paths_add(paths, buf);
+	jr2_strv_add(v, buf);
 }
 
-void jr2_paths_free(struct jr2_paths *paths)
+void jr2_strv_free(struct jr2_strv *v)
 {
-	for (size_t i = 0; i < paths->n; i++)
-		free(paths->v[i]);
-	free(paths->v);
-	paths->v = NULL;
-	paths->n = 0;
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i]);
+	free(v->v);
+	v->v = NULL;
+	v->n = 0;
 }
 
 void jr2_policy_init(struct jr2_policy *policy)
@@ -121,10 +121,10 @@ void jr2_policy_set_defaults(struct jr2_policy *policy)
 {
 	jr2_policy_free(policy);
 	policy->defaults = true;
-	jr2_paths_add(&policy->protect, JR2_DEFAULT_PROTECTED);
+	jr2_strv_add(&policy->protect, JR2_DEFAULT_PROTECTED);
 	for (size_t i = 0;
 	     i < sizeof(default_read_only) / sizeof(*default_read_only); i++)
-		jr2_paths_add(&policy->read_only, default_read_only[i]);
+		jr2_strv_add(&policy->read_only, default_read_only[i]);
 	for (size_t i = 0; i < sizeof(ca_vars) / sizeof(*ca_vars); i++) {
 		const char *value = getenv(ca_vars[i]);
 		struct jr2_err err;
@@ -137,7 +137,7 @@ void jr2_policy_set_defaults(struct jr2_policy *policy)
 					 &err) ||
 		    policy->ca_bundles.n == before)
 			continue;
-		jr2_paths_add(&policy->ca_vars, ca_vars[i]);
+		jr2_strv_add(&policy->ca_vars, ca_vars[i]);
 	}
 }
 
@@ -205,7 +205,7 @@ static char *normalize(const char *input, const char *path, struct jr2_err *err)
 	return out;
 }
 
-int jr2_paths_add_normal(struct jr2_paths *paths, const char *input,
+int jr2_paths_add_normal(struct jr2_strv *paths, const char *input,
 			 const char *path, struct jr2_err *err)
 {
 	char *norm = normalize(input, path, err);
@@ -238,10 +238,10 @@ int jr2_policy_add_read_only(struct jr2_policy *policy, const char *path,
 
 void jr2_policy_free(struct jr2_policy *policy)
 {
-	jr2_paths_free(&policy->protect);
-	jr2_paths_free(&policy->read_only);
-	jr2_paths_free(&policy->ca_bundles);
-	jr2_paths_free(&policy->ca_vars);
+	jr2_strv_free(&policy->protect);
+	jr2_strv_free(&policy->read_only);
+	jr2_strv_free(&policy->ca_bundles);
+	jr2_strv_free(&policy->ca_vars);
 	policy->defaults = false;
 }
 
@@ -262,9 +262,9 @@ void jr2_plan_free(struct jr2_ruleset_plan *plan)
 		free(plan->dirs[i].origin);
 	}
 	free(plan->dirs);
-	jr2_paths_free(&plan->notes);
-	jr2_paths_free(&plan->frozen);
-	jr2_paths_free(&plan->frozen_why);
-	jr2_paths_free(&plan->warnings);
+	jr2_strv_free(&plan->notes);
+	jr2_strv_free(&plan->frozen);
+	jr2_strv_free(&plan->frozen_why);
+	jr2_strv_free(&plan->warnings);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -41,17 +41,27 @@ const char *jr2_shorten(const char *value, size_t max, char *out, size_t size);
  */
 int jr2_parse_number(const char *text, long min, long max, long *value);
 
-struct jr2_paths {
+/*
+ * Owned strings in order: paths of a policy, an environment's "NAME=VALUE"
+ * entries, names.  The one vector of the runtime; running out of memory
+ * ends the program (jr2_xrealloc), whoever adds.
+ */
+struct jr2_strv {
 	char **v;
 	size_t n;
 };
 
+void jr2_strv_add(struct jr2_strv *v, const char *s);
+void jr2_strv_addf(struct jr2_strv *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void jr2_strv_free(struct jr2_strv *v);
+
 struct jr2_policy {
-	struct jr2_paths protect; /* nothing in them but list (R1-R8) */
-	struct jr2_paths read_only; /* read, execute, list (O1-O2) */
+	struct jr2_strv protect; /* nothing in them but list (R1-R8) */
+	struct jr2_strv read_only; /* read, execute, list (O1-O2) */
 	/* The defaults' CA bundles: ca_bundles.v[i] named by the environment
 	   variable ca_vars.v[i] (read-only, like read_only). */
-	struct jr2_paths ca_bundles, ca_vars;
+	struct jr2_strv ca_bundles, ca_vars;
 	bool defaults; /* jr2's defaults: missing trees skipped */
 };
 
@@ -89,16 +99,16 @@ struct jr2_ruleset_plan {
 	uint32_t restrict_flags;
 	struct jr2_rule *rules;
 	size_t n_rules;
-	struct jr2_paths notes; /* skipped trees, mounts found protected, ... */
+	struct jr2_strv notes; /* skipped trees, mounts found protected, ... */
 	/*
 	 * Frozen folders: nothing can be made, removed or renamed directly in
 	 * them (the ancestors of restricted paths, /proc, /sys, /dev);
 	 * frozen_why.v[i] says why frozen.v[i] is.
 	 */
-	struct jr2_paths frozen, frozen_why;
+	struct jr2_strv frozen, frozen_why;
 	/* What a start message must say (a CA bundle outside /opt/jr2 and
 	   the folders it freezes). */
-	struct jr2_paths warnings;
+	struct jr2_strv warnings;
 	struct jr2_plan_target *targets;
 	size_t n_targets;
 	/* The folders above the restricted paths, with the dev and ino the

@@ -16,7 +16,7 @@
 JR2_FIXTURE(frozen)
 HX_FIXTURE(frozen_exec)
 
-static bool listed(const struct jr2_paths *paths, const char *path)
+static bool listed(const struct jr2_strv *paths, const char *path)
 {
 	for (size_t i = 0; i < paths->n; i++)
 		if (!strcmp(paths->v[i], path))
@@ -24,7 +24,7 @@ static bool listed(const struct jr2_paths *paths, const char *path)
 	return false;
 }
 
-static void add_ancestors(struct jr2_paths *out, const char *path)
+static void add_ancestors(struct jr2_strv *out, const char *path)
 {
 	char buf[PATH_MAX];
 	char *slash;
@@ -41,7 +41,7 @@ static void add_ancestors(struct jr2_paths *out, const char *path)
 	}
 }
 
-static void add_path(struct jr2_paths *out, const char *path)
+static void add_path(struct jr2_strv *out, const char *path)
 {
 	out->v = realloc(out->v, (out->n + 1) * sizeof(char *));
 	out->v[out->n++] = strdup(path);
@@ -50,7 +50,7 @@ static void add_path(struct jr2_paths *out, const char *path)
 TEST_F(frozen, A1_R3_frozen_list_is_exact)
 {
 	static const char *const kernel[] = {"/proc", "/sys", "/dev"};
-	struct jr2_paths expected = {0};
+	struct jr2_strv expected = {0};
 	struct jr2_policy policy;
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err = {0};

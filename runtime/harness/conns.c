@@ -184,20 +184,19 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 	/* E1: the Stand-in of each listed secret, under its name, which
 	 * then appears once (set, not appended). */
 	{
-		struct jr2_env env = {0};
-		int ret = 0;
+		struct jr2_strv env = {0};
 
-		for (size_t i = 0; i < harness.confined_env.n && !ret; i++) {
+		for (size_t i = 0; i < harness.confined_env.n; i++) {
 			const char *eq = strchr(harness.confined_env.v[i], '=');
 			char name[256];
 
 			snprintf(name, sizeof(name), "%.*s",
 				 (int)(eq - harness.confined_env.v[i]),
 				 harness.confined_env.v[i]);
-			ret = jr2_env_set(&env, name, eq + 1);
+			jr2_env_set(&env, name, eq + 1);
 		}
-		for (size_t i = 0; i < req->n_secrets && !ret; i++)
-			ret = jr2_env_set(
+		for (size_t i = 0; i < req->n_secrets; i++)
+			jr2_env_set(
 			    &env, req->secrets[i],
 			    jr2_standin_of(&harness.standins, req->secrets[i]));
 		for (size_t i = 0; i < env.n; i++) {
@@ -205,9 +204,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 			if (i >= harness.confined_env.n)
 				explicit_bzero(env.v[i], strlen(env.v[i]));
 		}
-		if (ret)
-			c->spawn.failed = true;
-		jr2_env_free(&env);
+		jr2_strv_free(&env);
 	}
 	if (c->spawn.failed || c->spawn.len > JR2_SPAWN_MAX_BYTES) {
 		jr2_drop_fds(fds, n_fds);

@@ -31,56 +31,24 @@ static bool same_name(const char *entry, const char *name)
 	return !strncmp(entry, name, len) && entry[len] == '=';
 }
 
-static int jr2_strings_add(struct jr2_strings *list, const char *s)
-{
-	char **bigger = realloc(list->v, (list->n + 1) * sizeof(*list->v));
-
-	if (!bigger)
-		return -ENOMEM;
-	list->v = bigger;
-	list->v[list->n] = strdup(s);
-	if (!list->v[list->n])
-		return -ENOMEM;
-	list->n++;
-	return 0;
-}
-
-void jr2_strings_free(struct jr2_strings *list)
-{
-	for (size_t i = 0; i < list->n; i++)
-		free(list->v[i]);
-	free(list->v);
-	list->v = NULL;
-	list->n = 0;
-}
-
-int jr2_env_set(struct jr2_env *env, const char *name, const char *value)
+void jr2_env_set(struct jr2_strv *env, const char *name, const char *value)
 {
 	size_t len = strlen(name) + strlen(value) + 2;
-	char *entry = malloc(len);
-	char **bigger;
+	char *entry = jr2_xrealloc(NULL, len);
 
-	if (!entry)
-		return -ENOMEM;
 	snprintf(entry, len, "%s=%s", name, value);
 	for (size_t i = 0; i < env->n; i++) {
 		if (same_name(env->v[i], name)) {
 			free(env->v[i]);
 			env->v[i] = entry;
-			return 0;
+			return;
 		}
 	}
-	bigger = realloc(env->v, (env->n + 1) * sizeof(*env->v));
-	if (!bigger) {
-		free(entry);
-		return -ENOMEM;
-	}
-	env->v = bigger;
+	env->v = jr2_xrealloc(env->v, (env->n + 1) * sizeof(*env->v));
 	env->v[env->n++] = entry;
-	return 0;
 }
 
-static const char *jr2_env_get(const struct jr2_env *env, const char *name)
+static const char *jr2_env_get(const struct jr2_strv *env, const char *name)
 {
 	for (size_t i = 0; i < env->n; i++)
 		if (same_name(env->v[i], name))
@@ -89,37 +57,27 @@ static const char *jr2_env_get(const struct jr2_env *env, const char *name)
 }
 
 /* Sets an entry given as NAME=VALUE. */
-static int set_entry(struct jr2_env *env, const char *entry)
+static void set_entry(struct jr2_strv *env, const char *entry)
 {
 	size_t len = name_len(entry);
 	char name[len + 1];
 
 	memcpy(name, entry, len);
 	name[len] = '\0';
-	return jr2_env_set(env, name, entry[len] ? entry + len + 1 : "");
+	jr2_env_set(env, name, entry[len] ? entry + len + 1 : "");
 }
 
-int jr2_env_from_environ(struct jr2_env *env, char *const *environ_)
+void jr2_env_from_environ(struct jr2_strv *env, char *const *environ_)
 {
 	for (; environ_ && *environ_; environ_++) {
 		const char *eq = strchr(*environ_, '=');
-		int ret;
 
-		if (!eq || eq == *environ_)
-			continue;
-		ret = set_entry(env, *environ_);
-		if (ret)
-			return ret;
+		if (eq && eq != *environ_)
+			set_entry(env, *environ_);
 	}
-	return 0;
 }
 
-void jr2_env_free(struct jr2_env *env)
-{
-	jr2_strings_free((struct jr2_strings *)env);
-}
-
-char **jr2_env_array(const struct jr2_env *env)
+char **jr2_env_array(const struct jr2_strv *env)
 {
 	char **array = calloc(env->n + 1, sizeof(*array));
 
@@ -231,8 +189,8 @@ void jr2_config_init(struct jr2_harness_config *cfg)
 
 void jr2_config_free(struct jr2_harness_config *cfg)
 {
-	jr2_env_free(&cfg->env);
-	jr2_strings_free(&cfg->secrets);
+	jr2_strv_free(&cfg->env);
+	jr2_strv_free(&cfg->secrets);
 	jr2_policy_free(&cfg->policy);
 	free(cfg->home);
 	free(cfg->tmpdir);
@@ -283,7 +241,8 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 				    "only its Stand-in: remove the env "
 				    "line",
 				    where, (int)len, arg, (int)len, arg);
-		return set_entry(&cfg->env, arg) ? -ENOMEM : 0;
+		set_entry(&cfg->env, arg);
+		return 0;
 	}
 	if (!strcmp(word, "secret")) {
 		if (!jr2_env_name(arg, strlen(arg)))
@@ -314,7 +273,8 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 			    err, EINVAL, true,
 			    "%s: secret '%s' is declared twice; keep one line",
 			    where, arg);
-		return jr2_strings_add(&cfg->secrets, arg);
+		jr2_strv_add(&cfg->secrets, arg);
+		return 0;
 	}
 	if (!strcmp(word, "home") || !strcmp(word, "tmpdir")) {
 		if (arg[0] != '/')
@@ -325,8 +285,8 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 		char **slot = !strcmp(word, "home") ? &cfg->home : &cfg->tmpdir;
 
 		free(*slot);
-		*slot = strdup(arg);
-		return *slot ? 0 : -ENOMEM;
+		*slot = jr2_xstrdup(arg);
+		return 0;
 	}
 	if (!strcmp(word, "sandbox-user")) {
 		long uid;
@@ -404,25 +364,22 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
 			break;
 		}
 		ret = parse_directive(cfg, word, arg, where, err);
-		if (ret == -ENOMEM)
-			jr2_fail(err, EINVAL, true, "%s: out of memory", where);
 	}
 	free(copy);
 	return ret ? -1 : 0;
 }
 
-int jr2_env_compose_harness(const struct jr2_env *start,
-			    const struct jr2_harness_config *cfg,
-			    const char *harness_home, struct jr2_env *out,
-			    struct jr2_strings *dropped)
+void jr2_env_compose_harness(const struct jr2_strv *start,
+			     const struct jr2_harness_config *cfg,
+			     const char *harness_home, struct jr2_strv *out,
+			     struct jr2_strv *dropped)
 {
-	struct jr2_env all = {0};
-	int ret = 0;
+	struct jr2_strv all = {0};
 
 	/* The sources in order; a later one wins a name. */
-	for (size_t i = 0; i < cfg->env.n && !ret; i++)
-		ret = set_entry(&all, cfg->env.v[i]);
-	for (size_t i = 0; i < start->n && !ret; i++) {
+	for (size_t i = 0; i < cfg->env.n; i++)
+		set_entry(&all, cfg->env.v[i]);
+	for (size_t i = 0; i < start->n; i++) {
 		const char *entry = start->v[i];
 		size_t len = name_len(entry);
 		char name[len + 1];
@@ -431,36 +388,31 @@ int jr2_env_compose_harness(const struct jr2_env *start,
 		name[len] = '\0';
 		if (jr2_env_is_proxy_or_trust(name) ||
 		    !strncmp(name, "JR2_", 4))
-			ret = set_entry(&all, entry);
+			set_entry(&all, entry);
 		else if (jr2_env_loads_code(name))
-			ret = jr2_strings_add(dropped, name);
+			jr2_strv_add(dropped, name);
 	}
-	if (!ret)
-		ret = jr2_env_set(&all, "HOME", harness_home);
-	if (!ret)
-		ret = jr2_env_set(&all, "PATH", HARNESS_PATH);
-	for (size_t i = 0; i < all.n && !ret; i++) {
+	jr2_env_set(&all, "HOME", harness_home);
+	jr2_env_set(&all, "PATH", HARNESS_PATH);
+	for (size_t i = 0; i < all.n; i++) {
 		size_t len = name_len(all.v[i]);
 		char name[len + 1];
 
 		memcpy(name, all.v[i], len);
 		name[len] = '\0';
 		if (jr2_env_loads_code(name))
-			ret = jr2_strings_add(dropped, name);
+			jr2_strv_add(dropped, name);
 		else
-			ret = set_entry(out, all.v[i]);
+			set_entry(out, all.v[i]);
 	}
-	jr2_env_free(&all);
-	return ret;
+	jr2_strv_free(&all);
 }
 
-int jr2_env_compose_confined(const struct jr2_env *start,
-			     const struct jr2_harness_config *cfg,
-			     struct jr2_env *out)
+void jr2_env_compose_confined(const struct jr2_strv *start,
+			      const struct jr2_harness_config *cfg,
+			      struct jr2_strv *out)
 {
-	int ret = 0;
-
-	for (size_t i = 0; i < start->n && !ret; i++) {
+	for (size_t i = 0; i < start->n; i++) {
 		const char *entry = start->v[i];
 		size_t len = name_len(entry);
 		char name[len + 1];
@@ -475,15 +427,10 @@ int jr2_env_compose_confined(const struct jr2_env *start,
 			continue;
 		if (same_name(entry, "HOME") || same_name(entry, "TMPDIR"))
 			continue;
-		ret = set_entry(out, entry);
+		set_entry(out, entry);
 	}
-	for (size_t i = 0; i < cfg->env.n && !ret; i++)
-		ret = set_entry(out, cfg->env.v[i]);
-	if (!ret)
-		ret = jr2_env_set(out, "HOME",
-				  cfg->home ? cfg->home : DEFAULT_HOME);
-	if (!ret)
-		ret = jr2_env_set(out, "TMPDIR",
-				  cfg->tmpdir ? cfg->tmpdir : DEFAULT_TMPDIR);
-	return ret;
+	for (size_t i = 0; i < cfg->env.n; i++)
+		set_entry(out, cfg->env.v[i]);
+	jr2_env_set(out, "HOME", cfg->home ? cfg->home : DEFAULT_HOME);
+	jr2_env_set(out, "TMPDIR", cfg->tmpdir ? cfg->tmpdir : DEFAULT_TMPDIR);
 }

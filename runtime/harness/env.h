@@ -21,20 +21,9 @@
 
 #include "policy.h"
 
-/* "NAME=VALUE" strings, each owned, in order; a name appears once. */
-struct jr2_env {
-	char **v;
-	size_t n;
-};
-
-struct jr2_strings {
-	char **v;
-	size_t n;
-};
-
 struct jr2_harness_config {
-	struct jr2_env env; /* harness.env */
-	struct jr2_strings secrets; /* Held secret names */
+	struct jr2_strv env; /* harness.env */
+	struct jr2_strv secrets; /* Held secret names */
 	struct jr2_policy policy; /* its protect and read-only lines, read by
 				     config.c as jr2-confine reads them */
 	char *home; /* HOME of the confined programs */
@@ -45,12 +34,15 @@ struct jr2_harness_config {
 /* Names that jr2 keeps out of a confined program's inheritance. */
 #define JR2_ENV_KEPT_JR2_NAME "JR2_CUSTODIAN_URL"
 
-int jr2_env_set(struct jr2_env *env, const char *name, const char *value);
+/*
+ * An environment is a struct jr2_strv of "NAME=VALUE" entries in order, a
+ * name once: setting a name that is there replaces its entry.
+ */
+void jr2_env_set(struct jr2_strv *env, const char *name, const char *value);
 /* Copies a NULL-terminated environ array (entries without '=' skipped). */
-int jr2_env_from_environ(struct jr2_env *env, char *const *environ_);
-void jr2_env_free(struct jr2_env *env);
+void jr2_env_from_environ(struct jr2_strv *env, char *const *environ_);
 /* A NULL-terminated array pointing into env (free only the array). */
-char **jr2_env_array(const struct jr2_env *env);
+char **jr2_env_array(const struct jr2_strv *env);
 
 /* True for a name that makes some program load code from a path (E2). */
 bool jr2_env_loads_code(const char *name);
@@ -72,10 +64,10 @@ int jr2_config_parse(struct jr2_harness_config *cfg, const char *text,
  * protected dir) and a fixed PATH; never a name that loads code.  Each name
  * dropped for that reason is appended to *dropped (for the log).
  */
-int jr2_env_compose_harness(const struct jr2_env *start,
-			    const struct jr2_harness_config *cfg,
-			    const char *harness_home, struct jr2_env *out,
-			    struct jr2_strings *dropped);
+void jr2_env_compose_harness(const struct jr2_strv *start,
+			     const struct jr2_harness_config *cfg,
+			     const char *harness_home, struct jr2_strv *out,
+			     struct jr2_strv *dropped);
 
 /*
  * E1: the confined programs' environment without Stand-ins: the start
@@ -85,15 +77,13 @@ int jr2_env_compose_harness(const struct jr2_env *start,
  * request; a Held secret's name is in no other source, so each name appears
  * once.
  */
-int jr2_env_compose_confined(const struct jr2_env *start,
-			     const struct jr2_harness_config *cfg,
-			     struct jr2_env *out);
+void jr2_env_compose_confined(const struct jr2_strv *start,
+			      const struct jr2_harness_config *cfg,
+			      struct jr2_strv *out);
 
 /* E4: true when an absolute, resolved path lies where the sandbox writes. */
 bool jr2_path_in_sandbox_area(const char *resolved);
 /* The names whose value is a file the harness reads (E4). */
 bool jr2_env_names_read_file(const char *name);
-
-void jr2_strings_free(struct jr2_strings *list);
 
 #endif /* JR2_HARNESS_ENV_H */

@@ -24,16 +24,15 @@
  * E2: the harness's own environment, from the start environment: what the
  * re-execution gets, and what a re-executed harness must hold exactly.
  */
-static void compose_own_environment(const struct jr2_env *start,
-				    struct jr2_env *own,
-				    struct jr2_strings *dropped)
+static void compose_own_environment(const struct jr2_strv *start,
+				    struct jr2_strv *own,
+				    struct jr2_strv *dropped)
 {
 	char home[PATH_MAX + 16];
 
 	snprintf(home, sizeof(home), "%s/%s", harness.protected_dir,
 		 JR2_HARNESS_HOME);
-	if (jr2_env_compose_harness(start, &harness.cfg, home, own, dropped))
-		jr2_die_path(1, "cannot compose the environment", "(memory)");
+	jr2_env_compose_harness(start, &harness.cfg, home, own, dropped);
 }
 
 #define START_ENV_MEMFD "jr2-start-environment"
@@ -49,8 +48,8 @@ static void compose_own_environment(const struct jr2_env *start,
 void reexec_with_own_environment(const struct serve_options *opts)
 {
 	extern char **environ;
-	struct jr2_env start = {0}, own = {0};
-	struct jr2_strings dropped = {0};
+	struct jr2_strv start = {0}, own = {0};
+	struct jr2_strv dropped = {0};
 	char fd_arg[16];
 	char **args, **own_array;
 	int fd = memfd_create(START_ENV_MEMFD, MFD_ALLOW_SEALING), argc = 0;
@@ -65,8 +64,7 @@ void reexec_with_own_environment(const struct serve_options *opts)
 	if (fcntl(fd, F_ADD_SEALS, START_ENV_SEALS))
 		jr2_die_path(1, "cannot seal the memfd of",
 			     "the start environment");
-	if (jr2_env_from_environ(&start, environ))
-		jr2_die_path(1, "cannot compose the environment", "(memory)");
+	jr2_env_from_environ(&start, environ);
 	compose_own_environment(&start, &own, &dropped);
 	for (size_t i = 0; i < dropped.n; i++)
 		say("dropped '%s' from the harness's own environment: it loads "
@@ -92,7 +90,7 @@ void reexec_with_own_environment(const struct serve_options *opts)
 }
 
 /* After the re-execution: the start environment back from the memfd. */
-static void read_start_environment(int fd, struct jr2_env *start)
+static void read_start_environment(int fd, struct jr2_strv *start)
 {
 	char *text = NULL;
 	size_t len = 0, cap = 0;
@@ -121,9 +119,10 @@ static void read_start_environment(int fd, struct jr2_env *start)
 		char *entry = strndup(text + at, entry_len);
 		char *argv1[] = {entry, NULL};
 
-		if (!entry || jr2_env_from_environ(start, argv1))
+		if (!entry)
 			jr2_die_path(1, "cannot read the start environment",
 				     "memfd");
+		jr2_env_from_environ(start, argv1);
 		free(entry);
 		at += entry_len + 1;
 	}
@@ -136,11 +135,11 @@ static void read_start_environment(int fd, struct jr2_env *start)
  * from it (so no name that loads code can come in with the flag).  Then the
  * start environment is read from it.
  */
-void take_start_environment(int fd, struct jr2_env *start)
+void take_start_environment(int fd, struct jr2_strv *start)
 {
 	extern char **environ;
-	struct jr2_env own = {0};
-	struct jr2_strings dropped = {0};
+	struct jr2_strv own = {0};
+	struct jr2_strv dropped = {0};
 	char link[64], target[256];
 	ssize_t len;
 	size_t n = 0;
@@ -161,8 +160,8 @@ void take_start_environment(int fd, struct jr2_env *start)
 			goto refuse;
 	if (n != own.n)
 		goto refuse;
-	jr2_env_free(&own);
-	jr2_strings_free(&dropped);
+	jr2_strv_free(&own);
+	jr2_strv_free(&dropped);
 	return;
 refuse:
 	jr2_die(JR2_EXIT_USAGE,
@@ -172,13 +171,11 @@ refuse:
 }
 
 /* E1, once the harness runs with its own environment. */
-void compose_environments(struct jr2_env *start)
+void compose_environments(struct jr2_strv *start)
 {
 	extern char **environ;
 
-	if (jr2_env_compose_confined(start, &harness.cfg,
-				     &harness.confined_env))
-		jr2_die_path(1, "cannot compose the environment", "(memory)");
+	jr2_env_compose_confined(start, &harness.cfg, &harness.confined_env);
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
 		char *eq = strchr(*e, '=');

@@ -94,7 +94,7 @@ struct harness {
 	struct jr2_ruleset_plan plan; /* compiled once at start */
 	const char *config_path;
 	struct jr2_harness_config cfg;
-	struct jr2_env confined_env;
+	struct jr2_strv confined_env;
 	struct jr2_standins standins;
 	uint8_t bearer_digest[JR2_SHA256_LEN];
 	bool
@@ -140,9 +140,9 @@ void check_read_file(const char *input, const char *path);
 void check_trusted_file(const char *input, const char *path, bool secret);
 
 /* reexec.c: the re-execution with its own environment (E1, E2) */
-void compose_environments(struct jr2_env *start);
+void compose_environments(struct jr2_strv *start);
 void reexec_with_own_environment(const struct serve_options *opts);
-void take_start_environment(int fd, struct jr2_env *start);
+void take_start_environment(int fd, struct jr2_strv *start);
 
 /* sockets.c: the sockets and the signals */
 void bind_abstract(void);

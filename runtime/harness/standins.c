@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "policy_internal.h"
 #include "standins.h"
 
 int jr2_random_token(char out[JR2_STANDIN_SIZE])
@@ -35,7 +36,7 @@ int jr2_random_token(char out[JR2_STANDIN_SIZE])
 	return 0;
 }
 
-int jr2_standins_make(struct jr2_standins *s, const struct jr2_strings *secrets)
+int jr2_standins_make(struct jr2_standins *s, const struct jr2_strv *secrets)
 {
 	int ret;
 
@@ -43,14 +44,12 @@ int jr2_standins_make(struct jr2_standins *s, const struct jr2_strings *secrets)
 	ret = jr2_random_token(s->control);
 	if (ret)
 		return ret;
-	s->names = calloc(secrets->n + 1, sizeof(*s->names));
-	s->values = calloc(secrets->n + 1, sizeof(*s->values));
-	if (!s->names || !s->values)
-		return -ENOMEM;
+	s->names = jr2_xrealloc(NULL, (secrets->n + 1) * sizeof(*s->names));
+	s->values = jr2_xrealloc(NULL, (secrets->n + 1) * sizeof(*s->values));
+	memset(s->names, 0, (secrets->n + 1) * sizeof(*s->names));
+	memset(s->values, 0, (secrets->n + 1) * sizeof(*s->values));
 	for (size_t i = 0; i < secrets->n; i++) {
-		s->names[i] = strdup(secrets->v[i]);
-		if (!s->names[i])
-			return -ENOMEM;
+		s->names[i] = jr2_xstrdup(secrets->v[i]);
 		s->n++;
 		ret = jr2_random_token(s->values[i]);
 		if (ret)

@@ -27,8 +27,7 @@ struct jr2_standins {
 
 /* Returns 0 or -errno (getrandom failed). */
 int jr2_random_token(char out[JR2_STANDIN_SIZE]);
-int jr2_standins_make(struct jr2_standins *s,
-		      const struct jr2_strings *secrets);
+int jr2_standins_make(struct jr2_standins *s, const struct jr2_strv *secrets);
 const char *jr2_standin_of(const struct jr2_standins *s, const char *name);
 /* Writes NAME=VALUE lines to a new file at path (0600); 0 or -errno. */
 int jr2_standins_write(const struct jr2_standins *s, const char *path);

@@ -212,7 +212,7 @@ static void make_policy(const char *root)
 		jr2_die(JR2_EXIT_USAGE, "%s", err.msg);
 	/* Each configured folder must be there: the spawner would fail. */
 	for (int pass = 0; pass < 2; pass++) {
-		const struct jr2_paths *paths =
+		const struct jr2_strv *paths =
 		    pass ? &lines->read_only : &lines->protect;
 
 		for (size_t i = 0; i < paths->n; i++) {
@@ -428,7 +428,7 @@ static void raise_nofile(void)
  */
 void start_check(const struct serve_options *opts)
 {
-	struct jr2_env start = {0};
+	struct jr2_strv start = {0};
 
 	/*
 	 * harness is static, so zero from the start, and serve() runs once per
@@ -477,7 +477,7 @@ void start_check(const struct serve_options *opts)
 			   "check that getrandom or /dev/urandom works");
 	read_bearer(opts->bearer_file);
 	compose_environments(&start);
-	jr2_env_free(&start);
+	jr2_strv_free(&start);
 	refuse_second_harness();
 	refuse_leftover_programs();
 	/* check_protected_dir: the path fits. */

@@ -86,7 +86,7 @@ void check_read_file(const char *input, const char *path)
 	}
 }
 
-static bool within_any(const char *resolved, const struct jr2_paths *dirs)
+static bool within_any(const char *resolved, const struct jr2_strv *dirs)
 {
 	char real[PATH_MAX];
 

@@ -264,7 +264,7 @@ TEST_F(plan, R1_nested_protected_dirs_merged)
 	    {strdup("/repos/a"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 3,
 	     strdup("read-only tree")},
 	};
-	struct jr2_paths notes = {0};
+	struct jr2_strv notes = {0};
 	struct jr2_err err;
 	size_t n = 3;
 
@@ -293,7 +293,7 @@ TEST_F(plan, R1_bad_targets_refused)
 	    {strdup("/run/jr2/repos"), JR2_KIND_READ_ONLY, JR2_FT_DIR, 1, 2,
 	     strdup("read-only tree")},
 	};
-	struct jr2_paths notes = {0};
+	struct jr2_strv notes = {0};
 	struct jr2_err err;
 	size_t n = 2;
 
@@ -398,7 +398,7 @@ TEST_F(plan, G4_ancestors_of_every_target)
 	    {(char *)"/a/b/c", JR2_KIND_PROTECT, JR2_FT_DIR, 0, 0, NULL},
 	    {(char *)"/a/d", JR2_KIND_READ_ONLY, JR2_FT_DIR, 0, 0, NULL},
 	};
-	struct jr2_paths out = {0};
+	struct jr2_strv out = {0};
 
 	jr2_plan_ancestors(t, 2, &out);
 	ASSERT_EQ(3, out.n);

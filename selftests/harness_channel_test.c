@@ -1545,7 +1545,7 @@ TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
 
 /*
  * A write lease (F_SETLEASE F_WRLCK) needs only to own the file, and a root
- * program owns its /proc/self/status; when it connects to the control
+ * program owns its /proc/self/stat; when it connects to the control
  * socket, the harness's look at its peer (peer_is_program opens that file)
  * would wait in break_lease() for fs.lease-break-time (45 s) with its whole
  * loop.  So programs cannot take a lease (seccomp: EPERM), and the harness
@@ -1553,7 +1553,7 @@ TEST_F(harness_channel, R11_deep_peers_take_the_programs_budget)
  */
 TEST_F(harness_channel, R11_a_lease_on_a_peers_proc_file_leaves_status)
 {
-	const char *const lease[] = {"lease", "self-status", HX_CONTROL, NULL};
+	const char *const lease[] = {"lease", "self-stat", HX_CONTROL, NULL};
 	struct hx *hx = &self->hx;
 	struct held_program p;
 	char line[256];
@@ -1571,7 +1571,7 @@ TEST_F(harness_channel, R11_a_lease_on_a_peers_proc_file_leaves_status)
 	EXPECT_EQ(0, answered)
 	{
 		TH_LOG("status did not succeed within %d ms (%d; 1: no answer) "
-		       "while a program that leased its /proc status was "
+		       "while a program that leased its /proc stat was "
 		       "connected",
 		       HELD_MS, answered);
 	}

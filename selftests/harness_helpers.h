@@ -590,17 +590,16 @@ static int hx_helper_deep(const char *path, int depth, int n)
 }
 
 /*
- * Takes a write lease on `file` ("self-status": its own /proc/self/status),
+ * Takes a write lease on `file` ("self-stat": its own /proc/self/stat),
  * then a write delegation (6.19's F_SETDELEG), and prints "lease 0|ERRNO
  * deleg 0|ERRNO"; with a socket `path` (not "-"), it
- * then connects there (the harness looks at the peer's /proc status).
+ * then connects there (the harness looks at the peer's /proc stat).
  * Prints "held" and keeps both until stdin ends.  A lease holds
  * every other open of the file for fs.lease-break-time (45 s).
  */
 static int hx_helper_lease(const char *file, const char *path)
 {
-	const char *what =
-	    strcmp(file, "self-status") ? file : "/proc/self/status";
+	const char *what = strcmp(file, "self-stat") ? file : "/proc/self/stat";
 	int fd = open(what, O_RDONLY | O_CLOEXEC), s = -1;
 	char byte;
 

@@ -201,22 +201,48 @@ static const struct ident *fd_inside(int fd, const struct stat *st,
 	return walk_up(open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), ids, n);
 }
 
-int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
-		      struct jr2_err *err)
-{
+/* The restricted places of a policy, as they are named now. */
+struct places {
 	struct ident prot[64], ro[64];
-	size_t n_prot = idents(&policy->protect, prot, 64);
-	size_t n_ro = idents(&policy->read_only, ro, 64);
-	const struct ident *hit;
-	char link[64], target[PATH_MAX];
-	struct stat st;
-	ssize_t len;
-	int flags;
+	size_t n_prot, n_ro;
+};
 
+static int places_of(const struct jr2_policy *policy, struct places *pl,
+		     struct jr2_err *err)
+{
 	if (policy->protect.n > 64 || policy->read_only.n > 64)
 		return jr2_fail(err, E2BIG, true,
 				"the policy has more than 64 protected dirs "
 				"or read-only trees: merge some");
+	pl->n_prot = idents(&policy->protect, pl->prot, 64);
+	pl->n_ro = idents(&policy->read_only, pl->ro, 64);
+	return 0;
+}
+
+/*
+ * A file one descriptor of a batch was checked on: what the verdict depends
+ * on (its inode, its path: fd_inside reads nothing else) and which checks
+ * it passed.
+ */
+struct checked {
+	dev_t dev;
+	ino_t ino;
+	char *target;
+	bool write_passed; /* not in a read-only tree either */
+};
+
+static int check_fd_in(const struct places *pl, int fd, int shown_as,
+		       struct checked *seen, size_t *n_seen, size_t max_seen,
+		       struct jr2_err *err)
+{
+	const struct ident *hit;
+	struct checked *same = NULL;
+	char link[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	bool writing;
+	int flags;
+
 	if (fstat(fd, &st) || (flags = fcntl(fd, F_GETFL)) < 0)
 		return 0; /* not open: nothing crosses */
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -229,23 +255,69 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 	target[len] = '\0';
 	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
 		target[len - 10] = '\0';
-	hit = fd_inside(fd, &st, target, prot, n_prot);
-	if (hit)
-		return jr2_fail(err, EPERM, false,
-				"descriptor %d refers to '%s' in the protected "
-				"dir '%s': no descriptor into a protected dir "
-				"reaches a program; close it or do not pass it",
-				shown_as, target, hit->path);
-	if ((flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH)) {
-		hit = fd_inside(fd, &st, target, ro, n_ro);
+	writing = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
+	for (size_t i = 0; i < *n_seen && !same; i++)
+		if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino &&
+		    !strcmp(seen[i].target, target))
+			same = &seen[i];
+	if (!same) {
+		hit = fd_inside(fd, &st, target, pl->prot, pl->n_prot);
+		if (hit)
+			return jr2_fail(
+			    err, EPERM, false,
+			    "descriptor %d refers to '%s' in the protected "
+			    "dir '%s': no descriptor into a protected dir "
+			    "reaches a program; close it or do not pass it",
+			    shown_as, target, hit->path);
+		if (*n_seen < max_seen &&
+		    (seen[*n_seen].target = strdup(target))) {
+			seen[*n_seen].dev = st.st_dev;
+			seen[*n_seen].ino = st.st_ino;
+			seen[*n_seen].write_passed = false;
+			same = &seen[(*n_seen)++];
+		}
+	}
+	if (writing && !(same && same->write_passed)) {
+		hit = fd_inside(fd, &st, target, pl->ro, pl->n_ro);
 		if (hit)
 			return jr2_fail(err, EPERM, false,
 					"descriptor %d is open for writing on "
 					"'%s' in the read-only tree '%s': "
 					"open it read-only or do not pass it",
 					shown_as, target, hit->path);
+		if (same)
+			same->write_passed = true;
 	}
 	return 0;
+}
+
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
+		      struct jr2_err *err)
+{
+	struct places pl;
+	size_t n_seen = 0;
+
+	if (places_of(policy, &pl, err))
+		return -1;
+	return check_fd_in(&pl, fd, shown_as, NULL, &n_seen, 0, err);
+}
+
+int jr2_step_check_fds(const struct jr2_policy *policy, const int *fds,
+		       size_t n, struct jr2_err *err)
+{
+	struct checked seen[JR2_STEP_CHECK_MAX_FDS];
+	struct places pl;
+	size_t n_seen = 0;
+	int ret = 0;
+
+	if (places_of(policy, &pl, err))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = check_fd_in(&pl, fds[i], (int)i, seen, &n_seen,
+				  JR2_STEP_CHECK_MAX_FDS, err);
+	for (size_t i = 0; i < n_seen; i++)
+		free(seen[i].target);
+	return ret;
 }
 
 static bool kept_fd(const struct jr2_step *step, int fd)

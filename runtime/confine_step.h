@@ -50,7 +50,7 @@ struct jr2_step {
 	bool close_others; /* close every descriptor but 0-2 and keep_fds */
 	bool fds_per_program; /* the caller's own 0-2 reach no program: it
 				 checks each program's descriptors itself
-				 with jr2_step_check_fd() (the spawner) */
+				 with jr2_step_check_fds() (the spawner) */
 	int keep_fds[JR2_STEP_MAX_FDS]; /* --pass-fd N */
 	size_t n_keep_fds;
 	/* out */
@@ -94,6 +94,16 @@ int jr2_confine_step(const struct jr2_policy *policy, const struct jr2_abi *abi,
  */
 int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 		      struct jr2_err *err);
+
+/*
+ * The same for fds[0..n), each shown as its index (a request's descriptors,
+ * the spawner).  The restricted places are looked up once for all, and a
+ * descriptor on a file already checked (same inode, same path: all the
+ * verdict reads) is not walked again: stdout and stderr are mostly one file.
+ */
+#define JR2_STEP_CHECK_MAX_FDS 16
+int jr2_step_check_fds(const struct jr2_policy *policy, const int *fds,
+		       size_t n, struct jr2_err *err);
 
 /*
  * What step 4 would give on this machine, for `jr2-confine check`: one line

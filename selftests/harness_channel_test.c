@@ -1049,6 +1049,69 @@ static int answer_within(int sock, char *out, size_t size, int ms)
 	return 0;
 }
 
+/* The first answer to an exec of /bin/true with fds[0..n): one line. */
+static void exec_answer(struct __test_metadata *_metadata, const int *fds,
+			size_t n, char *out, size_t size)
+{
+	char bearer[256] = "";
+	struct jr2_msg msg;
+	FILE *file;
+	int sock;
+
+	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
+	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
+	fclose(file);
+	bearer[strcspn(bearer, "\n")] = '\0';
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "exec");
+	jr2_msg_field(&msg, "bearer", bearer);
+	jr2_msg_field(&msg, "arg", "/bin/true");
+	sock = control_send(msg.buf, msg.len, fds, n);
+	jr2_msg_free(&msg);
+	ASSERT_LE(0, sock);
+	ASSERT_EQ(0, answer_within(sock, out, size, HX_READY_MS));
+	close(sock);
+}
+
+/*
+ * R10: the spawner checks a request's descriptors as one batch and walks a
+ * file once however many of them lead to it; a descriptor that is read-only
+ * there clears no other one open for writing on the same file.  A file in a
+ * read-only tree, passed read-only as 3 and for writing as 4: refused with
+ * EPERM, naming descriptor 4.  Control: read-only as both starts.
+ */
+TEST_F(harness_channel, R10_a_file_read_only_once_is_not_writable_twice)
+{
+	struct hx *hx = &self->hx;
+	const char *const config[] = {"--config", HX_ETC "/harness.conf", NULL};
+	char answer[1024], want[64];
+	int fds[5];
+
+	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
+	fx_make_file(_metadata, HX_ETC "/harness.conf", HX_TRUST_ETC, 0644);
+	HX_START(hx, config);
+	ASSERT_LE(0, fds[0] = fds[1] = fds[2] =
+			 open("/dev/null", O_RDWR | O_CLOEXEC));
+	ASSERT_LE(0, fds[3] = open(HX_ETC "/file", O_RDONLY | O_CLOEXEC));
+	ASSERT_LE(0, fds[4] = open(HX_ETC "/file", O_RDONLY | O_CLOEXEC));
+	exec_answer(_metadata, fds, 5, answer, sizeof(answer));
+	ASSERT_EQ(0, strncmp(answer, "started ", 8))
+	{
+		TH_LOG("the start with descriptors read-only: '%s'", answer);
+	}
+	ASSERT_EQ(0, close(fds[4]));
+	ASSERT_LE(0, fds[4] = open(HX_ETC "/file", O_WRONLY | O_CLOEXEC));
+	exec_answer(_metadata, fds, 5, answer, sizeof(answer));
+	snprintf(want, sizeof(want),
+		 "error %d descriptor 4 is open for writing", EPERM);
+	ASSERT_EQ(0, strncmp(answer, want, strlen(want)))
+	{
+		TH_LOG("the start with descriptor 4 writable: '%s'", answer);
+	}
+	for (int i = 2; i < 5; i++)
+		ASSERT_EQ(0, close(fds[i]));
+}
+
 /* What the Custodian answers a line that holds no control Stand-in. */
 #define CUSTODIAN_REFUSAL                                                      \
 	"refused the request has no control Stand-in; only the Harness holds " \

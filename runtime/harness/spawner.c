@@ -442,6 +442,7 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 			   .sock = sock,
 			   .n_fds = n_fds,
 			   .layer = req->own_layer ? ruleset : -1};
+	struct jr2_err err;
 
 	if (n_fds < 3) {
 		reply(sock, JR2_SPAWNER_ERROR,
@@ -452,14 +453,10 @@ static void spawn(int sock, const struct jr2_request *req, int *fds,
 	}
 	/* No descriptor into a protected dir reaches a program: Landlock
 	 * checks paths at open(2), never a descriptor already open. */
-	for (size_t i = 0; i < n_fds; i++) {
-		struct jr2_err err;
-
-		if (jr2_step_check_fd(policy, fds[i], (int)i, &err)) {
-			reply(sock, JR2_SPAWNER_ERROR, "%s %d %s", req->id,
-			      err.code, err.msg);
-			return;
-		}
+	if (jr2_step_check_fds(policy, fds, n_fds, &err)) {
+		reply(sock, JR2_SPAWNER_ERROR, "%s %d %s", req->id, err.code,
+		      err.msg);
+		return;
 	}
 	memcpy(l.fds, fds, n_fds * sizeof(*fds));
 	find_candidates(&l);

@@ -11,7 +11,8 @@
  *   jr2-confine    fork+exec of `jr2-confine run --protect DIR -- /bin/true`
  *   bwrap          fork+exec of `bwrap --ro-bind / / --tmpfs DIR /bin/true`
  * and the peak RSS (VmHWM) of the harness and of its spawner.  Runs as root
- * in its own mount and network namespaces, on a tmpfs.
+ * in its own mount and network namespaces, on a tmpfs.  Where a start
+ * through the spawner spends its time, step by step: scripts/spawn-phases.
  */
 #include <errno.h>
 #include <fcntl.h>

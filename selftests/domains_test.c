@@ -151,6 +151,11 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 	/* And a request given a Stand-in cannot trace the others. */
 	ASSERT_STREQ("EACCES", TRY_WITH_STANDIN(hx, "read-file", plain_env));
 	ASSERT_STREQ("EPERM", TRY_WITH_STANDIN(hx, "ptrace-attach", plain));
+	/* No program joins another request's process group (each program
+	   is a session of its own); a child joins its own parent's. */
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "join-pgid", held));
+	ASSERT_STREQ("EPERM", HX_HELP(hx, "join-pgid", plain));
+	ASSERT_STREQ("ok", HX_HELP(hx, "join-pgid", "own"));
 	/* Signals: within a layer only, where the ABI scopes them. */
 	ASSERT_STREQ(signals_scoped(hx) ? "EPERM" : "ok",
 		     HX_TRY(hx, "kill", held, "0"));

@@ -103,6 +103,25 @@ static int hx_helper_fds(void)
 	return 0;
 }
 
+/*
+ * A child joins process group `pgid` ("own": this helper's group):
+ * setpgid's answer, "ok" or the errno.
+ */
+static int hx_helper_join_pgid(const char *pgid)
+{
+	pid_t target = strcmp(pgid, "own") ? (pid_t)atoi(pgid) : getpgrp();
+	int status, err;
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(setpgid(0, target) ? errno : 0);
+	if (child < 0 || waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status))
+		return hx_print_errno(ECHILD);
+	err = WEXITSTATUS(status);
+	return hx_print_errno(err);
+}
+
 static int hx_helper_vm_read(pid_t pid)
 {
 	char buf[sizeof(hx_marker)];
@@ -720,6 +739,8 @@ static int hx_helper(int argc, char **argv)
 		return hx_helper_lurk(argv[1], argv[2]);
 	if (argc == 2 && !strcmp(argv[0], "vm-read"))
 		return hx_helper_vm_read(atoi(argv[1]));
+	if (argc == 2 && !strcmp(argv[0], "join-pgid"))
+		return hx_helper_join_pgid(argv[1]);
 	if (argc == 2 && !strcmp(argv[0], "nested-widen"))
 		return hx_helper_nested_widen(argv[1]);
 	if (argc == 3 && !strcmp(argv[0], "custodian"))

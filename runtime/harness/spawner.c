@@ -216,8 +216,16 @@ static int launch_child(void *arg)
 		l->failed_step = "setrlimit(RLIMIT_CORE, 0)";
 		goto fail;
 	}
-	if (setpgid(0, 0)) {
-		l->failed_step = "setpgid";
+	/*
+	 * A session of its own, and so a process group of its own that no
+	 * other program can join: setpgid(2) moves a process only into a
+	 * group of its own session.  A program of another request that joined
+	 * it, stopped itself and lost its parent would have the kernel send
+	 * the group SIGHUP and SIGCONT (an orphaned group with a stopped
+	 * member), which no LSM is asked about.
+	 */
+	if (setsid() < 0) {
+		l->failed_step = "setsid";
 		goto fail;
 	}
 	/* Above every target first, so no dup2 below closes a source. */

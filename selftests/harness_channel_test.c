@@ -462,6 +462,23 @@ TEST_F(harness_channel, R11_a_lingering_socket_passed_leaves_status)
 	}
 }
 
+/* An exec request of /bin/true, with the bearer the harness wrote. */
+static void exec_true_msg(struct __test_metadata *_metadata,
+			  struct jr2_msg *msg)
+{
+	char bearer[256] = "";
+	FILE *file;
+
+	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
+	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
+	fclose(file);
+	bearer[strcspn(bearer, "\n")] = '\0';
+	jr2_msg_init(msg);
+	jr2_msg_field(msg, "op", "exec");
+	jr2_msg_field(msg, "bearer", bearer);
+	jr2_msg_field(msg, "arg", "/bin/true");
+}
+
 /*
  * The exec path: a client's stdin is such a socket, and the client's copy
  * closes as the request waits for the stopped harness; the spawner refuses
@@ -475,11 +492,10 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 {
 	struct hx *hx = &self->hx;
 	struct pollfd pfd = {.events = POLLIN};
-	char bearer[256] = "", answer[1024] = "";
+	char answer[1024] = "";
 	int peer, fds[4], answered;
 	struct jr2_msg msg;
 	ssize_t n;
-	FILE *file;
 
 	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
@@ -488,14 +504,7 @@ TEST_F(harness_channel, R11_a_lingering_socket_given_to_exec_leaves_exec)
 	ASSERT_LE(0, fds[1] = fds[2] = open("/dev/null", O_RDWR | O_CLOEXEC));
 	ASSERT_LE(0, fds[3] =
 			 open(HX_PROTECTED, O_PATH | O_DIRECTORY | O_CLOEXEC));
-	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
-	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
-	fclose(file);
-	bearer[strcspn(bearer, "\n")] = '\0';
-	jr2_msg_init(&msg);
-	jr2_msg_field(&msg, "op", "exec");
-	jr2_msg_field(&msg, "bearer", bearer);
-	jr2_msg_field(&msg, "arg", "/bin/true");
+	exec_true_msg(_metadata, &msg);
 	harness_stop(_metadata, hx);
 	pfd.fd = control_send(msg.buf, msg.len, fds, 4);
 	/* The queued message holds them: these closes are not the last. */
@@ -1053,19 +1062,10 @@ static int answer_within(int sock, char *out, size_t size, int ms)
 static void exec_answer(struct __test_metadata *_metadata, const int *fds,
 			size_t n, char *out, size_t size)
 {
-	char bearer[256] = "";
 	struct jr2_msg msg;
-	FILE *file;
 	int sock;
 
-	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
-	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
-	fclose(file);
-	bearer[strcspn(bearer, "\n")] = '\0';
-	jr2_msg_init(&msg);
-	jr2_msg_field(&msg, "op", "exec");
-	jr2_msg_field(&msg, "bearer", bearer);
-	jr2_msg_field(&msg, "arg", "/bin/true");
+	exec_true_msg(_metadata, &msg);
 	sock = control_send(msg.buf, msg.len, fds, n);
 	jr2_msg_free(&msg);
 	ASSERT_LE(0, sock);

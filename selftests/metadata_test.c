@@ -359,28 +359,26 @@ static void assert_dev_still_works(struct __test_metadata *_metadata,
 		EXPECT_STREQ("ok", kt_try(st, path, "pty", "/dev/ptmx"));
 }
 
-TEST_F(escapes, R9_kernel_trees_metadata_run)
+/* The kernel's trees by `path`: held, and what stays usable. */
+static void kernel_trees(struct __test_metadata *_metadata, struct st *st,
+			 enum st_path path)
 {
-	struct st *st = &self->st;
-
 	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
 	ST_START(st);
-	assert_kernel_trees_held(_metadata, st, ST_RUN);
-	assert_dev_names_held(_metadata, st, ST_RUN);
-	assert_no_remount(_metadata, st, ST_RUN);
-	assert_dev_still_works(_metadata, st, ST_RUN);
+	assert_kernel_trees_held(_metadata, st, path);
+	assert_dev_names_held(_metadata, st, path);
+	assert_no_remount(_metadata, st, path);
+	assert_dev_still_works(_metadata, st, path);
+}
+
+TEST_F(escapes, R9_kernel_trees_metadata_run)
+{
+	kernel_trees(_metadata, &self->st, ST_RUN);
 }
 
 TEST_F(escapes, R9_kernel_trees_metadata_exec)
 {
-	struct st *st = &self->st;
-
-	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
-	ST_START(st);
-	assert_kernel_trees_held(_metadata, st, ST_EXEC);
-	assert_dev_names_held(_metadata, st, ST_EXEC);
-	assert_no_remount(_metadata, st, ST_EXEC);
-	assert_dev_still_works(_metadata, st, ST_EXEC);
+	kernel_trees(_metadata, &self->st, ST_EXEC);
 }
 
 /* ---- mounts the host makes after the confinement ---- */
@@ -502,28 +500,26 @@ static void assert_late_mounts(struct __test_metadata *_metadata, struct st *st,
 	}
 }
 
-TEST_F(escapes, O2_R9_late_mounts_stay_out_run)
+/* The late mounts by `path`, on a shared /mnt. */
+static void late_mounts_stay_out(struct __test_metadata *_metadata,
+				 struct st *st, enum st_path path)
 {
-	struct st *st = &self->st;
-
 	fx_make_dir(_metadata, LATE_DIR, 0755);
 	fx_make_dir(_metadata, LATE_DIR "/tmp", 0755);
 	fx_make_dir(_metadata, LATE_DIR "/prot", 0755);
 	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
 	ST_START(st);
-	assert_late_mounts(_metadata, st, ST_RUN);
+	assert_late_mounts(_metadata, st, path);
+}
+
+TEST_F(escapes, O2_R9_late_mounts_stay_out_run)
+{
+	late_mounts_stay_out(_metadata, &self->st, ST_RUN);
 }
 
 TEST_F(escapes, O2_R9_late_mounts_stay_out_exec)
 {
-	struct st *st = &self->st;
-
-	fx_make_dir(_metadata, LATE_DIR, 0755);
-	fx_make_dir(_metadata, LATE_DIR "/tmp", 0755);
-	fx_make_dir(_metadata, LATE_DIR "/prot", 0755);
-	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
-	ST_START(st);
-	assert_late_mounts(_metadata, st, ST_EXEC);
+	late_mounts_stay_out(_metadata, &self->st, ST_EXEC);
 }
 
 ST_MAIN

@@ -463,6 +463,36 @@ void reap(void)
 
 /* Whether the harness has a child, zombies reaped (reap) or not. */
 /*
+ * The parent of pid, from /proc/PID/stat ("pid (comm) state ppid"; comm
+ * may hold ") "): 0 for a parent outside this pid namespace, -1 when not
+ * known.  stat, not status: the kernel formats a few numbers for it where
+ * status takes every field.  O_NONBLOCK: root may hold a lease on the
+ * file, and a blocking open would wait the lease break time
+ * (/proc/sys/fs/lease-break-time), and the harness's loop with it.
+ */
+pid_t proc_parent(pid_t pid)
+{
+	char path[64], line[512];
+	const char *after_comm;
+	int parent = -1, fd;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	line[len] = '\0';
+	after_comm = strrchr(line, ')');
+	if (!after_comm || sscanf(after_comm, ") %*c %d", &parent) != 1)
+		return -1;
+	return parent < 0 ? -1 : (pid_t)parent;
+}
+
+/*
  * As pid 1 of its pid namespace, with that namespace's /proc (/proc/self is
  * "1"): whether a process other than itself is left.  One a `docker exec`
  * started is no child of the harness, yet ends when pid 1 exits: the stop
@@ -505,7 +535,6 @@ bool children_left(void)
  */
 bool signal_programs(int signo)
 {
-	char path[64], stat_line[512];
 	struct dirent *d;
 	bool any = false;
 	DIR *proc;
@@ -521,24 +550,9 @@ bool signal_programs(int signo)
 	proc = opendir("/proc");
 	while (proc && (d = readdir(proc))) {
 		long pid = strtol(d->d_name, NULL, 10);
-		const char *after_comm;
-		int ppid = 0, fd;
-		ssize_t len;
 
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		len = fd < 0 ? -1 : read(fd, stat_line, sizeof(stat_line) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (len <= 0)
-			continue;
-		stat_line[len] = '\0';
-		/* "pid (comm) state ppid": comm may hold ") ". */
-		after_comm = strrchr(stat_line, ')');
-		if (after_comm && sscanf(after_comm, ") %*c %d", &ppid) == 1 &&
-		    ppid == getpid() && kill((pid_t)pid, signo) == 0)
+		if (pid > 0 && proc_parent((pid_t)pid) == getpid() &&
+		    kill((pid_t)pid, signo) == 0)
 			any = true;
 	}
 	if (proc)

@@ -354,38 +354,15 @@ static bool peer_is_program(pid_t pid)
 	if (pid <= 0)
 		return false;
 	for (int depth = 0; depth < 128; depth++) {
-		char path[64], line[512];
-		const char *after_comm;
-		pid_t parent = -1;
-		ssize_t len;
-		int fd;
+		pid_t parent;
 
 		if (pid == self)
 			return true;
 		if (pid == 1)
 			return false;
-		/*
-		 * stat, not status: its first line holds the parent, and the
-		 * kernel formats a few numbers for it where status takes
-		 * every field (half the time per step, measured on 6.18).
-		 * O_NONBLOCK: the file's owner (root) may hold a lease on
-		 * it, and a blocking open waits the lease break time
-		 * (/proc/sys/fs/lease-break-time), and the loop with it;
-		 * EWOULDBLOCK makes the peer unknown.
-		 */
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			return true;
-		len = read(fd, line, sizeof(line) - 1);
-		close(fd);
-		if (len <= 0)
-			return true;
-		line[len] = '\0';
-		/* "pid (comm) state ppid": comm may hold ") ". */
-		after_comm = strrchr(line, ')');
-		if (!after_comm ||
-		    sscanf(after_comm, ") %*c %d", &parent) != 1 || parent < 0)
+		/* Unknown (gone, or a lease held: EWOULDBLOCK): a program. */
+		parent = proc_parent(pid);
+		if (parent < 0)
 			return true;
 		if (parent == 0)
 			return false;

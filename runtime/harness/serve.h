@@ -172,6 +172,8 @@ void status_reply(struct conn *c, bool json);
 
 /* children.c: the spawner, its protocol, and the reaping */
 bool children_left(void);
+/* The parent of pid (0: outside this pid namespace), or -1: not known. */
+pid_t proc_parent(pid_t pid);
 bool signal_programs(int signo);
 bool wait_for_children(long long ms, bool *hurried);
 void on_spawner_message(void);

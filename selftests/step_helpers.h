@@ -291,13 +291,6 @@ static int st_helper(int argc, char **argv)
 	     !strcmp(argv[0], "setattr-rw") ||
 	     !strcmp(argv[0], "userns-setattr-rw")))
 		return st_helper_mount_rw(argv[0], argv[1]);
-	if (argc == 2 && !strcmp(argv[0], "write-dev")) {
-		int fd = open(argv[1], O_WRONLY | O_NOCTTY | O_CLOEXEC);
-
-		if (fd < 0)
-			return st_print_errno(errno);
-		return st_print_errno(ST_ERR(write(fd, "", 1) == 1 ? 0 : -1));
-	}
 	if (argc == 2 && !strcmp(argv[0], "pty")) {
 		/* A pty of its own: ptmx, then its pts/N, mode 0620 again. */
 		int ptm = open(argv[1], O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -307,19 +300,6 @@ static int st_helper(int argc, char **argv)
 			return st_print_errno(errno);
 		return st_print_errno(ST_ERR(chmod(pts, 0620)));
 	}
-	if (argc == 2 && !strcmp(argv[0], "unlink"))
-		return st_print_errno(ST_ERR(unlink(argv[1])));
-	if (argc == 2 && !strcmp(argv[0], "mkdir"))
-		return st_print_errno(ST_ERR(mkdir(argv[1], 0700)));
-	if (argc == 2 && !strcmp(argv[0], "mknod-fifo"))
-		return st_print_errno(
-		    ST_ERR(mknod(argv[1], S_IFIFO | 0600, 0)));
-	if (argc == 3 && !strcmp(argv[0], "rename"))
-		return st_print_errno(ST_ERR(rename(argv[1], argv[2])));
-	if (argc == 3 && !strcmp(argv[0], "link"))
-		return st_print_errno(ST_ERR(link(argv[1], argv[2])));
-	if (argc == 3 && !strcmp(argv[0], "symlink"))
-		return st_print_errno(ST_ERR(symlink(argv[1], argv[2])));
 	if (argc == 4 && !strcmp(argv[0], "late-chmod"))
 		return st_late_chmod(argv[1], argv[2], argv[3]);
 	if (argc == 2 && !strcmp(argv[0], "handle"))
@@ -387,11 +367,12 @@ static const char *const st_path_name[] = {"unconfined", "jr2-confine run",
  * Runs this binary's `--step-helper VERB...` by `path`, with `opts` (run's
  * or exec's flags before `--`).  Its output in out; returns its status.
  */
-static inline int st_help_opts(struct st *st, enum st_path path,
+/* `tool` VERB... by `path`: its output into out; its exit status. */
+static inline int st_tool_opts(struct st *st, enum st_path path,
 			       const char *const opts[], bool session,
+			       const char *const tool[],
 			       const char *const verb[], char *out, size_t size)
 {
-	const char *const helper[] = {st->hx.self, "--step-helper", NULL};
 	const char *run[24] = {st->confine, "run",	  "--quiet",
 			       "--protect", HX_PROTECTED, "--read-only",
 			       ST_RO};
@@ -406,8 +387,8 @@ static inline int st_help_opts(struct st *st, enum st_path path,
 		head[n++] = opts[i];
 	head[n++] = "--";
 	head[n] = NULL;
-	for (size_t i = 0; helper[i]; i++)
-		full[m++] = helper[i];
+	for (size_t i = 0; tool[i]; i++)
+		full[m++] = tool[i];
 	for (size_t i = 0; verb[i] && m + 1 < ST_MAX_WORDS; i++)
 		full[m++] = verb[i];
 	full[m] = NULL;
@@ -416,6 +397,25 @@ static inline int st_help_opts(struct st *st, enum st_path path,
 	else
 		st_argv(argv, ST_MAX_WORDS + 24, head, full);
 	return st_run(argv, st->in_fd, session, out, size);
+}
+
+/* This binary's `--step-helper` VERB... by `path`. */
+static inline int st_help_opts(struct st *st, enum st_path path,
+			       const char *const opts[], bool session,
+			       const char *const verb[], char *out, size_t size)
+{
+	const char *const helper[] = {st->hx.self, "--step-helper", NULL};
+
+	return st_tool_opts(st, path, opts, session, helper, verb, out, size);
+}
+
+/* jr2-try VERB... by `path` (its verbs: runtime/tests/try.c). */
+static inline int st_try(struct st *st, enum st_path path,
+			 const char *const verb[], char *out, size_t size)
+{
+	const char *const tool[] = {st->hx.try_tool, NULL};
+
+	return st_tool_opts(st, path, NULL, false, tool, verb, out, size);
 }
 
 /* The helper's first line by `path` (no flags, no new session). */

@@ -157,8 +157,10 @@ uint64_t jr2_plan_rights_at(const struct jr2_ruleset_plan *plan,
 /*
  * Called by jr2_confine_plan() with stage 0 before the first
  * landlock_add_rule, stage 1 before the targets are verified and the thread
- * restricted.  The library's does nothing (confine_seam.c, its own archive
- * member); a test binary defines its own to change the file system there.
+ * restricted, only in the build of confine.c with JR2_CONFINE_SEAM (the
+ * test binaries that define it link that object before libjr2.a).  The
+ * library and the shipped programs hold no such call: nothing a program
+ * links runs between the steps.
  */
 void jr2_confine_seam(const struct jr2_ruleset_plan *plan, int stage);
 

@@ -26,12 +26,14 @@ selftests: $(SELFTESTS_BINS)
 $(BUILD)/selftests/%_test: selftests/%_test.c $(wildcard selftests/*.h) \
 		$(KSFT_INC)/kselftest_harness.h $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SELFTESTS_CFLAGS) -o $@ $< $(SELFTESTS_LIBS) \
-		$(LDFLAGS_STATIC)
+	$(CC) $(CFLAGS) $(SELFTESTS_CFLAGS) -o $@ $< $(filter %.o,$^) \
+		$(SELFTESTS_LIBS) $(LDFLAGS_STATIC)
+$(BUILD)/selftests/race_test: $(CONFINE_SEAM_OBJ)
 
 # The runtime the suite links and runs, for selftests/Makefile in a kernel
 # tree (JR2_BUILD there): the libraries, the shipped programs and jr2-try.
-ksft-runtime: deps $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a $(BINS) $(SUITE_TOOLS)
+ksft-runtime: deps $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a $(CONFINE_SEAM_OBJ) \
+	$(BINS) $(SUITE_TOOLS)
 
 # The suite as a kselftest target, the way a kernel developer runs it: copied
 # into tools/testing/selftests/jr2 of Debian's 6.1 frame (scripts/ksft-frame),

@@ -301,3 +301,16 @@ const char *jr2_abi_unavailable(const struct jr2_abi *abi, char *buf,
 	}
 	return buf;
 }
+
+int jr2_yama_ptrace_scope(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int scope = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &scope) != 1 || scope < 0)
+		scope = -1;
+	fclose(f);
+	return scope;
+}

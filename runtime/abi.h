@@ -85,6 +85,13 @@ int jr2_abi_cap(const char *flag, char *msg, size_t size);
 const char *jr2_abi_unavailable(const struct jr2_abi *abi, char *buf,
 				size_t size);
 
+/*
+ * Yama's kernel.yama.ptrace_scope (0-3), or -1 when the kernel has no Yama.
+ * Not Landlock's: it decides whether programs of one domain can trace each
+ * other (P3), so `check` reports it and the suite's tracing expects it.
+ */
+int jr2_yama_ptrace_scope(void);
+
 /* Stable names of the bits of fs rights, scopes and restrict flags. */
 enum jr2_bit_kind { JR2_BITS_FS, JR2_BITS_SCOPE, JR2_BITS_RESTRICT };
 const char *jr2_bit_name(enum jr2_bit_kind kind, unsigned int bit);

@@ -333,24 +333,6 @@ static void check_frozen(const struct jr2_abi *abi, bool json)
 	jr2_policy_free(&policy);
 }
 
-/*
- * Yama's ptrace_scope (0-3), or -1 when the kernel has no Yama (no
- * /proc/sys/kernel/yama/ptrace_scope).  Not Landlock's: reported because it
- * decides whether programs of one domain can trace each other (P3).
- */
-static int yama_ptrace_scope(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	int scope = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &scope) != 1 || scope < 0)
-		scope = -1;
-	fclose(f);
-	return scope;
-}
-
 static const char *yama_meaning(int scope)
 {
 	switch (scope) {
@@ -370,7 +352,7 @@ static const char *yama_meaning(int scope)
 
 static int cmd_check(const struct options *o)
 {
-	int yama = yama_ptrace_scope();
+	int yama = jr2_yama_ptrace_scope();
 	struct jr2_abi abi;
 	struct utsname uts;
 	enum jr2_verdict verdict;

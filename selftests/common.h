@@ -813,25 +813,6 @@ static inline void fx_probe_abi(struct __test_metadata *_metadata,
 	jr2_abi_probe(abi, cap);
 }
 
-/*
- * Yama's kernel.yama.ptrace_scope: 0-3, or -1 when the kernel has no Yama.
- * It decides which programs of one user may trace each other, so the
- * positive controls of tracing expect what it allows (data, never the
- * kernel's name).
- */
-static inline int fx_yama_scope(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
-	int scope = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &scope) != 1 || scope < 0)
-		scope = -1;
-	fclose(f);
-	return scope;
-}
-
 /* The ABI in force and a tmpfs on FX_ROOT, in this mount namespace. */
 static inline void fx_mount_root(struct __test_metadata *_metadata,
 				 struct jr2_fx *fx)

@@ -54,7 +54,7 @@ TEST_F(domains, P3_yama_decides_tracing_of_a_peer_naming_no_tracer)
 	struct hx *hx = &self->hx;
 	char pid[16], named_pid[16], why[256];
 	const char *blocked = hx_peer_trace_blocked(why, sizeof(why));
-	int scope = fx_yama_scope();
+	int scope = jr2_yama_ptrace_scope();
 	pid_t client;
 
 	HX_START(hx, NULL);

@@ -1477,7 +1477,7 @@ TEST_F(escapes, R3_R9_socket_bind_via_bindmount)
  */
 #define ES_REQUIRE_TRACING_CONTROL()                                          \
 	do {                                                                  \
-		int _scope = fx_yama_scope();                                 \
+		int _scope = jr2_yama_ptrace_scope();                         \
 		if (_scope >= 3 || (_scope == 2 && es.step))                  \
 			SKIP(return,                                          \
 				   "Yama's ptrace_scope is %d: %s, so the "   \
@@ -2225,7 +2225,7 @@ TEST_F(escapes_paths, P1_R9_ptrace_attach_outside_domain)
 
 	hx_pid_str(outside, pid, sizeof(pid));
 	/* Control: root unconfined traces it (Yama's scope 3: nobody). */
-	if (fx_yama_scope() >= 3)
+	if (jr2_yama_ptrace_scope() >= 3)
 		SKIP(return, "Yama's ptrace_scope is 3: no attach at all, so "
 			     "the positive control cannot run");
 	ASSERT_STREQ("ok", DR_UNCONFINED("ptrace-attach", pid));
@@ -2250,7 +2250,7 @@ TEST_F(escapes_paths, P1_R9_procmem_outside_domain)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)outside);
-	if (fx_yama_scope() >= 3)
+	if (jr2_yama_ptrace_scope() >= 3)
 		SKIP(return, "Yama's ptrace_scope is 3: no attach at all, so "
 			     "the positive control cannot run");
 	ASSERT_STREQ("ok", DR_UNCONFINED("open-read", path));

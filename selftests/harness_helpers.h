@@ -690,7 +690,7 @@ static int hx_helper(int argc, char **argv)
 		 */
 		if (!strcmp(argv[0], "sleep") &&
 		    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) &&
-		    fx_yama_scope() >= 0)
+		    jr2_yama_ptrace_scope() >= 0)
 			return hx_print_errno(errno);
 		for (int i = 0; i < 120 && hx_marker[0]; i++)
 			sleep(1);
@@ -1336,7 +1336,7 @@ static inline pid_t hx_start_sleeper(struct __test_metadata *_metadata,
  */
 static inline const char *hx_peer_trace_blocked(char *why, size_t size)
 {
-	int scope = fx_yama_scope();
+	int scope = jr2_yama_ptrace_scope();
 
 	if (scope <= 1)
 		return NULL;

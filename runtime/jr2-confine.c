@@ -270,7 +270,7 @@ static const char *hint(const struct jr2_abi *abi)
 
 /*
  * The frozen folders (nothing can be made, removed or renamed directly in
- * them) with why, and the warnings a start message must give (issue 11).
+ * them) with why, and the warnings a start message must give.
  */
 static void json_frozen(const struct jr2_ruleset_plan *plan)
 {

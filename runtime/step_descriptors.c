@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Step 1 of the confinement step (confine_step.h): no descriptor into a
+ * protected dir, and none open for writing into a read-only tree, crosses
+ * into the domain.  Landlock checks paths at open(2), never a descriptor
+ * already open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "confine_step.h"
+#include "policy_internal.h"
+#include "step_internal.h"
+
+size_t jr2_idents(const struct jr2_strv *paths, struct jr2_ident *out,
+		  size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < paths->n && n < max; i++) {
+		struct stat st;
+
+		if (lstat(paths->v[i], &st) || S_ISLNK(st.st_mode))
+			continue;
+		out[n++] =
+		    (struct jr2_ident){paths->v[i], st.st_dev, st.st_ino};
+	}
+	return n;
+}
+
+/*
+ * Walks from the dir `fd` up to the root by "..": the first of `ids` met
+ * (the dir itself included), or NULL.  Closes fd.
+ */
+static const struct jr2_ident *walk_up(int fd, const struct jr2_ident *ids,
+				       size_t n)
+{
+	for (int depth = 0; fd >= 0 && depth < 4096; depth++) {
+		struct stat st, up_st;
+		int up;
+
+		if (fstat(fd, &st))
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (st.st_dev == ids[i].dev &&
+			    st.st_ino == ids[i].ino) {
+				close(fd);
+				return &ids[i];
+			}
+		}
+		up = openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up < 0 || fstat(up, &up_st) ||
+		    (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino)) {
+			if (up >= 0)
+				close(up);
+			break;
+		}
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* The restricted place `fd` lies in (by dev and inode, then by name). */
+static const struct jr2_ident *fd_inside(int fd, const struct stat *st,
+					 const char *target,
+					 const struct jr2_ident *ids, size_t n)
+{
+	const struct jr2_ident *hit;
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (S_ISDIR(st->st_mode)) {
+		char self[32];
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		/* O_PATH of the same dir: ".." walks from it. */
+		hit = walk_up(open(self, O_PATH | O_DIRECTORY | O_CLOEXEC), ids,
+			      n);
+		if (hit)
+			return hit;
+	}
+	if (target[0] != '/')
+		return NULL; /* pipe:, socket:, anon_inode: */
+	for (size_t i = 0; i < n; i++)
+		if (jr2_path_within(target, ids[i].path))
+			return &ids[i];
+	snprintf(dir, sizeof(dir), "%s", target);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return NULL;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	return walk_up(open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), ids, n);
+}
+
+/* The restricted places of a policy, as they are named now. */
+struct places {
+	struct jr2_ident prot[64], ro[64];
+	size_t n_prot, n_ro;
+};
+
+static int places_of(const struct jr2_policy *policy, struct places *pl,
+		     struct jr2_err *err)
+{
+	if (policy->protect.n > 64 || policy->read_only.n > 64)
+		return jr2_fail(err, E2BIG, true,
+				"the policy has more than 64 protected dirs "
+				"or read-only trees: merge some");
+	pl->n_prot = jr2_idents(&policy->protect, pl->prot, 64);
+	pl->n_ro = jr2_idents(&policy->read_only, pl->ro, 64);
+	return 0;
+}
+
+/*
+ * A file one descriptor of a batch was checked on: what the verdict depends
+ * on (its inode, its path: fd_inside reads nothing else) and which checks
+ * it passed.
+ */
+struct checked {
+	dev_t dev;
+	ino_t ino;
+	char *target;
+	bool write_passed; /* not in a read-only tree either */
+};
+
+static int check_fd_in(const struct places *pl, int fd, int shown_as,
+		       struct checked *seen, size_t *n_seen, size_t max_seen,
+		       struct jr2_err *err)
+{
+	const struct jr2_ident *hit;
+	struct checked *same = NULL;
+	char link[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	bool writing;
+	int flags;
+
+	if (fstat(fd, &st) || (flags = fcntl(fd, F_GETFL)) < 0)
+		return 0; /* not open: nothing crosses */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len < 0)
+		return jr2_fail(err, errno, false,
+				"descriptor %d: readlink %s: %s: cannot tell "
+				"where it leads; mount /proc",
+				shown_as, link, strerror(errno));
+	target[len] = '\0';
+	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
+		target[len - 10] = '\0';
+	writing = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
+	for (size_t i = 0; i < *n_seen && !same; i++)
+		if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino &&
+		    !strcmp(seen[i].target, target))
+			same = &seen[i];
+	if (!same) {
+		hit = fd_inside(fd, &st, target, pl->prot, pl->n_prot);
+		if (hit)
+			return jr2_fail(
+			    err, EPERM, false,
+			    "descriptor %d refers to '%s' in the protected "
+			    "dir '%s': no descriptor into a protected dir "
+			    "reaches a program; close it or do not pass it",
+			    shown_as, target, hit->path);
+		if (*n_seen < max_seen &&
+		    (seen[*n_seen].target = strdup(target))) {
+			seen[*n_seen].dev = st.st_dev;
+			seen[*n_seen].ino = st.st_ino;
+			seen[*n_seen].write_passed = false;
+			same = &seen[(*n_seen)++];
+		}
+	}
+	if (writing && !(same && same->write_passed)) {
+		hit = fd_inside(fd, &st, target, pl->ro, pl->n_ro);
+		if (hit)
+			return jr2_fail(err, EPERM, false,
+					"descriptor %d is open for writing on "
+					"'%s' in the read-only tree '%s': "
+					"open it read-only or do not pass it",
+					shown_as, target, hit->path);
+		if (same)
+			same->write_passed = true;
+	}
+	return 0;
+}
+
+int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
+		      struct jr2_err *err)
+{
+	struct places pl;
+	size_t n_seen = 0;
+
+	if (places_of(policy, &pl, err))
+		return -1;
+	return check_fd_in(&pl, fd, shown_as, NULL, &n_seen, 0, err);
+}
+
+int jr2_step_check_fds(const struct jr2_policy *policy, const int *fds,
+		       size_t n, struct jr2_err *err)
+{
+	struct checked seen[JR2_STEP_CHECK_MAX_FDS];
+	struct places pl;
+	size_t n_seen = 0;
+	int ret = 0;
+
+	if (places_of(policy, &pl, err))
+		return -1;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = check_fd_in(&pl, fds[i], (int)i, seen, &n_seen,
+				  JR2_STEP_CHECK_MAX_FDS, err);
+	for (size_t i = 0; i < n_seen; i++)
+		free(seen[i].target);
+	return ret;
+}
+
+static bool kept_fd(const struct jr2_step *step, int fd)
+{
+	if (fd <= 2)
+		return true;
+	for (size_t i = 0; i < step->n_keep_fds; i++)
+		if (step->keep_fds[i] == fd)
+			return true;
+	return false;
+}
+
+int jr2_step_descriptors(const struct jr2_policy *policy, struct jr2_step *step,
+			 struct jr2_err *err)
+{
+	if (step->close_others) {
+		/* Closes the gaps between the kept ones, then the rest. */
+		int lo = 3;
+
+		for (int fd = 3; fd < 65536; fd++) {
+			if (!kept_fd(step, fd))
+				continue;
+			if (fd > lo &&
+			    syscall(SYS_close_range, lo, fd - 1, 0) && errno)
+				return jr2_fail(err, errno, false,
+						"close_range(%d, %d): %s", lo,
+						fd - 1, strerror(errno));
+			lo = fd + 1;
+		}
+		if (syscall(SYS_close_range, lo, ~0U, 0))
+			return jr2_fail(err, errno, false,
+					"close_range(%d, ~0): %s", lo,
+					strerror(errno));
+	}
+	for (int fd = 0; fd <= 2 && !step->fds_per_program; fd++)
+		if (jr2_step_check_fd(policy, fd, fd, err))
+			return -1;
+	for (size_t i = 0; i < step->n_keep_fds; i++) {
+		if (fcntl(step->keep_fds[i], F_GETFD) < 0)
+			return jr2_fail(err, EBADF, true,
+					"--pass-fd %d: that descriptor is not "
+					"open: open it or drop the flag",
+					step->keep_fds[i]);
+		if (jr2_step_check_fd(policy, step->keep_fds[i],
+				      step->keep_fds[i], err))
+			return -1;
+		/* Passed on purpose: across execve too. */
+		if (fcntl(step->keep_fds[i], F_SETFD, 0))
+			return jr2_fail(err, errno, false,
+					"--pass-fd %d: fcntl(F_SETFD): %s",
+					step->keep_fds[i], strerror(errno));
+	}
+	return 0;
+}

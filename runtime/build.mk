@@ -32,10 +32,12 @@ $(BIN)/jr2-confine: $(OBJ)/runtime/jr2-confine.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
 
+# jr2-try: the tests' one helper program, its verbs by subject in try_*.c.
+TRY_SRCS := runtime/tests/try.c $(sort $(wildcard runtime/tests/try_*.c))
 TEST_BINS += $(BIN)/jr2-try
-$(BIN)/jr2-try: runtime/tests/try.c
+$(BIN)/jr2-try: $(TRY_SRCS) runtime/tests/try.h $(JR2_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $<
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $(TRY_SRCS)
 
 # Tests: kselftest harness binaries; the harness's macros trip
 # -Wunused-parameter, relaxed for test code only.

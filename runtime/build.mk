@@ -33,11 +33,13 @@ $(BIN)/jr2-confine: $(OBJ)/runtime/jr2-confine.o $(OBJ)/libjr2.a
 	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
 
 # jr2-try: the tests' one helper program, its verbs by subject in try_*.c.
+# Static and non-PIE: a marker has the same address in every run (vm-read).
 TRY_SRCS := runtime/tests/try.c $(sort $(wildcard runtime/tests/try_*.c))
 TEST_BINS += $(BIN)/jr2-try
-$(BIN)/jr2-try: $(TRY_SRCS) runtime/tests/try.h $(JR2_HDRS)
+$(BIN)/jr2-try: $(TRY_SRCS) $(wildcard runtime/tests/try*.h) $(JR2_HDRS) \
+		$(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $(TRY_SRCS)
+	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $(TRY_SRCS) $(OBJ)/libjr2.a
 
 # Tests: kselftest harness binaries; the harness's macros trip
 # -Wunused-parameter, relaxed for test code only.

@@ -177,4 +177,4 @@ TEST_F(agent_day, A1_A3_python_venv)
 		 "# %s");
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

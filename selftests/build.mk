@@ -24,6 +24,7 @@ selftests: $(SELFTESTS_BINS)
 # Libraries come from the recipe (expanded when it runs), so fragments
 # included after this one can still add theirs.
 $(BUILD)/selftests/%_test: selftests/%_test.c $(wildcard selftests/*.h) \
+		runtime/tests/try_shared.h \
 		$(KSFT_INC)/kselftest_harness.h $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SELFTESTS_CFLAGS) -o $@ $< $(filter %.o,$^) \

@@ -55,14 +55,14 @@ TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
 	unsigned long long set[5], all[5];
 
 	ST_START(st);
-	ASSERT_EQ(5, sscanf(ST_HELP(st, ST_UNCONFINED, "caps"),
+	ASSERT_EQ(5, sscanf(ST_TRY_LINE(st, ST_UNCONFINED, "caps"),
 			    "%llx %llx %llx %llx %llx", &all[0], &all[1],
 			    &all[2], &all[3], &all[4]));
 	/* Control: the test (root) holds what programs must lose. */
 	ASSERT_TRUE(all[0] & (1ULL << CAP_SYS_ADMIN));
 	ASSERT_TRUE(all[2] & (1ULL << CAP_MKNOD));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		const char *out = ST_HELP(st, path, "caps");
+		const char *out = ST_TRY_LINE(st, path, "caps");
 
 		ASSERT_EQ(5, sscanf(out, "%llx %llx %llx %llx %llx", &set[0],
 				    &set[1], &set[2], &set[3], &set[4]))
@@ -98,11 +98,11 @@ TEST_F(escapes, R9_capabilities_open_by_handle)
 
 	ST_START(st);
 	for (size_t i = 0; i < 2; i++) {
-		ASSERT_STREQ("ok",
-			     ST_HELP(st, ST_UNCONFINED, "handle", files[i]));
+		ASSERT_STREQ(
+		    "ok", ST_TRY_LINE(st, ST_UNCONFINED, "handle", files[i]));
 		for (int path = ST_RUN; path <= ST_EXEC; path++) {
 			ASSERT_STREQ("EPERM",
-				     ST_HELP(st, path, "handle", files[i]))
+				     ST_TRY_LINE(st, path, "handle", files[i]))
 			{
 				TH_LOG("%s: %s", st_path_name[path], files[i]);
 			}
@@ -133,15 +133,15 @@ TEST_F(escapes, R3_capabilities_no_block_device)
 		       ? "EPERM"
 		       : "EACCES";
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ(expected,
-			     ST_HELP(st, path, "mknod-block", ST_FREE "/blk"))
+		ASSERT_STREQ(expected, ST_TRY_LINE(st, path, "mknod-block",
+						   ST_FREE "/blk"))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
 		ASSERT_NE(0, access(ST_FREE "/blk", F_OK));
 	}
-	ASSERT_STREQ("ok",
-		     ST_HELP(st, ST_UNCONFINED, "mknod-block", ST_FREE "/blk"));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "mknod-block",
+				       ST_FREE "/blk"));
 	ASSERT_EQ(0, unlink(ST_FREE "/blk"));
 }
 
@@ -153,13 +153,13 @@ TEST_F(escapes, P1_capabilities_parent_environ)
 
 	ST_START(st);
 	hx_pid_str(getpid(), pid, sizeof(pid));
-	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "environ", pid));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "environ-of", pid));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EACCES", ST_HELP(st, path, "environ", pid))
+		ASSERT_STREQ("EACCES", ST_TRY_LINE(st, path, "environ-of", pid))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
 	}
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

@@ -525,7 +525,7 @@ static inline const char *fx_tool(const char *name, char *buf, size_t size)
 
 /*
  * The suite's own folders: fx_tool_dirs() and, when JR2_BIN_DIR named
- * another, this binary's (the harness tests execute it again).
+ * another, this binary's (trace_test executes itself again).
  */
 static inline int fx_suite_dirs(char dirs[3][PATH_MAX])
 {

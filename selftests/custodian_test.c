@@ -42,20 +42,20 @@ TEST_F(custodian, R8_connect_works_request_refused_without_standin)
 	ASSERT_STREQ("ok", HX_TRY(hx, "connect-unix", HX_CUSTODIAN));
 	ASSERT_STREQ("refused the request has no control Stand-in; only the "
 		     "Harness holds it",
-		     HX_HELP(hx, "custodian", HX_CUSTODIAN, "GET /menu"));
+		     HX_TRY_LINE(hx, "custodian", HX_CUSTODIAN, "GET /menu"));
 	/* The public fetch Stand-in is no control Stand-in. */
 	ASSERT_STREQ("refused the request has no control Stand-in; only the "
 		     "Harness holds it",
-		     HX_HELP(hx, "custodian", HX_CUSTODIAN,
-			     "jr2-fetch-public GET /menu"));
+		     HX_TRY_LINE(hx, "custodian", HX_CUSTODIAN,
+				 "jr2-fetch-public GET /menu"));
 	/* The confined program cannot read the Stand-in to try it. */
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_STANDINS));
 	/* Positive control: the harness side, with the control Stand-in. */
 	control_standin(_metadata, control, sizeof(control));
 	{
 		char line[256];
-		char *const argv[] = {hx->self,	    "--hx-helper", "custodian",
-				      HX_CUSTODIAN, line,	   NULL};
+		char *const argv[] = {hx->try_tool, "custodian", HX_CUSTODIAN,
+				      line, NULL};
 
 		snprintf(line, sizeof(line), "%s GET /menu", control);
 		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
@@ -300,4 +300,4 @@ TEST_F(custodian, R8_E5_second_harness_on_same_dir_refused)
 	ASSERT_EQ(0, hx_status(hx, log, sizeof(log)));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -69,4 +69,4 @@ TEST_F(escapes, R1_defaults_fail_closed_run)
 	ASSERT_EQ(0, access(ST_FREE "/ran", F_OK));
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

@@ -43,8 +43,8 @@ static int pass_fd(struct st *st, enum st_path path, const char *fd, char *out,
 	const char *const verb_run[] = {"fd-read", fd, NULL};
 
 	/* exec renumbers passed descriptors from 3; run keeps them. */
-	return st_help_opts(st, path, opts, false,
-			    path == ST_EXEC ? verb : verb_run, out, size);
+	return st_try_opts(st, path, opts, false,
+			   path == ST_EXEC ? verb : verb_run, out, size);
 }
 
 /* `exec 5<P/k 6>>P/k; jr2-confine run -- sh -c 'cat <&5; ...'`. */
@@ -64,10 +64,11 @@ TEST_F(escapes, R10_descriptors_inherited_are_closed_run)
 	before = size_of(HX_STANDINS);
 	/* Control: unconfined, descriptor 5 reads the Stand-ins. */
 	ASSERT_EQ(
-	    0, strncmp("ok ", ST_HELP(st, ST_UNCONFINED, "fd-read", "5"), 3));
-	ASSERT_STREQ("EBADF", ST_HELP(st, ST_RUN, "fd-read", "5"));
+	    0,
+	    strncmp("ok ", ST_TRY_LINE(st, ST_UNCONFINED, "fd-read", "5"), 3));
+	ASSERT_STREQ("EBADF", ST_TRY_LINE(st, ST_RUN, "fd-read", "5"));
 	/* The shell's own status for a bad redirection (dash 2, busybox 1);
-	   the errno is the helper's EBADF above. */
+	   the errno is jr2-try's EBADF above. */
 	ASSERT_NE(0, st_run(sh, -1, false, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "5"))
 	{
@@ -129,8 +130,8 @@ TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		const char *const verb[] = {"fd-read", "0", NULL};
 
-		ASSERT_EQ(125, st_help_opts(st, path, NULL, false, verb, out,
-					    sizeof(out)))
+		ASSERT_EQ(125, st_try_opts(st, path, NULL, false, verb, out,
+					   sizeof(out)))
 		{
 			TH_LOG("%s: %s", st_path_name[path], out);
 		}
@@ -142,7 +143,8 @@ TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 	}
 	/* Control: unconfined, that stdin reads the Stand-ins. */
 	ASSERT_EQ(
-	    0, strncmp("ok ", ST_HELP(st, ST_UNCONFINED, "fd-read", "0"), 3));
+	    0,
+	    strncmp("ok ", ST_TRY_LINE(st, ST_UNCONFINED, "fd-read", "0"), 3));
 	close(st->in_fd);
 	st->in_fd = -1;
 }
@@ -168,4 +170,4 @@ TEST_F(escapes, R10_descriptors_passed_on_purpose_arrive)
 	close(9);
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

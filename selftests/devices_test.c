@@ -201,4 +201,4 @@ TEST_F(devices_exec, R3_R9_devices_exec)
 	}
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -11,6 +11,8 @@
  *
  * Promises: G6 A3 P3 P4 P5 P6 E1 E6 R10
  */
+#include <sys/resource.h>
+
 #include "harness_helpers.h"
 #include "stress_helpers.h"
 
@@ -40,7 +42,7 @@ TEST_F(domains, P3_programs_of_one_spawner_trace_and_signal_each_other)
 		SKIP(return, "%s", blocked);
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", pid));
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-seize", pid));
-	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", pid));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "vm-read", pid));
 }
 
 /*
@@ -66,7 +68,8 @@ TEST_F(domains, P3_yama_decides_tracing_of_a_peer_naming_no_tracer)
 	{
 		TH_LOG("Yama ptrace_scope %d, a peer naming no tracer", scope);
 	}
-	ASSERT_STREQ(scope <= 0 ? "ok" : "EPERM", HX_HELP(hx, "vm-read", pid));
+	ASSERT_STREQ(scope <= 0 ? "ok" : "EPERM",
+		     HX_TRY_LINE(hx, "vm-read", pid));
 	if (blocked)
 		SKIP(return, "%s", blocked);
 	hx_pid_str(hx_start_sleeper(_metadata, hx, &client), named_pid,
@@ -133,7 +136,7 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 
 	START_WITH_SECRET(hx);
 	held_pid =
-	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	    hx_start_program(_metadata, hx, &client, with_standin, sleep_verb);
 	plain_pid = hx_start_sleeper(_metadata, hx, &client);
 	hx_pid_str(held_pid, held, sizeof(held));
 	hx_pid_str(plain_pid, plain, sizeof(plain));
@@ -143,8 +146,8 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", held_env));
 	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-attach", held));
 	ASSERT_STREQ("EPERM", HX_TRY(hx, "ptrace-seize", held));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "pidfd-getfd", held, "1"));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "vm-read", held));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "pidfd-getfd", held, "1"));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "vm-read", held));
 	/* From another request given the same Stand-in: its own layer. */
 	ASSERT_STREQ("EACCES", TRY_WITH_STANDIN(hx, "read-file", held_env));
 	ASSERT_STREQ("EPERM", TRY_WITH_STANDIN(hx, "ptrace-attach", held));
@@ -153,9 +156,9 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 	ASSERT_STREQ("EPERM", TRY_WITH_STANDIN(hx, "ptrace-attach", plain));
 	/* No program joins another request's process group (each program
 	   is a session of its own); a child joins its own parent's. */
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "join-pgid", held));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "join-pgid", plain));
-	ASSERT_STREQ("ok", HX_HELP(hx, "join-pgid", "own"));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "join-pgid", held));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "join-pgid", plain));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "join-pgid", "own"));
 	/* Signals: within a layer only, where the ABI scopes them. */
 	ASSERT_STREQ(signals_scoped(hx) ? "EPERM" : "ok",
 		     HX_TRY(hx, "kill", held, "0"));
@@ -167,8 +170,8 @@ TEST_F(domains, P3_E1_a_request_given_a_standin_is_a_domain_of_its_own)
 		SKIP(return, "%s", blocked);
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-attach", plain));
 	ASSERT_STREQ("ok", HX_TRY(hx, "ptrace-seize", plain));
-	ASSERT_STREQ("ok", HX_HELP(hx, "pidfd-getfd", plain, "1"));
-	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", plain));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "pidfd-getfd", plain, "1"));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "vm-read", plain));
 }
 
 /* The "Max core file size" line of /proc/<pid>/limits: "soft hard". */
@@ -214,31 +217,25 @@ TEST_F(domains, E1_a_program_given_a_standin_dumps_no_core)
 	/* The harness has it; this test, if it fails, dumps no core. */
 	ASSERT_EQ(0, setrlimit(RLIMIT_CORE, &(struct rlimit){0}));
 	held_pid =
-	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	    hx_start_program(_metadata, hx, &client, with_standin, sleep_verb);
 	plain_pid = hx_start_sleeper(_metadata, hx, &client);
 	ASSERT_STREQ("0 0", core_limits(held_pid, held, sizeof(held)));
 	ASSERT_STREQ("1048576 unlimited",
 		     core_limits(plain_pid, plain, sizeof(plain)));
 }
 
-/* Whether pid runs this binary yet (its execve done): its comm is ours. */
-static bool runs_self(pid_t pid)
+/* Whether pid runs jr2-try yet (its execve done): its comm says so. */
+static bool runs_try(pid_t pid)
 {
-	char mine[32] = "", theirs[32] = "", path[64];
-	int fd;
+	char comm[32] = "", path[64];
+	int fd = open(proc_file(pid, "comm", path, sizeof(path)),
+		      O_RDONLY | O_CLOEXEC);
 
-	fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, mine, sizeof(mine) - 1) < 0)
-		mine[0] = '\0';
+	if (fd < 0 || read(fd, comm, sizeof(comm) - 1) < 0)
+		comm[0] = '\0';
 	if (fd >= 0)
 		close(fd);
-	fd = open(proc_file(pid, "comm", path, sizeof(path)),
-		  O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, theirs, sizeof(theirs) - 1) < 0)
-		theirs[0] = '\0';
-	if (fd >= 0)
-		close(fd);
-	return mine[0] && !strcmp(mine, theirs);
+	return !strcmp(comm, "jr2-try\n");
 }
 
 /*
@@ -261,15 +258,14 @@ TEST_F(domains, P3_E1_lurker_reads_no_standin_of_a_later_request)
 	/* Before the start: the policy plans the folders there then. */
 	fx_make_dir(_metadata, LURK_DIR, 0755);
 	START_WITH_SECRET(hx);
-	hx_start_helper(_metadata, hx, &lurker, NULL, lurk);
+	hx_start_program(_metadata, hx, &lurker, NULL, lurk);
 	held =
-	    hx_start_helper(_metadata, hx, &client, with_standin, sleep_verb);
+	    hx_start_program(_metadata, hx, &client, with_standin, sleep_verb);
 	plain = hx_start_sleeper(_metadata, hx, &client);
 	for (int ms = 0;
-	     ms < HX_READY_MS && !(runs_self(held) && runs_self(plain));
-	     ms += 10)
+	     ms < HX_READY_MS && !(runs_try(held) && runs_try(plain)); ms += 10)
 		usleep(10000);
-	ASSERT_TRUE(runs_self(held) && runs_self(plain));
+	ASSERT_TRUE(runs_try(held) && runs_try(plain));
 	/* It scans once more after it sees this, then ends. */
 	fx_make_file(_metadata, LURK_FILE ".stop", "", 0644);
 	for (int ms = 0;
@@ -327,8 +323,8 @@ TEST_F(domains, P3_a_later_request_stops_an_earlier_server)
 	int status = -1;
 
 	START_WITH_SECRET(hx);
-	held_pid = hx_start_helper(_metadata, hx, &held_client, with_standin,
-				   sleep_verb);
+	held_pid = hx_start_program(_metadata, hx, &held_client, with_standin,
+				    sleep_verb);
 	plain_pid = hx_start_sleeper(_metadata, hx, &plain_client);
 	other_pid = hx_start_sleeper(_metadata, hx, &other_client);
 	hx_pid_str(held_pid, held, sizeof(held));
@@ -368,9 +364,8 @@ TEST_F(domains, P3_a_later_request_stops_an_earlier_server)
 TEST_F(domains, P3_R10_shared_layer_programs_get_their_descriptors)
 {
 	struct hx *hx = &self->hx;
-	char *const argv[] = {hx->harness,   "exec", "--root",
-			      HX_ROOT,	     "--",   hx->self,
-			      "--hx-helper", "fds",  NULL};
+	char *const argv[] = {hx->harness, "exec",	 "--root", HX_ROOT,
+			      "--",	   hx->try_tool, "fds",	   NULL};
 	char out[HX_OUT_SIZE];
 	int pair[2], status = -1;
 
@@ -573,8 +568,8 @@ TEST_F(domains, P4_harness_and_each_spawner_named_as_themselves)
 	ASSERT_STREQ("jr2-spawner", threads_named(hx->spawner, "jr2-spawner",
 						  name, sizeof(name)));
 	program = hx_start_sleeper(_metadata, hx, &client);
-	ASSERT_STREQ("domains_test", threads_named(program, "domains_test",
-						   name, sizeof(name)));
+	ASSERT_STREQ("jr2-try",
+		     threads_named(program, "jr2-try", name, sizeof(name)));
 }
 
 TEST_F(domains, P5_no_mount_umount_pivot_root_move_mount)
@@ -586,11 +581,11 @@ TEST_F(domains, P5_no_mount_umount_pivot_root_move_mount)
 	ASSERT_EQ(0, mount("jr2", HX_MNT "/target", "tmpfs", 0, NULL));
 	ASSERT_EQ(0, umount(HX_MNT "/target"));
 	HX_START(hx, NULL);
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "mount-tmpfs", HX_MNT "/target"));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "bind", HX_MNT "/target"));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "umount", HX_MNT));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "pivot-root", HX_MNT));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "move-mount", HX_MNT));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "mount-tmpfs", HX_MNT "/target"));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "bind", HX_MNT "/target"));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "umount", HX_MNT));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "pivot-root", HX_MNT));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "move-mount", HX_MNT));
 }
 
 TEST_F(domains, P6_nested_ruleset_cannot_widen_access)
@@ -604,9 +599,9 @@ TEST_F(domains, P6_nested_ruleset_cannot_widen_access)
 	/* Unconfined, the nested ruleset grants the read it names. */
 	ASSERT_EQ(0, test_read(standins));
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "open-read", standins));
-	ASSERT_STREQ("EACCES", HX_HELP(hx, "nested-widen", standins));
+	ASSERT_STREQ("EACCES", HX_TRY_LINE(hx, "nested-widen", standins));
 	/* Positive control: the nested ruleset works where it may. */
-	ASSERT_STREQ("ok", HX_HELP(hx, "nested-widen", HX_ETC "/file"));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "nested-widen", HX_ETC "/file"));
 }
 
 /*
@@ -777,4 +772,4 @@ TEST_F(domains, P4_stopped_spawner_is_replaced)
 	ASSERT_EQ(ESRCH, errno);
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

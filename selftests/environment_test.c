@@ -62,8 +62,7 @@ TEST_F(environment, E1_confined_environment_exact)
 	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
 	char *envp[16], out[HX_OUT_SIZE], expected[2048], token[128],
 	    model_key[128], control[128];
-	const char *const argv[] = {self->hx.self, "--hx-helper", "environ",
-				    NULL};
+	const char *const argv[] = {self->hx.try_tool, "environ", NULL};
 	struct hx *hx = &self->hx;
 
 	HX_REQUIRE_ACCEPTED(hx);
@@ -117,10 +116,10 @@ TEST_F(environment, E1_held_secret_in_start_env_never_reaches_programs)
 {
 	const char *const entries[] = {"GH_TOKEN=REAL-VALUE", "A=1", NULL};
 	const char *const with_secret[] = {"--secret", "GH_TOKEN", NULL};
-	const char *const get[] = {self->hx.self, "--hx-helper", "getenv",
-				   "GH_TOKEN", NULL};
-	const char *const proc_environ[] = {self->hx.self, "--hx-helper",
-					    "proc-environ", NULL};
+	const char *const get[] = {self->hx.try_tool, "getenv", "GH_TOKEN",
+				   NULL};
+	const char *const proc_environ[] = {self->hx.try_tool, "proc-environ",
+					    NULL};
 	const char *const shell[] = {
 	    "/bin/sh", "-c", "printf '%s\\n' \"${GH_TOKEN-unset}\"", NULL};
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};
@@ -344,4 +343,4 @@ TEST_F(environment, E5_home_in_protected_dir_and_fresh_standins)
 	ASSERT_STREQ("jr2-fetch-public", fetch);
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

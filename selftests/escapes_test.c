@@ -2287,4 +2287,4 @@ TEST_F(escapes_paths, R6_R9_truncate_via_dotdot)
 	ASSERT_STREQ("ok", EP("truncate", FX_DIR "/../file"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -23,18 +23,18 @@ static void open_at(struct __test_metadata *_metadata, const char *path, int fd)
 TEST_F(fd_hygiene, R10_only_stdio_reaches_a_program)
 {
 	struct hx *hx = &self->hx;
-	char *const unconfined[] = {hx->self, "--hx-helper", "fds", NULL};
+	char *const unconfined[] = {hx->try_tool, "fds", NULL};
 	char out[HX_OUT_SIZE];
 	int status;
 
 	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
 	HX_START(hx, NULL);
 	open_at(_metadata, HX_ETC "/file", 9);
-	/* Positive control: run directly, the helper sees fd 9. */
+	/* Positive control: run directly, jr2-try sees fd 9. */
 	ASSERT_EQ(0, fx_run(unconfined, out, sizeof(out), &status));
 	ASSERT_NE(NULL, strstr(out, " 9"));
 	/* Through the spawner: the client's stray fd 9 stays behind. */
-	ASSERT_STREQ("0 1 2", HX_HELP(hx, "fds"));
+	ASSERT_STREQ("0 1 2", HX_TRY_LINE(hx, "fds"));
 	ASSERT_EQ(0, close(9));
 }
 
@@ -42,7 +42,7 @@ TEST_F(fd_hygiene, R10_passed_descriptor_arrives_as_3)
 {
 	struct hx *hx = &self->hx;
 	const char *const pass[] = {"--pass-fd", "9", NULL};
-	const char *const fds[] = {hx->self, "--hx-helper", "fds", NULL};
+	const char *const fds[] = {hx->try_tool, "fds", NULL};
 	const char *const cat[] = {"/bin/cat", "/proc/self/fd/3", NULL};
 	char out[HX_OUT_SIZE];
 
@@ -109,4 +109,4 @@ TEST_F(fd_hygiene, R10_A3_clean_start_state)
 	ASSERT_NE(getpgrp(), pgrp);
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -163,4 +163,4 @@ TEST_F(fixtures_harness, first_spawner_confines)
 	}
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -240,4 +240,4 @@ TEST_F(frozen_exec, A1_R3_ancestors_frozen_exec)
 	EXPECT_STREQ("ok", HX_TRY(hx, "creat", HX_ETC "/x"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

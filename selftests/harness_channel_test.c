@@ -15,10 +15,12 @@
  * Promises: R10 R11 P7 E5
  */
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 
 #include "harness_helpers.h"
 #include "stress_helpers.h"
+#include "tests/try_shared.h"
 
 #include "harness/channel.h"
 #include "harness/request.h"
@@ -170,8 +172,8 @@ static pid_t flood_start(struct __test_metadata *_metadata, struct hx *hx,
 		dup2(opened[1], 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "flood", path, connections, "10",
-		      "30", NULL);
+		      hx->try_tool, "flood", path, connections, "10", "30",
+		      NULL);
 		_exit(127);
 	}
 	close(opened[1]);
@@ -310,9 +312,9 @@ static void start_program(struct __test_metadata *_metadata, struct hx *hx,
 			  const char *const helper_args[],
 			  struct held_program *p)
 {
-	const char *argv[16] = {hx->harness, "exec",   "--root",     HX_ROOT,
-				"--",	     hx->self, "--hx-helper"};
-	int in[2], from[2], n = 7;
+	const char *argv[16] = {hx->harness, "exec", "--root",
+				HX_ROOT,     "--",   hx->try_tool};
+	int in[2], from[2], n = 6;
 
 	for (int i = 0; helper_args[i] && n < 15; i++)
 		argv[n++] = helper_args[i];
@@ -384,7 +386,7 @@ static void harness_stop(struct __test_metadata *_metadata, struct hx *hx)
  */
 static int lingering_trap(struct __test_metadata *_metadata, int *peer)
 {
-	int unsent = 0, tcp = hx_lingering_tcp(peer, &unsent);
+	int unsent = 0, tcp = try_lingering_tcp(peer, &unsent);
 
 	ASSERT_LE(0, tcp)
 	{
@@ -614,7 +616,7 @@ static int child_within(pid_t child, int ms)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-/* The helper `tty HOW` run by exec with stdout `tty`: its status, or -1. */
+/* jr2-try `tty-flow HOW` run by exec with stdout `tty`: its status, or -1. */
 static int tty_program(struct hx *hx, int tty, const char *how, int ms)
 {
 	pid_t client = fork();
@@ -626,7 +628,7 @@ static int tty_program(struct hx *hx, int tty, const char *how, int ms)
 		dup2(tty, 1);
 		dup2(null, 2);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "tty", how, NULL);
+		      hx->try_tool, "tty-flow", how, NULL);
 		_exit(127);
 	}
 	return child_within(client, ms);
@@ -1818,11 +1820,11 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 	struct hx *hx = &self->hx;
 	char out[HX_OUT_SIZE], orphans[HX_OUT_SIZE], last[32];
 	char *const make_orphans[] = {
-	    hx->harness,   "exec",    "--root", HX_ROOT, "--", hx->self,
-	    "--hx-helper", "orphans", "40",	"300",	 "42", NULL};
+	    hx->harness, "exec", "--root", HX_ROOT, "--", hx->try_tool,
+	    "orphans",	 "40",	 "300",	   "42",    NULL};
 	char *const mine[] = {
-	    hx->harness,   "exec",	     "--root", HX_ROOT, "--", hx->self,
-	    "--hx-helper", "pid-sleep-exit", "300",    "7",	NULL};
+	    hx->harness,  "exec",	    "--root", HX_ROOT, "--",
+	    hx->try_tool, "pid-sleep-exit", "300",    "7",     NULL};
 	pid_t init, setter, harness, lowest = 0, program, orphan[40];
 	long ms = 0;
 	int status, n_orphans = 0, in_use = 1;
@@ -2161,4 +2163,4 @@ TEST_F(harness_channel,
 		     hx_field(status, "spawner_ready", answer, sizeof(answer)));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -32,7 +32,7 @@ static pid_t start_program(struct __test_metadata *_metadata, struct hx *hx,
 		dup2(null, 0);
 		dup2(2, 1);
 		execl(hx->harness, hx->harness, "exec", "--root", HX_ROOT, "--",
-		      hx->self, "--hx-helper", "on-term", mode, path, NULL);
+		      hx->try_tool, "on-term", mode, path, NULL);
 		_exit(127);
 	}
 	for (int waited = 0; access(ready, F_OK); waited += 5) {
@@ -190,4 +190,4 @@ TEST_F(harness_stop, P8_stop_removes_the_secrets_it_wrote)
 	ASSERT_EQ(0, access(HX_SECRET "/bearer", F_OK));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

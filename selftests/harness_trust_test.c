@@ -531,4 +531,4 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	}
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

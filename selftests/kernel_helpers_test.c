@@ -213,4 +213,4 @@ TEST_F(helpers, G6_the_line_names_what_core_pattern_does)
 	}
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

@@ -22,76 +22,10 @@
 
 #include "step_helpers.h"
 
+/* The key jr2-try's key-* verbs look for (runtime/tests/try_keys.c). */
 #define KR_TYPE	  "user"
 #define KR_DESC	  "jr2-keyrings-test"
 #define KR_SECRET "keyring-secret"
-
-/* ---- the helper verbs (`--step-helper key-*`) ---- */
-
-#if defined(__x86_64__)
-static void kr_said_sigsegv(int sig)
-{
-	static const char word[] = "SIGSEGV\n";
-
-	(void)sig;
-	if (write(STDOUT_FILENO, word, sizeof(word) - 1) < 0)
-		_exit(2);
-	_exit(0);
-}
-#endif
-
-static int kr_helper(const char *verb)
-{
-	long id;
-
-	if (!strcmp(verb, "key-read")) {
-		char buf[64] = "";
-		long n;
-
-		id = syscall(SYS_request_key, KR_TYPE, KR_DESC, NULL, 0);
-		if (id < 0)
-			return st_print_errno(errno);
-		n = syscall(SYS_keyctl, KEYCTL_READ, id, buf, sizeof(buf) - 1);
-		if (n < 0)
-			return st_print_errno(errno);
-		buf[n < (long)sizeof(buf) ? n : 0] = '\0';
-		printf("ok %s\n", buf);
-		return 0;
-	}
-	if (!strcmp(verb, "key-upcall")) {
-		/* Callout info: the kernel would start /sbin/request-key for a
-		   missing key; this one exists, so none is started. */
-		id = syscall(SYS_request_key, KR_TYPE, KR_DESC, "jr2-callout",
-			     KEY_SPEC_PROCESS_KEYRING);
-		return st_print_errno(id < 0 ? errno : 0);
-	}
-	if (!strcmp(verb, "key-add")) {
-		id = syscall(SYS_add_key, KR_TYPE, "jr2-keyrings-new", "x", 1,
-			     KEY_SPEC_PROCESS_KEYRING);
-		return st_print_errno(id < 0 ? errno : 0);
-	}
-#if defined(__x86_64__)
-	if (!strcmp(verb, "key-add-compat")) {
-		/* i386's add_key (286) by int 0x80: 32-bit pointers, fine in
-		   this static, non-PIE binary's data. */
-		static const char type[] = KR_TYPE, desc[] = "jr2-compat",
-				  data[] = "x";
-		long ret;
-
-		/* Some hypervisors give no int 0x80 entry: a general
-		   protection fault, said as a word, not a silent death. */
-		signal(SIGSEGV, kr_said_sigsegv);
-		__asm__ volatile("int $0x80"
-				 : "=a"(ret)
-				 : "0"(286L), "b"(type), "c"(desc), "d"(data),
-				   "S"(1L), "D"((long)KEY_SPEC_PROCESS_KEYRING)
-				 : "memory", "r8", "r9", "r10", "r11", "cc");
-		return st_print_errno(ret < 0 ? (int)-ret : 0);
-	}
-#endif
-	fprintf(stderr, "keyrings_test: unknown verb '%s'\n", verb);
-	return 101;
-}
 
 ST_FIXTURE(escapes)
 
@@ -110,7 +44,8 @@ static void kr_setup(struct __test_metadata *_metadata, struct st *st)
 	id = syscall(SYS_add_key, KR_TYPE, KR_DESC, KR_SECRET,
 		     strlen(KR_SECRET), KEY_SPEC_SESSION_KEYRING);
 	ASSERT_LE(0, id);
-	ASSERT_STREQ("ok " KR_SECRET, ST_HELP(st, ST_UNCONFINED, "key-read"));
+	ASSERT_STREQ("ok " KR_SECRET,
+		     ST_TRY_LINE(st, ST_UNCONFINED, "key-read"));
 }
 
 TEST_F(escapes, R9_keyrings_shared_key_stays_out)
@@ -121,7 +56,7 @@ TEST_F(escapes, R9_keyrings_shared_key_stays_out)
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
 	ST_START(st);
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-read"))
+		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-read"))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
@@ -135,9 +70,9 @@ TEST_F(escapes, R9_keyrings_no_request_key_helper)
 	kr_setup(_metadata, st);
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
 	ST_START(st);
-	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-upcall"));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "key-upcall"));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-upcall"))
+		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-upcall"))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
@@ -152,16 +87,16 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 	kr_setup(_metadata, st);
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
 	ST_START(st);
-	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "key-add"));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "key-add"));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add"))
+		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-add"))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
 	}
 #if defined(__x86_64__)
 	snprintf(control, sizeof(control), "%s",
-		 ST_HELP(st, ST_UNCONFINED, "key-add-compat"));
+		 ST_TRY_LINE(st, ST_UNCONFINED, "key-add-compat"));
 	if (!strcmp(control, "ENOSYS"))
 		SKIP(return, "the compat table: int 0x80 gives ENOSYS "
 			     "unconfined (no CONFIG_IA32_EMULATION)");
@@ -172,7 +107,7 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 			   "no 32-bit syscall entry)");
 	ASSERT_STREQ("ok", control);
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_HELP(st, path, "key-add-compat"))
+		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-add-compat"))
 		{
 			TH_LOG("%s: int 0x80", st_path_name[path]);
 		}
@@ -182,14 +117,4 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 #endif
 }
 
-int main(int argc, char **argv)
-{
-	if (argc == 3 && !strcmp(argv[1], "--step-helper") &&
-	    !strncmp(argv[2], "key-", 4))
-		return kr_helper(argv[2]);
-	if (argc > 1 && !strcmp(argv[1], "--step-helper"))
-		return st_helper(argc - 2, argv + 2);
-	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
-		return hx_helper(argc - 2, argv + 2);
-	return test_harness_run(argc, argv);
-}
+TEST_HARNESS_MAIN

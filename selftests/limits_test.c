@@ -21,19 +21,6 @@
 
 #include "step_helpers.h"
 
-/* prlimit(PID, RLIMIT_NOFILE): "set" the values in force, or "get". */
-static int lm_helper(const char *verb, pid_t pid)
-{
-	struct rlimit now;
-
-	if (prlimit(pid, RLIMIT_NOFILE, NULL, &now))
-		return st_print_errno(errno);
-	if (!strcmp(verb, "lm-get"))
-		return st_print_errno(0);
-	return st_print_errno(prlimit(pid, RLIMIT_NOFILE, &now, NULL) ? errno
-								      : 0);
-}
-
 ST_FIXTURE(escapes)
 
 TEST_F(escapes, P1_limits_no_prlimit_of_others)
@@ -45,24 +32,25 @@ TEST_F(escapes, P1_limits_no_prlimit_of_others)
 	hx_pid_str(getpid(), me, sizeof(me));
 	hx_pid_str(st->hx.pid, harness, sizeof(harness));
 	/* Control: unconfined, both are set (to what they are). */
-	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "lm-set", me));
-	ASSERT_STREQ("ok", ST_HELP(st, ST_UNCONFINED, "lm-set", harness));
-	ASSERT_STREQ("EPERM", ST_HELP(st, ST_RUN, "lm-set", me));
-	ASSERT_STREQ("EPERM", ST_HELP(st, ST_EXEC, "lm-set", harness));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "prlimit-set", me));
+	ASSERT_STREQ("ok",
+		     ST_TRY_LINE(st, ST_UNCONFINED, "prlimit-set", harness));
+	ASSERT_STREQ("EPERM", ST_TRY_LINE(st, ST_RUN, "prlimit-set", me));
+	ASSERT_STREQ("EPERM", ST_TRY_LINE(st, ST_EXEC, "prlimit-set", harness));
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		/* Reading stays, and a program's own limits. */
-		ASSERT_STREQ("ok", ST_HELP(st, path, "lm-get",
-					   path == ST_RUN ? me : harness))
+		ASSERT_STREQ("ok", ST_TRY_LINE(st, path, "prlimit-get",
+					       path == ST_RUN ? me : harness))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
-		ASSERT_STREQ("ok", ST_HELP(st, path, "lm-set", "0"))
+		ASSERT_STREQ("ok", ST_TRY_LINE(st, path, "prlimit-set", "0"))
 		{
 			TH_LOG("%s", st_path_name[path]);
 		}
 	}
 	/* The harness still serves. */
-	ASSERT_STREQ("ok", ST_HELP(st, ST_EXEC, "lm-get", "0"));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "prlimit-get", "0"));
 }
 
 /* This process's oom_score_adj, as /proc prints it, into buf. */
@@ -124,27 +112,9 @@ TEST_F(escapes, R11_harness_out_of_the_oom_killers_choice)
 		}
 	}
 	/* Control: the test's own value, unconfined; then the programs'. */
-	ASSERT_STREQ(start, ST_HELP(st, ST_UNCONFINED, "lm-oom", "0"));
-	ASSERT_STREQ(start, ST_HELP(st, ST_EXEC, "lm-oom", "0"));
-	ASSERT_STREQ(start, ST_HELP(st, ST_RUN, "lm-oom", "0"));
+	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_UNCONFINED, "oom-score-adj"));
+	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_EXEC, "oom-score-adj"));
+	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_RUN, "oom-score-adj"));
 }
 
-int main(int argc, char **argv)
-{
-	if (argc == 4 && !strcmp(argv[1], "--step-helper") &&
-	    !strcmp(argv[2], "lm-oom")) {
-		char value[16];
-
-		printf("%s\n",
-		       lm_oom_score_adj(getpid(), value, sizeof(value)));
-		return 0;
-	}
-	if (argc == 4 && !strcmp(argv[1], "--step-helper") &&
-	    !strncmp(argv[2], "lm-", 3))
-		return lm_helper(argv[2], (pid_t)atoi(argv[3]));
-	if (argc > 1 && !strcmp(argv[1], "--step-helper"))
-		return st_helper(argc - 2, argv + 2);
-	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
-		return hx_helper(argc - 2, argv + 2);
-	return test_harness_run(argc, argv);
-}
+TEST_HARNESS_MAIN

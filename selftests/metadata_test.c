@@ -37,7 +37,7 @@ static const char *confined_expected(const char *verb, const char *place)
 
 /*
  * Every verb on every place (n_places of them) by `path`, in one run of
- * the helper (`batch`): line p * N_VERBS + v of out is the answer of verb v
+ * jr2-try (`batch`): line p * N_VERBS + v of out is the answer of verb v
  * on place p.  Each attempt is its own syscall, as in a run of its own.
  */
 static void mt_batch(struct st *st, enum st_path path,
@@ -55,7 +55,7 @@ static void mt_batch(struct st *st, enum st_path path,
 			verb[n++] = place_list[p];
 		}
 	verb[n] = NULL;
-	st_help_opts(st, path, NULL, false, verb, out, sizeof(out));
+	st_try_opts(st, path, NULL, false, verb, out, sizeof(out));
 	for (size_t i = 0; i < n_places * N_VERBS; i++) {
 		size_t len = strcspn(at, "\n");
 
@@ -140,8 +140,8 @@ TEST_F(escapes, R2_O2_metadata_run)
 
 	ST_START(st);
 	/* The one line says what holds on this machine (root: the mounts). */
-	ASSERT_EQ(0, st_help_opts(st, ST_RUN, verbose, false, verb, out,
-				  sizeof(out)));
+	ASSERT_EQ(
+	    0, st_try_opts(st, ST_RUN, verbose, false, verb, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "jr2-confine: metadata: holds: 1 "
 				    "protected dir and 1 read-only tree"))
 	{
@@ -215,7 +215,7 @@ static const char *kt_try(struct st *st, enum st_path path, const char *verb,
 	static char out[ST_OUT_SIZE];
 	const char *const argv[] = {verb, place, NULL};
 
-	st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+	st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -426,9 +426,10 @@ static void late_clear(void)
 /*
  * The control: a process of a mount namespace that is a slave of the
  * test's, made before the mounts, as the programs' was before the fix:
- * its `late-chmod` line.
+ * its jr2-try `late-chmod` line.
  */
-static void late_slave(const char *target, char *out, size_t size)
+static void late_slave(const char *try_tool, const char *target, char *out,
+		       size_t size)
 {
 	int fds[2];
 	pid_t pid;
@@ -443,9 +444,9 @@ static void late_slave(const char *target, char *out, size_t size)
 		if (unshare(CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
 			_exit(100);
-		st_late_chmod(LATE_READY, LATE_GO, target);
-		fflush(stdout);
-		_exit(0);
+		execl(try_tool, try_tool, "late-chmod", LATE_READY, LATE_GO,
+		      target, NULL);
+		_exit(127);
 	}
 	close(fds[1]);
 	n = read(fds[0], out, size - 1);
@@ -468,9 +469,9 @@ static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
 	late_clear();
 	ASSERT_EQ(0, pthread_create(&mounter, NULL, late_mounts, &err));
 	if (path == ST_UNCONFINED)
-		late_slave(target, out, sizeof(out));
+		late_slave(st->hx.try_tool, target, out, sizeof(out));
 	else
-		st_help_opts(st, path, NULL, false, argv, out, sizeof(out));
+		st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
 	pthread_join(mounter, NULL);
 	EXPECT_EQ(0, err) TH_LOG("the late mounts: %s", strerror(err));
 	out[strcspn(out, "\n")] = '\0';
@@ -524,4 +525,4 @@ TEST_F(escapes, O2_R9_late_mounts_stay_out_exec)
 	late_mounts_stay_out(_metadata, &self->st, ST_EXEC);
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

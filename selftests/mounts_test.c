@@ -211,4 +211,4 @@ TEST_F(mounts_exec, R9_alias_refused_by_next_spawner)
 	EXPECT_EQ(ENOENT, test_stat(HX_ETC "/ran"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

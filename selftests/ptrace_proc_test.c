@@ -97,10 +97,10 @@ TEST_F(ptrace_proc, P1_process_vm_readv_eperm)
 	hx_pid_str(hx_start_sleeper(_metadata, hx, &client), peer_pid,
 		   sizeof(peer_pid));
 	hx_pid_str(hx->pid, pid, sizeof(pid));
-	ASSERT_STREQ("EPERM", HX_HELP(hx, "vm-read", pid));
+	ASSERT_STREQ("EPERM", HX_TRY_LINE(hx, "vm-read", pid));
 	if (hx_peer_trace_blocked(why, sizeof(why)))
 		SKIP(return, "%s", why);
-	ASSERT_STREQ("ok", HX_HELP(hx, "vm-read", peer_pid));
+	ASSERT_STREQ("ok", HX_TRY_LINE(hx, "vm-read", peer_pid));
 }
 
 TEST_F(ptrace_proc, P1_no_ptrace_capabilities_in_the_domain)
@@ -133,4 +133,4 @@ TEST_F(ptrace_proc, P1_no_ptrace_capabilities_in_the_domain)
 	}
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

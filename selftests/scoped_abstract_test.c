@@ -27,31 +27,19 @@ HX_FIXTURE(scoped_abstract)
 
 /*
  * Abstract names are per network namespace.  The tests of the domain
- * relations name theirs in one of this binary's own, made once at its start
- * (a namespace a test cost ~20 ms under TCG, a fifth of the binary), so
- * that they meet neither the host's names nor another run's.  The tests run
- * one at a time and each scenario's processes die with its PID namespace:
- * no name outlives its test (a leftover would fail the next bind loudly,
- * EADDRINUSE).  Not in the helper mode: the harness's programs run this
- * binary, and must stay in the harness's namespace.  The harness's own
- * tests (hx_setup) still make a namespace each.
+ * relations name theirs in the binary's own (hx_own_netns(), made once at
+ * its start), so that they meet neither the host's names nor another run's.
+ * The tests run one at a time and each scenario's processes die with its
+ * PID namespace: no name outlives its test (a leftover would fail the next
+ * bind loudly, EADDRINUSE).
  */
-static int abs_netns_err = -1;
-
-static void __attribute__((constructor)) abs_own_netns(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
-		return;
-	abs_netns_err = unshare(CLONE_NEWNET) ? errno : 0;
-}
-
 #define ABS_REQUIRE_NETNS()                                                  \
-	ASSERT_EQ(0, abs_netns_err)                                          \
+	ASSERT_EQ(0, hx_netns_err)                                           \
 	{                                                                    \
 		TH_LOG(                                                      \
 		    "unshare(CLONE_NEWNET) at the start: %s: run the suite " \
 		    "as root",                                               \
-		    strerror(abs_netns_err));                                \
+		    strerror(hx_netns_err));                                 \
 	}
 
 TEST_F(scoped_abstract, P2_G6_connect_to_harness_abstract_socket)
@@ -80,8 +68,8 @@ TEST_F(scoped_abstract, P2_abstract_custodian_answers_unconfined_client)
 	struct hx *hx = &self->hx;
 	char out[HX_OUT_SIZE];
 	int status;
-	char *const argv[] = {hx->self,	       "--hx-helper", "custodian",
-			      "@" HX_ABSTRACT, "no-stand-in", NULL};
+	char *const argv[] = {hx->try_tool, "custodian", "@" HX_ABSTRACT,
+			      "no-stand-in", NULL};
 
 	HX_START(hx, NULL);
 	ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
@@ -105,15 +93,14 @@ TEST_F(scoped_abstract, P2_custodian_abstract_socket_from_confined_program)
 	{
 		char out[HX_OUT_SIZE];
 		int status;
-		char *const argv[] = {hx->self,	   "--hx-helper",
-				      "custodian", "@" HX_ABSTRACT,
-				      "ping",	   NULL};
+		char *const argv[] = {hx->try_tool, "custodian",
+				      "@" HX_ABSTRACT, "ping", NULL};
 
 		ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
 		ASSERT_EQ(0, status);
 		ASSERT_EQ(NULL, strstr(out, "EPERM"));
 	}
-	answer = HX_HELP(hx, "custodian", "@" HX_ABSTRACT, "ping");
+	answer = HX_TRY_LINE(hx, "custodian", "@" HX_ABSTRACT, "ping");
 	if (scoped) {
 		ASSERT_STREQ("EPERM", answer);
 	} else {
@@ -576,4 +563,4 @@ TEST_F(resolve_unix, R8_runtime_connect_beside_and_inside_protected_dir)
 	ASSERT_EQ(EACCES, test_bind_unix(FX_PROTECTED "/new.sock"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

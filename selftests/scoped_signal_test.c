@@ -639,4 +639,4 @@ TEST_F(sig_thread, P2_pidfd_send_signal_own_process)
 	sig_thread_case(_metadata, &self->fx, variant, thread_pidfd);
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

@@ -167,4 +167,4 @@ TEST_F(sysctl_exec, R9_kernel_settings_read_only_exec)
 		     HX_TRY(hx, "read-file", "/proc/sys/kernel/core_pattern"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

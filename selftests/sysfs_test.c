@@ -92,4 +92,4 @@ TEST_F(sysfs_exec, R9_sysfs_settings_read_only_exec)
 	EXPECT_STREQ("ok", HX_TRY(hx, "list", "/sys"));
 }
 
-HX_MAIN
+TEST_HARNESS_MAIN

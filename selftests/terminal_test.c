@@ -90,7 +90,7 @@ static const char *tiocsti(struct st *st, enum st_path path,
 	const char arg[2] = {byte, '\0'};
 	const char *const verb[] = {"tiocsti", arg, NULL};
 
-	st_help_opts(st, path, opts, session, verb, out, sizeof(out));
+	st_try_opts(st, path, opts, session, verb, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -172,17 +172,17 @@ TEST_F(escapes, R1_terminal_steal_controlling_tty)
 	open_pty(_metadata, &master, &slave);
 	st->in_fd = slave;
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		st_help_opts(st, path, NULL, true, verb, out, sizeof(out));
+		st_try_opts(st, path, NULL, true, verb, out, sizeof(out));
 		ASSERT_STREQ("EPERM\n", out)
 		{
 			TH_LOG("%s: %s", st_path_name[path], out);
 		}
 	}
 	/* Control: unconfined (CAP_SYS_ADMIN), the same steal succeeds. */
-	st_help_opts(st, ST_UNCONFINED, NULL, true, verb, out, sizeof(out));
+	st_try_opts(st, ST_UNCONFINED, NULL, true, verb, out, sizeof(out));
 	ASSERT_STREQ("ok\n", out);
 	close(slave);
 	close(master);
 }
 
-ST_MAIN
+TEST_HARNESS_MAIN

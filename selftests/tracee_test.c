@@ -8,138 +8,21 @@
  * the tracee go at its first stop, with the signal it stopped for.  The
  * client gets the program's own status when it really exits (P7), the
  * program runs on untraced, and a program still traces its own child, as
- * gdb's `run` does (P3).
+ * gdb's `run` does (P3).  The programs are jr2-try's tracee verbs
+ * (runtime/tests/try_tracee.c).
  *
  * Promises: P7
  */
-#include <sys/ptrace.h>
-
 #include "step_helpers.h"
 
 ST_FIXTURE(tracee)
 
-/* ---- the programs: `<binary> --tracee-helper VERB ARG...` ---- */
-
-static volatile sig_atomic_t got_usr1;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	got_usr1 = 1;
-}
-
-/* The TracerPid line of /proc/self/status: 0 when untraced. */
-static int tracer_pid(void)
-{
-	char line[256];
-	int pid = -1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "TracerPid:", 10))
-			pid = atoi(line + 10);
-	if (f)
-		fclose(f);
-	return pid;
-}
-
-/* TRACEME, then a signal to itself: "traceme ok", "usr1 handled tracer 0". */
-static int traceme_then_signal(void)
-{
-	printf("traceme %s\n", ptrace(PTRACE_TRACEME, 0, NULL, NULL)
-				   ? strerrorname_np(errno)
-				   : "ok");
-	fflush(stdout);
-	signal(SIGUSR1, on_usr1);
-	raise(SIGUSR1);
-	printf("usr1 %s tracer %d\n", got_usr1 ? "handled" : "lost",
-	       tracer_pid());
-	fflush(stdout);
-	return 0;
-}
-
-static int tracee_helper(int argc, char **argv, const char *self)
-{
-	if (argc == 2 && !strcmp(argv[0], "signal")) {
-		traceme_then_signal();
-		return atoi(argv[1]);
-	}
-	if (argc == 2 && !strcmp(argv[0], "exec")) {
-		/* execve sends a tracee SIGTRAP: a stop of its own. */
-		char *const next[] = {(char *)self, "--tracee-helper",
-				      "untraced", argv[1], NULL};
-
-		printf("traceme %s\n", ptrace(PTRACE_TRACEME, 0, NULL, NULL)
-					   ? strerrorname_np(errno)
-					   : "ok");
-		fflush(stdout);
-		execv(self, next);
-		return 100;
-	}
-	if (argc == 2 && !strcmp(argv[0], "untraced")) {
-		printf("tracer %d\n", tracer_pid());
-		return atoi(argv[1]);
-	}
-	if (argc == 2 && !strcmp(argv[0], "orphan")) {
-		/* A child left to the subreaper, then its tracee; it writes
-		   what it saw to argv[1]. */
-		pid_t parent = getpid(), child = fork();
-
-		if (child < 0)
-			return 100;
-		if (child > 0)
-			return 0;
-		while (getppid() == parent)
-			usleep(1000);
-		if (!freopen(argv[1], "w", stdout))
-			_exit(100);
-		traceme_then_signal();
-		_exit(0);
-	}
-	if (argc == 0 || (argc == 1 && !strcmp(argv[0], "gdb-run"))) {
-		/* gdb's `run`: its child asks to be traced by it. */
-		int status;
-		pid_t child = fork();
-
-		if (child == 0) {
-			if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-				_exit(100);
-			raise(SIGSTOP);
-			_exit(5);
-		}
-		if (child < 0 || waitpid(child, &status, 0) != child)
-			return 100;
-		printf("%s %d\n",
-		       WIFSTOPPED(status) ? "stopped" : "not-stopped",
-		       WIFSTOPPED(status) ? WSTOPSIG(status) : status);
-		if (ptrace(PTRACE_CONT, child, NULL, NULL) ||
-		    waitpid(child, &status, 0) != child)
-			return 100;
-		printf("exit %d\n",
-		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-		return 0;
-	}
-	fprintf(stderr, "tracee-helper: unknown verb\n");
-	return 101;
-}
-
-int main(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "--tracee-helper"))
-		return tracee_helper(argc - 2, argv + 2, argv[0]);
-	if (argc > 1 && !strcmp(argv[1], "--step-helper"))
-		return st_helper(argc - 2, argv + 2);
-	if (argc > 1 && !strcmp(argv[1], "--hx-helper"))
-		return hx_helper(argc - 2, argv + 2);
-	return test_harness_run(argc, argv);
-}
-
 /* ---- running them ---- */
 
 /*
- * `<binary> --tracee-helper VERB...` by `path`; run's path as a process
- * group leader, so that jr2-confine forks (setsid() refuses a leader) and
- * its parent waits for the program.  Output in out; the exit status.
+ * jr2-try VERB... by `path`; run's path as a process group leader, so that
+ * jr2-confine forks (setsid() refuses a leader) and its parent waits for
+ * the program.  Output in out; the exit status.
  */
 static int tracee_run(struct st *st, enum st_path path,
 		      const char *const verb[], char *out, size_t size)
@@ -164,8 +47,7 @@ static int tracee_run(struct st *st, enum st_path path,
 		argv[n++] = HX_ROOT;
 		argv[n++] = "--";
 	}
-	argv[n++] = st->hx.self;
-	argv[n++] = "--tracee-helper";
+	argv[n++] = st->hx.try_tool;
 	for (size_t i = 0; verb[i] && n < 23; i++)
 		argv[n++] = (char *)verb[i];
 	argv[n] = NULL;
@@ -202,7 +84,7 @@ static void assert_signal_taken(struct __test_metadata *_metadata,
 {
 	char out[ST_OUT_SIZE];
 
-	EXPECT_EQ(7, TRACEE(st, path, out, "signal", "7"))
+	EXPECT_EQ(7, TRACEE(st, path, out, "traceme-signal", "7"))
 	{
 		TH_LOG("%s: %s", st_path_name[path], out);
 	}
@@ -210,7 +92,7 @@ static void assert_signal_taken(struct __test_metadata *_metadata,
 	{
 		TH_LOG("%s", st_path_name[path]);
 	}
-	EXPECT_EQ(9, TRACEE(st, path, out, "exec", "9"))
+	EXPECT_EQ(9, TRACEE(st, path, out, "traceme-exec", "9"))
 	{
 		TH_LOG("%s: %s", st_path_name[path], out);
 	}
@@ -263,7 +145,7 @@ TEST_F(tracee, P7_traceme_orphan_runs_on_exec)
 	const char *file = ST_FREE "/orphan";
 
 	ST_START(st);
-	ASSERT_EQ(0, TRACEE(st, ST_EXEC, out, "orphan", file))
+	ASSERT_EQ(0, TRACEE(st, ST_EXEC, out, "traceme-orphan", file))
 	{
 		TH_LOG("%s", out);
 	}
@@ -281,3 +163,5 @@ TEST_F(tracee, P7_traceme_orphan_runs_on_exec)
 	}
 	EXPECT_STREQ("traceme ok\nusr1 handled tracer 0\n", seen);
 }
+
+TEST_HARNESS_MAIN

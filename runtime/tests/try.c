@@ -2,10 +2,11 @@
 /*
  * jr2-try: perform one operation and report its outcome, so that the tests
  * (`jr2-confine run -- jr2-try ...`, `jr2-harness exec -- jr2-try ...`, or
- * unconfined) assert exact errnos.  stdout: "ok" or the errno's name (then
- * data for read verbs); exit status: 0 ok, the errno when below 100, 100
- * another errno, 101 usage.  The verbs: the table below, by subject in
- * try_*.c.
+ * unconfined) assert exact errnos.  The verbs of files, dirs, sockets and
+ * processes print "ok" or the errno's name (then data for read verbs) and
+ * exit 0, the errno when below 100, 100 for another errno; the other verbs
+ * print what their help line says and exit 0 or 1.  A usage error exits
+ * 101.  The verbs: the table below, by subject in try_*.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,11 +16,23 @@
 
 #include "try.h"
 
+const char *try_program = "jr2-try";
+
 static const struct {
 	const char *title;
 	const struct try_verb *verbs;
 } sections[] = {
-    {"Files, dirs, sockets and processes", try_file_verbs},
+    {"Files, dirs, sockets and processes (exit: the errno)", try_file_verbs},
+    {"Programs of the harness", try_harness_verbs},
+    {"Domains: tracing, other processes, mounts", try_domain_verbs},
+    {"Doors of the confinement step: metadata, mounts, capabilities",
+     try_step_verbs},
+    {"Terminals", try_terminal_verbs},
+    {"Keyrings", try_key_verbs},
+    {"System calls that open no file", try_syscall_verbs},
+    {"The census of system calls", try_census_verbs},
+    {"Limits of processes", try_limit_verbs},
+    {"Tracees (PTRACE_TRACEME)", try_tracee_verbs},
 };
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -36,11 +49,13 @@ static void print_row(FILE *out, const struct try_verb *verb)
 static void print_usage(FILE *out)
 {
 	fputs("Usage: jr2-try VERB ARG...\n"
-	      "Perform one operation; print 'ok' or the errno's name (EACCES, "
-	      "...)\n"
-	      "on stdout; exit 0 when it worked, else the errno when below "
-	      "100,\n"
-	      "100 for a larger errno, 101 on a usage error.\n",
+	      "Perform one operation and report it on stdout: 'ok' or the "
+	      "errno's name\n"
+	      "(EACCES, ...), or what the verb's line says.  Exit status: 0 "
+	      "when it worked;\n"
+	      "the first section's verbs the errno when below 100, else 100; "
+	      "the others 1;\n"
+	      "101 on a usage error.\n",
 	      out);
 	for (size_t s = 0; s < N_SECTIONS; s++) {
 		fprintf(out, "\n%s:\n", sections[s].title);
@@ -60,6 +75,12 @@ int try_result(int ret)
 	}
 	printf("%s\n", strerrorname_np(err) ? strerrorname_np(err) : "E?");
 	return err < TRY_EXIT_OTHER_ERRNO ? err : TRY_EXIT_OTHER_ERRNO;
+}
+
+int try_report(int err)
+{
+	printf("%s\n", err ? strerrorname_np(err) : "ok");
+	return err ? 1 : 0;
 }
 
 void try_usage_error(const char *fmt, ...)
@@ -87,6 +108,15 @@ long try_number(const char *text, const char *what)
 	return n;
 }
 
+void try_unix_addr(struct sockaddr_un *addr, const char *path)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	strncpy(addr->sun_path, path, sizeof(addr->sun_path) - 1);
+	if (path[0] == '@')
+		addr->sun_path[0] = '\0';
+}
+
 static const struct try_verb *find_verb(const char *name)
 {
 	for (size_t s = 0; s < N_SECTIONS; s++)
@@ -101,6 +131,8 @@ int main(int argc, char **argv)
 	const struct try_verb *verb;
 	struct try_call call;
 
+	if (argv[0])
+		try_program = argv[0];
 	if (argc >= 2 && !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;

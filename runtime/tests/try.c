@@ -37,13 +37,31 @@ static const struct {
 
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
+/* The help column: a row's call, then its help wrapped within 79 columns. */
+#define HELP_COLUMN 33
+#define LINE_WIDTH  79
+
 static void print_row(FILE *out, const struct try_verb *verb)
 {
 	char call[64];
+	const char *word = verb->help;
+	int column;
 
 	snprintf(call, sizeof(call), "%s%s%s", verb->name,
 		 verb->usage[0] ? " " : "", verb->usage);
-	fprintf(out, "  %-30s %s\n", call, verb->help);
+	column = fprintf(out, "  %-*s", HELP_COLUMN - 3, call);
+	while (*word) {
+		int len = (int)strcspn(word, " ");
+
+		if (column + 1 + len > LINE_WIDTH && column > HELP_COLUMN) {
+			fprintf(out, "\n%*s", HELP_COLUMN - 1, "");
+			column = HELP_COLUMN - 1;
+		}
+		column += fprintf(out, " %.*s", len, word);
+		word += len;
+		word += strspn(word, " ");
+	}
+	fputc('\n', out);
 }
 
 static void print_usage(FILE *out)
@@ -140,11 +158,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		try_usage_error("no verb: give a verb and its arguments");
 	verb = find_verb(argv[1]);
-	if (!verb) {
-		print_usage(stderr);
-		try_usage_error("unknown verb '%s': give one of the above",
-				argv[1]);
-	}
+	if (!verb)
+		try_usage_error("unknown verb '%s'", argv[1]);
 	call = (struct try_call){.arg = argv + 2,
 				 .n = argc - 2,
 				 .how = verb->how,

@@ -24,6 +24,7 @@ HARNESS_HDRS := $(wildcard runtime/harness/*.h) $(wildcard runtime/*.h)
 HARNESS_UNIT := $(BUILD)/harness/unit_test
 HARNESS_FUZZ := $(BUILD)/harness/fuzz_request
 HARNESS_BENCH := $(BUILD)/harness/bench_spawn
+HARNESS_START_BENCH := $(BUILD)/harness/bench_start
 FUZZ_SECONDS ?= 600
 # SHA-256 and constant-time compares: libsodium, static as the rest.
 HARNESS_LIBS := -l:libsodium.a
@@ -31,11 +32,11 @@ HARNESS_DEBS_STAMP := $(OBJ)/harness/debs.stamp
 
 BINS += $(BIN)/jr2-harness
 MANS += runtime/harness/jr2-harness.1
-TEST_BINS += $(HARNESS_UNIT) $(HARNESS_BENCH)
+TEST_BINS += $(HARNESS_UNIT) $(HARNESS_BENCH) $(HARNESS_START_BENCH)
 TEST_STEPS += harness-unit
-BENCH_STEPS += harness
+BENCH_STEPS += harness harness-start
 
-.PHONY: test-harness-unit bench-harness fuzz
+.PHONY: test-harness-unit bench-harness bench-harness-start fuzz
 
 $(HARNESS_DEBS_STAMP):
 	@mkdir -p $(@D)
@@ -100,6 +101,17 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine \
 	$(HARNESS_BENCH) --harness $(BIN)/jr2-harness \
 		--confine $(BIN)/jr2-confine -n $(BENCH_SPAWNS)
 	$(BUILD)/runtime-bench/confine-bench filter
+
+$(HARNESS_START_BENCH): runtime/harness/bench_start.c $(OBJ)/libjr2.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
+
+BENCH_STARTS ?= 100
+# A start of `serve` to its start line and to a ready spawner, and its CPU
+# time, against fork+exec; HARNESS_OLD=PATH adds a second build, alternated.
+bench-harness-start: $(HARNESS_START_BENCH) $(BIN)/jr2-harness
+	$(HARNESS_START_BENCH) --harness $(BIN)/jr2-harness \
+		$(if $(HARNESS_OLD),--old $(HARNESS_OLD)) -n $(BENCH_STARTS)
 
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.

@@ -7,8 +7,9 @@
 #include <sys/stat.h>
 
 /*
- * Opens `path` (absolute, normal form) with O_PATH|O_NOFOLLOW|O_CLOEXEC one
- * component at a time, each relative to its parent's fd.  A symlink as the
+ * Opens `path` (absolute, normal form) with O_PATH|O_NOFOLLOW|O_CLOEXEC,
+ * following no symlink on the way: in one openat2(RESOLVE_NO_SYMLINKS), else
+ * one component at a time, each relative to its parent's fd.  A symlink as the
  * last component is opened itself (see st); one before it fails with
  * -ELOOP and *bad_len is the length of the prefix that is the symlink.
  * Returns the fd, or -errno.

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <sys/sysmacros.h>
 
+#include "fswalk.h"
 #include "landlock_uapi.h"
 #include "plan.h"
 #include "policy.h"
@@ -266,6 +267,59 @@ TEST_F(compile, R9_symlink_paths_refused)
 	EXPECT_STREQ("protected dir '/via/prot': '/via' is a symlink: give the "
 		     "real path (rules never follow symlinks)",
 		     err.msg);
+}
+
+/* jr2_open_nofollow(): -errno, and the symlink's prefix length for ELOOP. */
+static int open_nofollow(const char *path, struct stat *st, size_t *bad_len)
+{
+	int fd = jr2_open_nofollow(path, st, bad_len);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+/*
+ * The walk every rule's inode comes from follows no symlink in any
+ * component, crosses mounts, and opens a symlink at the end itself.
+ */
+TEST_F(compile, R9_open_nofollow_follows_no_symlink)
+{
+	struct stat st, want;
+	size_t bad_len = 0;
+
+	ASSERT_EQ(0, jr2t_mkdirs("/a/prot"));
+	ASSERT_EQ(0, jr2t_mkdirs("/a/mnt"));
+	ASSERT_EQ(0, mount("jr2-sub", "/a/mnt", "tmpfs", 0, NULL));
+	ASSERT_EQ(0, jr2t_write("/a/file", "f\n", 0644));
+	ASSERT_EQ(0, symlink("/a/prot", "/a/link"));
+	ASSERT_EQ(0, symlink("/a", "/via"));
+
+	/* Positive controls: a dir, and a dir across a mount. */
+	ASSERT_EQ(0, open_nofollow("/a/prot", &st, &bad_len));
+	ASSERT_EQ(0, lstat("/a/prot", &want));
+	EXPECT_EQ(want.st_dev, st.st_dev);
+	EXPECT_EQ(want.st_ino, st.st_ino);
+	ASSERT_EQ(0, open_nofollow("/a/mnt", &st, &bad_len));
+	ASSERT_EQ(0, lstat("/a/mnt", &want));
+	EXPECT_EQ(want.st_dev, st.st_dev);
+	EXPECT_EQ(want.st_ino, st.st_ino);
+	/* A symlink at the end: itself, not what it points to. */
+	ASSERT_EQ(0, open_nofollow("/a/link", &st, &bad_len));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	ASSERT_EQ(0, open_nofollow("/proc/self", &st, &bad_len));
+	EXPECT_TRUE(S_ISLNK(st.st_mode));
+	/* A symlink before the end: ELOOP, and its prefix. */
+	EXPECT_EQ(-ELOOP, open_nofollow("/via/prot", &st, &bad_len));
+	EXPECT_EQ(strlen("/via"), bad_len);
+	EXPECT_EQ(-ELOOP, open_nofollow("/a/link/x", &st, &bad_len));
+	EXPECT_EQ(strlen("/a/link"), bad_len);
+	EXPECT_EQ(-ELOOP, open_nofollow("/proc/self/fd", &st, &bad_len));
+	EXPECT_EQ(strlen("/proc/self"), bad_len);
+	/* A file before the end: ENOTDIR, and its prefix. */
+	EXPECT_EQ(-ENOTDIR, open_nofollow("/a/file/x", &st, &bad_len));
+	EXPECT_EQ(strlen("/a/file"), bad_len);
+	EXPECT_EQ(-ENOENT, open_nofollow("/a/missing", &st, &bad_len));
 }
 
 /* /a/file beside the protected dir: its file rights, no more. */

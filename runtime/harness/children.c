@@ -61,8 +61,11 @@ static void forget_secrets(void)
 		explicit_bzero(harness.standins.values[i],
 			       sizeof(harness.standins.values[i]));
 	explicit_bzero(harness.bearer_digest, sizeof(harness.bearer_digest));
-	explicit_bzero(harness.request_buf, sizeof(harness.request_buf));
-	for (int i = 0; i < MAX_CONNS; i++) {
+	/* Never read into: its pages are the bss's untouched zeros. */
+	if (harness.request_buf_used)
+		explicit_bzero(harness.request_buf,
+			       sizeof(harness.request_buf));
+	for (int i = 0; i < harness.conn_slots; i++) {
 		/* A free connection is all zeros (conn_close, or never used):
 		 * wiping its line would only fault its pages in, 1 MiB over
 		 * the table, in every new spawner. */
@@ -186,7 +189,7 @@ static void on_spawner_fail(const char *why)
 {
 	say("spawner generation %u could not confine itself: %s",
 	    harness.generation, why);
-	for (int i = 0; i < MAX_CONNS; i++)
+	for (int i = 0; i < harness.conn_slots; i++)
 		if (harness.conns[i].kind == CONN_CONTROL &&
 		    harness.conns[i].state == QUEUED)
 			refuse(&harness.conns[i],
@@ -319,7 +322,7 @@ static void spawner_died(int status)
 		snprintf(how, sizeof(how), "exited with status %d",
 			 WEXITSTATUS(status));
 	/* In flight: the spawner took it and never answered. */
-	for (int i = 0; i < MAX_CONNS; i++) {
+	for (int i = 0; i < harness.conn_slots; i++) {
 		struct conn *c = &harness.conns[i];
 
 		if (c->kind != CONN_CONTROL || c->state != IN_FLIGHT)

@@ -83,7 +83,7 @@ void refuse(struct conn *c, const char *fmt, ...)
 /* The connection of request `id` in `state` (or RUNNING too, if asked). */
 struct conn *conn_by_id(unsigned long id, bool running_too)
 {
-	for (int i = 0; i < MAX_CONNS; i++) {
+	for (int i = 0; i < harness.conn_slots; i++) {
 		struct conn *c = &harness.conns[i];
 
 		if (c->kind == CONN_CONTROL && c->id == id &&
@@ -118,7 +118,7 @@ static void send_to_spawner(struct conn *c)
 
 bool queue_waits(void)
 {
-	for (int i = 0; i < MAX_CONNS; i++)
+	for (int i = 0; i < harness.conn_slots; i++)
 		if (harness.conns[i].kind == CONN_CONTROL &&
 		    harness.conns[i].state == QUEUED)
 			return true;
@@ -127,7 +127,7 @@ bool queue_waits(void)
 
 void flush_queue(void)
 {
-	for (int i = 0; i < MAX_CONNS && harness.spawner_ready; i++)
+	for (int i = 0; i < harness.conn_slots && harness.spawner_ready; i++)
 		if (harness.conns[i].kind == CONN_CONTROL &&
 		    harness.conns[i].state == QUEUED)
 			send_to_spawner(&harness.conns[i]);
@@ -243,6 +243,7 @@ void on_control_readable(struct conn *c)
 		return;
 	}
 	/* Every descriptor of a refused or empty message is dropped there. */
+	harness.request_buf_used = true;
 	ret = jr2_control_take(c->fd, harness.request_buf, JR2_REQ_MAX_BYTES,
 			       &req, fds, &n_fds, &err);
 	if (ret == -EAGAIN)
@@ -375,7 +376,7 @@ static size_t control_of_programs(void)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < MAX_CONNS; i++)
+	for (int i = 0; i < harness.conn_slots; i++)
 		if (harness.conns[i].kind == CONN_CONTROL &&
 		    harness.conns[i].from_program)
 			n++;
@@ -386,7 +387,7 @@ static size_t conns_of(enum conn_kind kind, pid_t peer)
 {
 	size_t n = 0;
 
-	for (int i = 0; i < MAX_CONNS; i++)
+	for (int i = 0; i < harness.conn_slots; i++)
 		if (harness.conns[i].kind == kind &&
 		    (!peer || harness.conns[i].peer == peer))
 			n++;
@@ -448,6 +449,8 @@ void on_accept(int listen_fd, enum conn_kind kind)
 			jr2_drop_fds(&fd, 1);
 			continue;
 		}
+		if (c - harness.conns >= harness.conn_slots)
+			harness.conn_slots = (int)(c - harness.conns) + 1;
 		memset(c, 0, sizeof(*c));
 		c->kind = kind;
 		c->fd = fd;
@@ -479,7 +482,7 @@ void expire_waiting(long long now)
 	bool room_asked = false;
 	size_t room = 0;
 
-	for (int i = 0; i < MAX_CONNS; i++) {
+	for (int i = 0; i < harness.conn_slots; i++) {
 		struct conn *c = &harness.conns[i];
 
 		if (c->kind == CONN_FREE || now < c->deadline_ms)

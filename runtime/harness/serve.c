@@ -173,7 +173,7 @@ int serve(const struct serve_options *opts)
 			timeout = PEER_PAUSE_MS;
 		for (int i = 1; i <= 3; i++)
 			pfd[i].events = peers ? POLLIN : 0;
-		for (int i = 0; i < MAX_CONNS && peers; i++) {
+		for (int i = 0; i < harness.conn_slots && peers; i++) {
 			struct conn *c = &harness.conns[i];
 
 			if (c->kind == CONN_FREE)

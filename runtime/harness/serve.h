@@ -119,8 +119,16 @@ struct harness {
 	/* The last control request read (it held a bearer); see
 	 * forget_secrets. */
 	char request_buf[JR2_REQ_MAX_BYTES + 1];
+	bool request_buf_used; /* set before the first read into it */
 
+	/*
+	 * conns[0, conn_slots) have held a connection; the rest never did and
+	 * are all zeros (CONN_FREE), their pages never touched: a scan stops
+	 * at conn_slots, so that a start, its spawner's fork and each round of
+	 * the loop do not fault in the whole table (a slot per ~4 KiB page).
+	 */
 	struct conn conns[MAX_CONNS];
+	int conn_slots;
 	struct program programs[MAX_PROGRAMS];
 	size_t n_programs;
 	unsigned long next_id;

@@ -190,6 +190,21 @@ static int jr2_log_start(void)
 	return 0;
 }
 
+/* The process whose writer starts with its first line (start_log_lazily). */
+static pid_t lazy_pid;
+
+static void __attribute__((noreturn)) no_writer(int err)
+{
+	jr2_die_set_writer(NULL);
+	jr2_die(1,
+		"cannot make the log's writer thread: %s; without it a "
+		"program that stops the log's reader (a terminal it "
+		"shares) would stop the harness; raise the limit of "
+		"tasks (ulimit -u, the cgroup's pids.max) or free "
+		"memory",
+		strerror(-err));
+}
+
 /*
  * Queues one line (its newline included).  In a process with no writer
  * thread (before jr2_log_start(), or a forked child: the spawner, which never
@@ -198,6 +213,14 @@ static int jr2_log_start(void)
 static void jr2_log_line(const char *line)
 {
 	size_t len = strlen(line);
+	int err;
+
+	if (lazy_pid && lazy_pid == getpid()) {
+		lazy_pid = 0;
+		err = jr2_log_start();
+		if (err)
+			no_writer(err);
+	}
 
 	/* No writer in this process: before the start, or a forked child,
 	 * where the writer does not exist and may have held the lock. */
@@ -364,12 +387,12 @@ void start_log(void)
 	int err = jr2_log_start();
 
 	if (err)
-		jr2_die(1,
-			"cannot make the log's writer thread: %s; without it a "
-			"program that stops the log's reader (a terminal it "
-			"shares) would stop the harness; raise the limit of "
-			"tasks (ulimit -u, the cgroup's pids.max) or free "
-			"memory",
-			strerror(-err));
+		no_writer(err);
+	jr2_die_set_writer(die_to_log);
+}
+
+void start_log_lazily(void)
+{
+	lazy_pid = getpid();
 	jr2_die_set_writer(die_to_log);
 }

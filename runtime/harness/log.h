@@ -35,5 +35,11 @@ int log_wait_ms(long long now);
 /* Starts the writer (jr2_log_start) and sends jr2_die_path()'s line through it.
  */
 void start_log(void);
+/*
+ * The same, but the writer starts with this process's first line, before
+ * that line is written: for the first process of a start, which re-executes
+ * itself (E2) and mostly writes none, a thread made for nothing.
+ */
+void start_log_lazily(void);
 
 #endif /* JR2_HARNESS_LOG_H */

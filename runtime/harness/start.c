@@ -446,8 +446,13 @@ void start_check(const struct serve_options *opts)
 	 * the log's writer included, get the name too. */
 	prctl(PR_SET_NAME, "jr2-harness");
 	/* Before any line: a program of an earlier harness may still hold
-	 * the terminal stopped (tcflow TCOOFF), and a write to it blocks. */
-	start_log();
+	 * the terminal stopped (tcflow TCOOFF), and a write to it blocks.
+	 * The first process re-executes (E2): its writer starts with its
+	 * first line, if it has one. */
+	if (opts->start_env_fd < 0)
+		start_log_lazily();
+	else
+		start_log();
 	jr2_abi_probe(&harness.abi, opts->max_abi);
 	if (jr2_abi_verdict(&harness.abi) != JR2_VERDICT_ACCEPT) {
 		char reason[512];

@@ -539,6 +539,7 @@ bool children_left(void)
 bool signal_programs(int signo)
 {
 	struct dirent *d;
+	siginfo_t info;
 	bool any = false;
 	DIR *proc;
 
@@ -550,6 +551,14 @@ bool signal_programs(int signo)
 		    (kill(-harness.programs[i].pid, signo) == 0) |
 		    (syscall(SYS_pidfd_send_signal, harness.programs[i].pidfd,
 			     signo, NULL, 0) == 0);
+	/*
+	 * No child at all, running or a zombie (waitid: ECHILD): no orphan
+	 * is reparented to the harness, and /proc has none of its children
+	 * to find.  One reparented later is as late for the walk below.
+	 */
+	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) &&
+	    errno == ECHILD)
+		return any;
 	proc = opendir("/proc");
 	while (proc && (d = readdir(proc))) {
 		long pid = strtol(d->d_name, NULL, 10);

@@ -80,6 +80,9 @@ static void shut_down(int signo)
 		close(harness.spawner_fd);
 		harness.spawner_fd = -1;
 	}
+	/* The programs that exited go first (their exits reported): with no
+	 * child left, signal_programs walks no /proc. */
+	reap();
 	signal_programs(SIGTERM);
 	if (!wait_for_children(harness.stop_grace_ms, &hurried)) {
 		signal_programs(SIGKILL);

@@ -57,9 +57,9 @@ static int look_at(struct jr2_fsview *view, const char *path,
 		close(fd);
 		if (is_default && S_ISLNK(st.st_mode)) {
 			jr2_strv_addf(notes,
-				       "skipped: %s '%s' is a symlink "
-				       "(rules never follow symlinks)",
-				       origin, path);
+				      "skipped: %s '%s' is a symlink "
+				      "(rules never follow symlinks)",
+				      origin, path);
 			return 0;
 		}
 		add_target(view, path, kind, &st, origin);
@@ -67,7 +67,7 @@ static int look_at(struct jr2_fsview *view, const char *path,
 	}
 	if (fd == -ENOENT && is_default) {
 		jr2_strv_addf(notes, "skipped: %s '%s' does not exist", origin,
-			       path);
+			      path);
 		return 0;
 	}
 	if (fd == -ENOENT)
@@ -238,8 +238,8 @@ static int add_mount_aliases(struct jr2_fsview *view,
 			snprintf(origin, sizeof(origin),
 				 "mount %d of protected '%s'", m->id, path);
 			jr2_strv_addf(notes,
-				       "'%s' is %s (mountinfo): protected too",
-				       alias, origin);
+				      "'%s' is %s (mountinfo): protected too",
+				      alias, origin);
 			add_target(view, alias, JR2_KIND_PROTECT, &st, origin);
 			free(alias);
 		}
@@ -652,11 +652,11 @@ static void ca_warnings(const struct jr2_fsview *view,
 				    len ? ", " : "", dir);
 		}
 		jr2_strv_addf(&plan->warnings,
-			       "%s '%s' is outside /opt/jr2: it is read-only, "
-			       "and nothing can be made or removed directly in "
-			       "%s; move it under /opt/jr2",
-			       ca->origin, ca->path,
-			       len ? frozen : "no other folder");
+			      "%s '%s' is outside /opt/jr2: it is read-only, "
+			      "and nothing can be made or removed directly in "
+			      "%s; move it under /opt/jr2",
+			      ca->origin, ca->path,
+			      len ? frozen : "no other folder");
 	}
 }
 

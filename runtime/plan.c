@@ -180,10 +180,10 @@ int jr2_plan_targets(struct jr2_target *targets, size_t *n,
 			/* Same kind, or nested in a protected dir. */
 			if (strcmp(in->path, out->path) || i > j) {
 				jr2_strv_addf(notes,
-					       "%s '%s' is inside %s '%s': "
-					       "covered by it",
-					       kind_name(in->kind), in->path,
-					       kind_name(out->kind), out->path);
+					      "%s '%s' is inside %s '%s': "
+					      "covered by it",
+					      kind_name(in->kind), in->path,
+					      kind_name(out->kind), out->path);
 				drop_target(targets, n, i);
 				i = (size_t)-1; /* restart: indexes moved */
 				break;
@@ -482,12 +482,12 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 			if (entry->nlink > 1) {
 				/* Rules bind to inodes: a rule here would
 				   also open its other names. */
-				jr2_strv_addf(
-				    &plan->notes,
-				    "'%s' has %llu hard links: it "
-				    "gets no rule, since a link may "
-				    "lie in a protected dir",
-				    child, (unsigned long long)entry->nlink);
+				jr2_strv_addf(&plan->notes,
+					      "'%s' has %llu hard links: it "
+					      "gets no rule, since a link may "
+					      "lie in a protected dir",
+					      child,
+					      (unsigned long long)entry->nlink);
 				free(child);
 				continue;
 			}
@@ -500,10 +500,10 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 		    entry->type != JR2_FT_DIR &&
 		    !jr2_device_is_expected(entry->name, entry->rdev)) {
 			jr2_strv_addf(&plan->notes,
-				       "'%s' is not the device its name says: "
-				       "it gets no rule (remove it, or make it "
-				       "with mknod's usual numbers)",
-				       child);
+				      "'%s' is not the device its name says: "
+				      "it gets no rule (remove it, or make it "
+				      "with mknod's usual numbers)",
+				      child);
 			access = 0;
 		}
 		if (self && self->kind == JR2_KIND_DEVICES && !access)
@@ -526,9 +526,9 @@ static int plan_siblings(struct plan_ctx *ctx, size_t i,
 	}
 	if (unlisted)
 		jr2_strv_addf(&plan->notes,
-			       "%s: %zu entries off the allow-list get no "
-			       "rule: they cannot be opened (listing works)",
-			       path, unlisted);
+			      "%s: %zu entries off the allow-list get no "
+			      "rule: they cannot be opened (listing works)",
+			      path, unlisted);
 	return 0;
 }
 
@@ -540,12 +540,12 @@ static void plan_leaf(struct plan_ctx *ctx, const struct jr2_target *t,
 
 	if (t->kind == JR2_KIND_PROTECT) {
 		jr2_strv_addf(&plan->notes,
-			       "protected: '%s' (%s): no rule of its own, so "
-			       "only what its ancestors grant (%s)",
-			       t->path, t->origin,
-			       ctx->handled & JR2_ACCESS_FS_RESOLVE_UNIX
-				   ? "list, connect to unix sockets"
-				   : "list");
+			      "protected: '%s' (%s): no rule of its own, so "
+			      "only what its ancestors grant (%s)",
+			      t->path, t->origin,
+			      ctx->handled & JR2_ACCESS_FS_RESOLVE_UNIX
+				  ? "list, connect to unix sockets"
+				  : "list");
 		return;
 	}
 	if (t->type != JR2_FT_DIR)
@@ -571,9 +571,9 @@ static void kernel_trees_frozen(const struct jr2_fsview *view,
 			continue;
 		jr2_strv_add(&plan->frozen, target->path);
 		jr2_strv_addf(&plan->frozen_why,
-			       "read-only tree (%s): no sysctl or other kernel "
-			       "setting can be written",
-			       JR2_ORIGIN_KERNEL);
+			      "read-only tree (%s): no sysctl or other kernel "
+			      "setting can be written",
+			      JR2_ORIGIN_KERNEL);
 	}
 }
 

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 
+/* A row a call, as the census has them. */
+/* clang-format off */
 struct jr2_syscall_rule {
 	unsigned int nr;
 	int err;
@@ -58,5 +60,7 @@ static const struct jr2_syscall_rule jr2_i386_refused[] = {
     {442, EPERM, "mount_setattr"},
     {467, EPERM, "open_tree_attr"},
 };
+
+/* clang-format on */
 
 #endif /* JR2_SYSCALL_CENSUS_H */

@@ -733,6 +733,24 @@ static inline int fx_run(char *const argv[], char *out, size_t size,
 	return fx_run_in(argv, -1, false, out, size, status);
 }
 
+/*
+ * Runs `args[0..n-1] -- argv...` (args has room for 64 words): a program's
+ * flags, then the command it runs.  Its output into out; its exit status,
+ * or -1 when it could not be run.
+ */
+static inline int fx_run_command(char *args[64], int n,
+				 const char *const argv[], char *out,
+				 size_t size)
+{
+	int status = -1;
+
+	args[n++] = "--";
+	for (int i = 0; argv[i] && n < 63; i++)
+		args[n++] = (char *)argv[i];
+	args[n] = NULL;
+	return fx_run(args, out, size, &status) ? -1 : status;
+}
+
 /* Finds a runtime program or fails the test, naming the fix. */
 #define FX_FIND_TOOL(name, buf)                                            \
 	({                                                                 \

@@ -34,7 +34,7 @@ static inline int dr_confine_run(struct __test_metadata *_metadata,
 					      "--read-only", FX_REPOS, NULL};
 	char tool[PATH_MAX];
 	char *args[64];
-	int n = 0, status = -1;
+	int n = 0;
 
 	args[n++] = (char *)FX_FIND_TOOL("jr2-confine", tool);
 	args[n++] = "run";
@@ -43,13 +43,7 @@ static inline int dr_confine_run(struct __test_metadata *_metadata,
 		policy = fixture;
 	for (int i = 0; policy[i] && n < 40; i++)
 		args[n++] = (char *)policy[i];
-	args[n++] = "--";
-	for (int i = 0; argv[i] && n < 63; i++)
-		args[n++] = (char *)argv[i];
-	args[n] = NULL;
-	if (fx_run(args, out, size, &status))
-		return -1;
-	return status;
+	return fx_run_command(args, n, argv, out, size);
 }
 
 /* jr2-try VERB ARG... unconfined: its first word ("ok", "EACCES", ...). */

@@ -500,21 +500,15 @@ static inline int hx_exec_opts(struct hx *hx, const char *const opts[],
 			       const char *const argv[], char *out, size_t size)
 {
 	char *args[64] = {hx->harness, "exec", "--root", HX_ROOT};
-	int n = 4, status = -1;
+	int n = 4;
 
 	if (hx->bearer_file) {
 		args[n++] = "--bearer-file";
 		args[n++] = (char *)hx->bearer_file;
 	}
-	for (int i = 0; opts && opts[i]; i++)
+	for (int i = 0; opts && opts[i] && n < 40; i++)
 		args[n++] = (char *)opts[i];
-	args[n++] = "--";
-	for (int i = 0; argv[i] && n < 63; i++)
-		args[n++] = (char *)argv[i];
-	args[n] = NULL;
-	if (fx_run(args, out, size, &status))
-		return -1;
-	return status;
+	return fx_run_command(args, n, argv, out, size);
 }
 
 static inline int hx_exec(struct hx *hx, const char *const argv[], char *out,

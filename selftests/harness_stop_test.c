@@ -150,6 +150,28 @@ TEST_F(harness_stop, P8_orphans_get_sigterm)
 }
 
 /*
+ * An orphan reparented to the harness after the stop's SIGTERM went out (its
+ * parent, a program, ends 300 ms after its own SIGTERM) gets the SIGTERM too,
+ * before the grace is over, not only the SIGKILL after it.
+ */
+TEST_F(harness_stop, P8_late_orphans_get_sigterm)
+{
+	const char *const extra[] = {"--stop-grace-ms", GRACE_MS, NULL};
+	struct hx *hx = &self->hx;
+	char text[16];
+	pid_t client;
+	long long took;
+
+	fx_make_dir(_metadata, MARKS, 0755);
+	HX_START(hx, extra);
+	client = start_program(_metadata, hx, "late-orphan", MARK);
+	ASSERT_EQ(0, stop_harness(hx, &took));
+	ASSERT_EQ(3, exit_code(client));
+	read_text(MARK, text, sizeof(text));
+	ASSERT_STREQ("term", text);
+}
+
+/*
  * The sockets, the Stand-ins file and the control.bearer it wrote are gone
  * after a stop (no secret stays on disk); the protected dir, its home and a
  * --bearer-file (the user's) stay.

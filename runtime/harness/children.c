@@ -24,6 +24,7 @@
 #include "channel.h"
 #include "confine_step.h"
 #include "log.h"
+#include "policy_internal.h"
 #include "request.h"
 #include "serve.h"
 #include "spawner.h"
@@ -528,20 +529,88 @@ bool children_left(void)
 }
 
 /*
- * signo to every program and every orphan of one; whether one was.  As
- * pid 1 of its pid namespace (a container's init) every process of the
- * namespace, as the kernel would SIGKILL them at its exit.  Else each
- * program's process group (its pid: the leader is unreaped, so the id is
- * its own), and every child of the harness: orphans reparent to it (a
- * subreaper) and only it reaps them, so a pid read from /proc is still
- * that child when signalled.
+ * The children of the harness the walk below signalled with `signo` in this
+ * stop.  An orphan reparented after a walk (its parent ended on the SIGTERM,
+ * or died of the SIGKILL after the walk passed it) is a child the walk did
+ * not see: each round of the stop walks again and signals those, and only
+ * those (a second SIGTERM may end a program's own grace).  Each walk keeps
+ * what it found, so a pid reaped since is forgotten by the next round.
  */
-bool signal_programs(int signo)
+static struct {
+	int signo;
+	pid_t *pids;
+	size_t n;
+} signalled;
+
+static bool was_signalled(pid_t pid, int signo)
 {
+	if (signalled.signo != signo)
+		return false;
+	for (size_t i = 0; i < signalled.n; i++)
+		if (signalled.pids[i] == pid)
+			return true;
+	return false;
+}
+
+/*
+ * signo to every child of the harness not yet signalled with it: orphans
+ * reparent to it (a subreaper) and only it reaps them, so a pid read from
+ * /proc is still that child when signalled.  Whether one was.
+ */
+static bool signal_children(int signo)
+{
+	pid_t *found = NULL;
+	size_t n_found = 0, cap = 0;
 	struct dirent *d;
 	siginfo_t info;
 	bool any = false;
 	DIR *proc;
+
+	/*
+	 * No child at all, running or a zombie (waitid: ECHILD): no orphan
+	 * is reparented to the harness, and /proc has none of its children
+	 * to find.  One reparented later is the next round's.
+	 */
+	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) &&
+	    errno == ECHILD) {
+		signalled.n = 0;
+		return false;
+	}
+	proc = opendir("/proc");
+	while (proc && (d = readdir(proc))) {
+		long pid = strtol(d->d_name, NULL, 10);
+
+		if (pid <= 0 || proc_parent((pid_t)pid) != getpid())
+			continue;
+		if (!was_signalled((pid_t)pid, signo) &&
+		    kill((pid_t)pid, signo) == 0)
+			any = true;
+		if (n_found == cap) {
+			cap = cap ? cap * 2 : 64;
+			found = jr2_xrealloc(found, cap * sizeof(*found));
+		}
+		found[n_found++] = (pid_t)pid;
+	}
+	if (proc)
+		closedir(proc);
+	free(signalled.pids);
+	signalled.signo = signo;
+	signalled.pids = found;
+	signalled.n = n_found;
+	return any;
+}
+
+/*
+ * signo to every program and every orphan of one; whether one was.  As
+ * pid 1 of its pid namespace (a container's init) every process of the
+ * namespace, as the kernel would SIGKILL them at its exit.  Else each
+ * program's process group (its pid: the leader is unreaped, so the id is
+ * its own), those of programs that exited but are not reaped yet included,
+ * and every child of the harness (signal_children).
+ */
+bool signal_programs(int signo)
+{
+	bool any = false;
 
 	if (getpid() == 1)
 		return kill(-1, signo) == 0;
@@ -551,30 +620,19 @@ bool signal_programs(int signo)
 		    (kill(-harness.programs[i].pid, signo) == 0) |
 		    (syscall(SYS_pidfd_send_signal, harness.programs[i].pidfd,
 			     signo, NULL, 0) == 0);
-	/*
-	 * No child at all, running or a zombie (waitid: ECHILD): no orphan
-	 * is reparented to the harness, and /proc has none of its children
-	 * to find.  One reparented later is as late for the walk below.
-	 */
-	if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) &&
-	    errno == ECHILD)
-		return any;
-	proc = opendir("/proc");
-	while (proc && (d = readdir(proc))) {
-		long pid = strtol(d->d_name, NULL, 10);
-
-		if (pid > 0 && proc_parent((pid_t)pid) == getpid() &&
-		    kill((pid_t)pid, signo) == 0)
-			any = true;
-	}
-	if (proc)
-		closedir(proc);
-	return any;
+	/* The programs that exited go now, their groups signalled: their
+	 * exits reported, and with no child left the walk reads no /proc. */
+	reap();
+	return signal_children(signo) || any;
 }
 
-/* Reaps, reporting each exit to its client, until no child is left or
- * ms passed; true when none is left.  Another stop signal ends it early. */
-bool wait_for_children(long long ms, bool *hurried)
+/*
+ * Reaps, reporting each exit to its client, until no child is left or ms
+ * passed; true when none is left.  Each round sends signo to the children
+ * that came since the last walk (signal_children).  Another stop signal
+ * ends it early.
+ */
+bool wait_for_children(long long ms, int signo, bool *hurried)
 {
 	long long deadline = jr2_now_ms() + ms;
 
@@ -586,6 +644,8 @@ bool wait_for_children(long long ms, bool *hurried)
 		reap();
 		if (!children_left())
 			return true;
+		if (getpid() != 1)
+			signal_children(signo);
 		left = deadline - jr2_now_ms();
 		if (left <= 0 || *hurried)
 			return false;

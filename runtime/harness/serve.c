@@ -80,17 +80,14 @@ static void shut_down(int signo)
 		close(harness.spawner_fd);
 		harness.spawner_fd = -1;
 	}
-	/* The programs that exited go first (their exits reported): with no
-	 * child left, signal_programs walks no /proc. */
-	reap();
 	signal_programs(SIGTERM);
-	if (!wait_for_children(harness.stop_grace_ms, &hurried)) {
+	if (!wait_for_children(harness.stop_grace_ms, SIGTERM, &hurried)) {
 		signal_programs(SIGKILL);
 		say("programs left after %lld ms%s: SIGKILL",
 		    jr2_now_ms() - started,
 		    hurried ? " (a second stop signal came)" : "");
 		/* The kernel kills at once; a task in D state may lag. */
-		wait_for_children(1000, &(bool){false});
+		wait_for_children(1000, SIGKILL, &(bool){false});
 	}
 	say("stopped after %lld ms; %s", jr2_now_ms() - started,
 	    children_left() ? "some programs are still exiting"

@@ -183,7 +183,7 @@ bool children_left(void);
 /* The parent of pid (0: outside this pid namespace), or -1: not known. */
 pid_t proc_parent(pid_t pid);
 bool signal_programs(int signo);
-bool wait_for_children(long long ms, bool *hurried);
+bool wait_for_children(long long ms, int signo, bool *hurried);
 void on_spawner_message(void);
 void reap(void);
 void start_spawner(void);

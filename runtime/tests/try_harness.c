@@ -120,7 +120,10 @@ static int pid_sleep_exit(const struct try_call *c)
  * How a program meets a stop (SIGTERM): "catch" writes "term" to PATH and
  * exits 3; "ignore" ignores it (only SIGKILL ends it); "orphan" leaves a
  * child in a session of its own that catches it, and exits 0 (the child is
- * then the harness's, a subreaper).  Each writes PATH.ready once it waits.
+ * then the harness's, a subreaper); "late-orphan" has that child too, and
+ * exits 3 only 300 ms after its own SIGTERM: the child becomes the
+ * harness's after the stop signalled its children.  Each writes PATH.ready
+ * once it waits.
  */
 static int on_term(const struct try_call *c)
 {
@@ -132,15 +135,23 @@ static int on_term(const struct try_call *c)
 	snprintf(ready, sizeof(ready), "%s.ready", path);
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
-	if (!strcmp(mode, "orphan")) {
-		pid_t child = fork();
+	if (!strcmp(mode, "orphan") || !strcmp(mode, "late-orphan")) {
+		pid_t child;
 
+		/* Blocked before the fork: no SIGTERM ends either at once. */
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		child = fork();
 		if (child < 0)
 			return try_report(errno);
 		if (child > 0) {
 			while (access(ready, F_OK))
 				usleep(1000);
-			return 0;
+			if (!strcmp(mode, "orphan"))
+				return 0;
+			if (sigwait(&term, &sig))
+				return 1;
+			usleep(300 * 1000);
+			return 3;
 		}
 		setsid();
 	}
@@ -462,7 +473,7 @@ const struct try_verb try_harness_verbs[] = {
      "N children that exit CODE after MS; their pids; exits at once"},
     {"pid-sleep-exit", 2, "MS CODE", pid_sleep_exit, 0,
      "its pid, then exits CODE after MS"},
-    {"on-term", 2, "catch|ignore|orphan PATH", on_term, 0,
+    {"on-term", 2, "catch|ignore|orphan|late-orphan PATH", on_term, 0,
      "meets SIGTERM so (PATH.ready once it waits)"},
     {"custodian", 2, "SOCKET LINE", custodian, 0,
      "LINE to a Custodian socket (@NAME: abstract); its answer"},

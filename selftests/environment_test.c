@@ -212,6 +212,57 @@ TEST_F(environment, E2_harness_environment_has_no_code_loading_name)
 	ASSERT_NE(NULL, strstr(log, "dropped 'NODE_OPTIONS'"));
 }
 
+/* A start environment of n variables (and the suite's cap, if any). */
+static char **many_variables(size_t n)
+{
+	static char cap[64];
+	const char *abi = getenv("JR2_MAX_ABI");
+	char **envp = calloc(n + 2, sizeof(*envp));
+	size_t at = 0;
+
+	for (; envp && at < n; at++)
+		if (asprintf(&envp[at], "V%05zu=%zu", at, at) < 0)
+			return NULL;
+	if (envp && abi) {
+		snprintf(cap, sizeof(cap), "JR2_MAX_ABI=%s", abi);
+		envp[at] = cap;
+	}
+	return envp;
+}
+
+/*
+ * A request to the spawner carries at most 1024 variables (JR2_REQ_MAX_ENV):
+ * a start environment with more for the programs is refused at the start,
+ * not taken and then failing every request after the spawner's timeout.
+ * Its positive control: 1000 variables start, and a program gets the last.
+ */
+TEST_F(environment, E1_more_variables_than_a_request_carries_refused)
+{
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	const char *const argv[] = {"/bin/sh", "-c", "echo $V00999", NULL};
+	char log[HX_OUT_SIZE], out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+	char **envp;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC, 0644);
+	envp = many_variables(1100);
+	ASSERT_NE(NULL, envp);
+	ASSERT_EQ(2, hx_start_env(_metadata, hx, extra, envp));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "more than the 1024 variables a request "
+				    "to the spawner carries"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	envp = many_variables(1000);
+	ASSERT_NE(NULL, envp);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	ASSERT_STREQ("999\n", out);
+}
+
 TEST_F(environment, E3_jr2_name_in_config_refused)
 {
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};

@@ -201,6 +201,21 @@ void compose_environments(struct jr2_strv *start)
 	extern char **environ;
 
 	jr2_env_compose_confined(start, &harness.cfg, &harness.confined_env);
+	/*
+	 * A spawn request carries the programs' environment and a Stand-in
+	 * per secret it lists, at most JR2_REQ_MAX_ENV entries (the spawner's
+	 * parser refuses more): no start rather than a harness whose every
+	 * request fails.
+	 */
+	if (harness.confined_env.n + harness.cfg.secrets.n > JR2_REQ_MAX_ENV)
+		jr2_die(JR2_EXIT_USAGE,
+			"the start environment gives the programs %zu "
+			"variables, and the config declares %zu Held "
+			"secret(s): more than the %d variables a request to "
+			"the spawner carries; start jr2-harness serve with "
+			"fewer (env -u NAME, env -i)",
+			harness.confined_env.n, harness.cfg.secrets.n,
+			JR2_REQ_MAX_ENV);
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
 		char *eq = strchr(*e, '=');

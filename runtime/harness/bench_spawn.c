@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "bench_root.h"
 #include "die.h"
 #include "request.h"
 
@@ -161,18 +162,7 @@ static void start_harness(const char *harness, char *bearer, size_t size)
 {
 	FILE *file;
 
-	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot unshare (run as root)",
-			     "CLONE_NEWNS");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    (mkdir(ROOT, 0755) && errno != EEXIST) ||
-	    mount("jr2-bench", ROOT, "tmpfs", 0, "size=8m"))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot mount a tmpfs on", ROOT);
-	/* One Held secret; the config lies in a read-only tree (E4). */
-	if (mkdir(ETC, 0755) || !(file = fopen(CONFIG, "we")) ||
-	    fprintf(file, "secret BENCH_TOKEN\nread-only %s\n", ETC) < 0 ||
-	    fclose(file))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot write", CONFIG);
+	bench_make_root(ROOT, ETC, CONFIG);
 	harness_pid = fork();
 	if (harness_pid == 0) {
 		int null = open("/dev/null", O_WRONLY);

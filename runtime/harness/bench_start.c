@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_root.h"
 #include "die.h"
 
 #define ROOT	  "/run/jr2-bench-start"
@@ -184,27 +185,7 @@ static void serve_once(struct way *w, int i)
 	w->samples[CPU][i] = rusage_us(&ru);
 }
 
-/*
- * A fresh tmpfs root of its own, a config with a Held secret (E4); the
- * folder it is mounted on goes at the end (unmount_root).
- */
-static void make_root(void)
-{
-	FILE *file;
-
-	if (unshare(CLONE_NEWNS | CLONE_NEWNET))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot unshare (run as root)",
-			     "CLONE_NEWNS");
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    (mkdir(ROOT, 0700) && errno != EEXIST) ||
-	    mount("jr2-bench-start", ROOT, "tmpfs", 0, "size=8m"))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot mount a tmpfs on", ROOT);
-	if (mkdir(ETC, 0755) || !(file = fopen(CONFIG, "we")) ||
-	    fprintf(file, "secret BENCH_TOKEN\nread-only %s\n", ETC) < 0 ||
-	    fclose(file))
-		jr2_die_path(JR2_EXIT_FAILURE, "cannot write", CONFIG);
-}
-
+/* The root's tmpfs (bench_make_root) and the folder it is mounted on. */
 static void unmount_root(void)
 {
 	umount2(ROOT, MNT_DETACH);
@@ -293,7 +274,7 @@ int main(int argc, char **argv)
 				  calloc((size_t)n, sizeof(double))))
 				jr2_die_path(JR2_EXIT_FAILURE,
 					     "out of memory for", "samples");
-	make_root();
+	bench_make_root(ROOT, ETC, CONFIG);
 	jr2_die_set_cleanup(kill_running_and_unmount);
 	print_load("before");
 	/* Warm-up: each binary's pages in the page cache. */

@@ -88,7 +88,8 @@ fuzz: $(HARNESS_FUZZ)
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
 
-$(HARNESS_BENCH): runtime/harness/bench_spawn.c $(OBJ)/harness/channel.o \
+$(HARNESS_BENCH): runtime/harness/bench_spawn.c runtime/harness/bench_root.c \
+		$(OBJ)/harness/channel.o \
 		$(OBJ)/harness/request.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
@@ -102,7 +103,8 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine \
 		--confine $(BIN)/jr2-confine -n $(BENCH_SPAWNS)
 	$(BUILD)/runtime-bench/confine-bench filter
 
-$(HARNESS_START_BENCH): runtime/harness/bench_start.c $(OBJ)/libjr2.a
+$(HARNESS_START_BENCH): runtime/harness/bench_start.c \
+		runtime/harness/bench_root.c $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
 

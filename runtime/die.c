@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The one error exit of the three programs (see die.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,22 @@ static void (*die_writer)(const char *line);
 void jr2_die_init(const char *program)
 {
 	die_program = program;
+	/*
+	 * open(2) takes the lowest free number: with 0, 1 or 2 closed, a file
+	 * the program opens later would stand in for that stream (its
+	 * messages written into it; a client's socket to the harness passed
+	 * as a program's stdin).  /dev/null takes each closed one first.
+	 */
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		if (open("/dev/null", O_RDWR) != fd)
+			jr2_die_errno(JR2_EXIT_FAILURE, errno,
+				      "descriptor %d is closed and /dev/null "
+				      "cannot take it; start with stdin, "
+				      "stdout and stderr open",
+				      fd);
+	}
 }
 
 void jr2_die_set_writer(void (*writer)(const char *line))

@@ -10,7 +10,10 @@
 
 #include "exit_status.h"
 
-/* The program's name before the colon (set once by main). */
+/*
+ * The program's name before the colon (set once, first, by main); a closed
+ * stdin, stdout or stderr is opened on /dev/null.
+ */
 void jr2_die_init(const char *program);
 
 /* Run once before the exit (jr2-harness serve: undo a start). */

@@ -38,6 +38,41 @@ TEST_F(fd_hygiene, R10_only_stdio_reaches_a_program)
 	ASSERT_EQ(0, close(9));
 }
 
+/*
+ * A client started with stdin closed: its own socket to the harness would
+ * take descriptor 0 and reach the program as its stdin (the client's control
+ * connection in a program's hands).  A closed standard descriptor is
+ * /dev/null before the client opens anything.
+ */
+TEST_F(fd_hygiene, R10_a_client_with_stdin_closed_passes_no_socket)
+{
+	struct hx *hx = &self->hx;
+	char *const from_file[] = {
+	    "/bin/sh",	  "-c",	       "exec <" HX_ETC "/file; exec \"$@\"",
+	    "sh",	  hx->harness, "exec",
+	    "--root",	  HX_ROOT,     "--",
+	    hx->try_tool, "fd-link",   "0",
+	    NULL};
+	char *closed[sizeof(from_file) / sizeof(*from_file)];
+	char out[HX_OUT_SIZE];
+	int status;
+
+	memcpy(closed, from_file, sizeof(closed));
+	closed[2] = "exec <&-; exec \"$@\"";
+	fx_make_file(_metadata, HX_ETC "/file", "data\n", 0644);
+	HX_START(hx, NULL);
+	/* Positive control: the client's stdin is the program's. */
+	ASSERT_EQ(0, fx_run(from_file, out, sizeof(out), &status));
+	ASSERT_EQ(0, status);
+	ASSERT_STREQ(HX_ETC "/file\n", out);
+	ASSERT_EQ(0, fx_run(closed, out, sizeof(out), &status));
+	ASSERT_EQ(0, status)
+	{
+		TH_LOG("output: %s", out);
+	}
+	ASSERT_STREQ("/dev/null\n", out);
+}
+
 TEST_F(fd_hygiene, R10_passed_descriptor_arrives_as_3)
 {
 	struct hx *hx = &self->hx;

@@ -531,4 +531,64 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	}
 }
 
+/*
+ * `jr2-harness serve --root HX_ROOT` by /bin/sh running `how` first (the
+ * standard descriptors it leaves); 0 once `status` answers, else the exit
+ * status it ended with, or -1 when it neither served nor ended in time.
+ * It is stopped (SIGTERM) before this returns.
+ */
+static int serve_after(struct __test_metadata *_metadata, struct hx *hx,
+		       const char *how)
+{
+	char script[128];
+	char *const serve[] = {"/bin/sh", "-c",	    script,  "sh", hx->harness,
+			       "serve",	  "--root", HX_ROOT, NULL};
+	char *const status[] = {hx->harness, "status", "--root", HX_ROOT, NULL};
+	char out[HX_OUT_SIZE];
+	int ret = -1, wstatus, answered;
+	pid_t pid;
+
+	snprintf(script, sizeof(script), "%s; exec \"$@\"", how);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(null, 0);
+		dup2(null, 1);
+		execv(serve[0], serve);
+		_exit(127);
+	}
+	for (int waited = 0; waited < HX_READY_MS && ret < 0; waited += 50) {
+		if (waitpid(pid, &wstatus, WNOHANG) == pid)
+			return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
+						  : 128 + WTERMSIG(wstatus);
+		if (!fx_run(status, out, sizeof(out), &answered) &&
+		    answered == 0)
+			ret = 0;
+		else
+			usleep(50000);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &wstatus, 0);
+	return ret;
+}
+
+/*
+ * A harness started with stderr closed serves: its own files (the start's
+ * environment, handed to its re-execution) take no standard descriptor's
+ * number, where one taken as stderr ended the start with exit 2 and no
+ * word.  A closed standard descriptor is /dev/null before anything opens.
+ */
+TEST_F(harness_trust, E6_a_start_with_stderr_closed_serves)
+{
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	/* Positive control: with stderr open (to /dev/null), it serves. */
+	ASSERT_EQ(0, serve_after(_metadata, hx, "exec 2>/dev/null"));
+	ASSERT_EQ(0, serve_after(_metadata, hx, "exec 2>&-"));
+}
+
 TEST_HARNESS_MAIN

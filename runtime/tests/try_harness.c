@@ -46,6 +46,21 @@ static int fds(const struct try_call *c)
 	return 0;
 }
 
+/* What descriptor FD of this process refers to, as /proc shows it. */
+static int fd_link(const struct try_call *c)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%ld",
+		 try_number(c->arg[0], "FD"));
+	len = readlink(link, target, sizeof(target) - 1);
+	if (len < 0)
+		return try_report(errno);
+	printf("%.*s\n", (int)len, target);
+	return 0;
+}
+
 static int print_environ(const struct try_call *c)
 {
 	extern char **environ;
@@ -465,6 +480,8 @@ static int linger(const struct try_call *c)
 
 const struct try_verb try_harness_verbs[] = {
     {"fds", 0, "", fds, 0, "the descriptors it holds, on one line (\"0 1 2\")"},
+    {"fd-link", 1, "FD", fd_link, 0,
+     "what its descriptor FD refers to (/dev/null, socket:[N], ...)"},
     {"environ", 0, "", print_environ, 0, "its environment, a line each"},
     {"proc-environ", 0, "", proc_environ, 0,
      "/proc/self/environ, an entry a line"},

@@ -263,6 +263,37 @@ TEST_F(environment, E1_more_variables_than_a_request_carries_refused)
 	ASSERT_STREQ("999\n", out);
 }
 
+/*
+ * A variable of the start environment reaches programs whole, whatever the
+ * length of its name (here 300 bytes; Linux bounds an entry only by the
+ * size of the whole environment).  Control: a short name beside it.
+ */
+TEST_F(environment, E1_a_long_variable_name_reaches_programs_whole)
+{
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	const char *const argv[] = {self->hx.try_tool, "environ", NULL};
+	static char long_entry[320], want[328];
+	const char *const entries[] = {"PATH=/usr/bin:/bin", "SHORT=1",
+				       long_entry, NULL};
+	char *envp[8], out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	memset(long_entry, 'N', 300);
+	strcpy(long_entry + 300, "=long");
+	snprintf(want, sizeof(want), "\n%s\n", long_entry);
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC, 0644);
+	start_env(envp, 8, entries);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "\nSHORT=1\n"));
+	ASSERT_NE(NULL, strstr(out, want))
+	{
+		TH_LOG("environ: %s", out);
+	}
+}
+
 TEST_F(environment, E3_jr2_name_in_config_refused)
 {
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};

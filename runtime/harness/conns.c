@@ -186,15 +186,9 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 	{
 		struct jr2_strv env = {0};
 
-		for (size_t i = 0; i < harness.confined_env.n; i++) {
-			const char *eq = strchr(harness.confined_env.v[i], '=');
-			char name[256];
-
-			snprintf(name, sizeof(name), "%.*s",
-				 (int)(eq - harness.confined_env.v[i]),
-				 harness.confined_env.v[i]);
-			jr2_env_set(&env, name, eq + 1);
-		}
+		/* Its names are unique already (jr2_env_compose_confined). */
+		for (size_t i = 0; i < harness.confined_env.n; i++)
+			jr2_strv_add(&env, harness.confined_env.v[i]);
 		for (size_t i = 0; i < req->n_secrets; i++)
 			jr2_env_set(
 			    &env, req->secrets[i],

@@ -543,9 +543,8 @@ static int serve_after(struct __test_metadata *_metadata, struct hx *hx,
 	char script[128];
 	char *const serve[] = {"/bin/sh", "-c",	    script,  "sh", hx->harness,
 			       "serve",	  "--root", HX_ROOT, NULL};
-	char *const status[] = {hx->harness, "status", "--root", HX_ROOT, NULL};
 	char out[HX_OUT_SIZE];
-	int ret = -1, wstatus, answered;
+	int ret = -1, wstatus;
 	pid_t pid;
 
 	snprintf(script, sizeof(script), "%s; exec \"$@\"", how);
@@ -564,8 +563,7 @@ static int serve_after(struct __test_metadata *_metadata, struct hx *hx,
 		if (waitpid(pid, &wstatus, WNOHANG) == pid)
 			return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus)
 						  : 128 + WTERMSIG(wstatus);
-		if (!fx_run(status, out, sizeof(out), &answered) &&
-		    answered == 0)
+		if (hx_status(hx, out, sizeof(out)) == 0)
 			ret = 0;
 		else
 			usleep(50000);

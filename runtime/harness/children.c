@@ -628,15 +628,16 @@ bool signal_programs(int signo)
 
 /*
  * Reaps, reporting each exit to its client, until no child is left or ms
- * passed; true when none is left.  Each round sends signo to the children
- * that came since the last walk (signal_children).  Another stop signal
- * ends it early.
+ * passed; true when none is left.  After signal_programs(signo), which has
+ * just walked: each round after the first sends signo to the children that
+ * came since the last walk (signal_children).  Another stop signal ends it
+ * early.
  */
 bool wait_for_children(long long ms, int signo, bool *hurried)
 {
 	long long deadline = jr2_now_ms() + ms;
 
-	for (;;) {
+	for (bool walked = true;; walked = false) {
 		struct signalfd_siginfo info;
 		struct pollfd pfd = {.fd = harness.signal_fd, .events = POLLIN};
 		long long left;
@@ -644,7 +645,7 @@ bool wait_for_children(long long ms, int signo, bool *hurried)
 		reap();
 		if (!children_left())
 			return true;
-		if (getpid() != 1)
+		if (!walked && getpid() != 1)
 			signal_children(signo);
 		left = deadline - jr2_now_ms();
 		if (left <= 0 || *hurried)

@@ -517,27 +517,22 @@ static inline int hx_exec(struct hx *hx, const char *const argv[], char *out,
 	return hx_exec_opts(hx, NULL, argv, out, size);
 }
 
-/* jr2-try VERB ARGS run confined: its first word ("ok", "EACCES", ...). */
-#define HX_TRY(hx, ...)                                                   \
+/* jr2-try VERB ARGS run confined: its output, cut at the first of `stop`. */
+#define HX_TRY_CUT(hx, stop, ...)                                         \
 	({                                                                \
 		static char _out[HX_OUT_SIZE];                            \
 		const char *const _argv[] = {(hx)->try_tool, __VA_ARGS__, \
 					     NULL};                       \
 		hx_exec(hx, _argv, _out, sizeof(_out));                   \
-		_out[strcspn(_out, " \n")] = '\0';                        \
+		_out[strcspn(_out, stop)] = '\0';                         \
 		(const char *)_out;                                       \
 	})
 
-/* jr2-try VERB ARGS run confined: its first line. */
-#define HX_TRY_LINE(hx, ...)                                              \
-	({                                                                \
-		static char _out[HX_OUT_SIZE];                            \
-		const char *const _argv[] = {(hx)->try_tool, __VA_ARGS__, \
-					     NULL};                       \
-		hx_exec(hx, _argv, _out, sizeof(_out));                   \
-		_out[strcspn(_out, "\n")] = '\0';                         \
-		(const char *)_out;                                       \
-	})
+/* Its first word ("ok", "EACCES", ...). */
+#define HX_TRY(hx, ...) HX_TRY_CUT(hx, " \n", __VA_ARGS__)
+
+/* Its first line. */
+#define HX_TRY_LINE(hx, ...) HX_TRY_CUT(hx, "\n", __VA_ARGS__)
 
 /*
  * Starts a long-lived confined program (jr2-try `verb`, through `exec OPTS`)

@@ -294,6 +294,57 @@ TEST_F(environment, E1_a_long_variable_name_reaches_programs_whole)
 	}
 }
 
+/* A start environment of n variables of `len` bytes each (and the cap). */
+static char **large_variables(size_t n, size_t len)
+{
+	char **envp = many_variables(n);
+	int name;
+
+	for (size_t at = 0; envp && at < n; at++) {
+		free(envp[at]);
+		envp[at] = malloc(len + 8);
+		if (!envp[at])
+			return NULL;
+		name = snprintf(envp[at], len + 8, "B%zu=", at);
+		memset(envp[at] + name, 'v', len);
+		envp[at][name + len] = '\0';
+	}
+	return envp;
+}
+
+/*
+ * A spawn request is at most 1 MiB (JR2_SPAWN_MAX_BYTES), the programs'
+ * environment included: a start environment larger than that is refused at
+ * the start, not taken and then every request refused.  Its positive
+ * control: 8 variables of 120,000 bytes start, and a program gets the last.
+ */
+TEST_F(environment, E1_more_bytes_than_a_request_carries_refused)
+{
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	const char *const argv[] = {"/bin/sh", "-c", "echo ${#B7}", NULL};
+	char log[HX_OUT_SIZE], out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+	char **envp;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC, 0644);
+	envp = large_variables(9, 120000);
+	ASSERT_NE(NULL, envp);
+	ASSERT_EQ(2, hx_start_env(_metadata, hx, extra, envp));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "more than the 1048576 bytes a request to "
+				    "the spawner carries"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	envp = large_variables(8, 120000);
+	ASSERT_NE(NULL, envp);
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+	ASSERT_STREQ("120000\n", out);
+}
+
 TEST_F(environment, E3_jr2_name_in_config_refused)
 {
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};

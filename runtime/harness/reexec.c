@@ -19,7 +19,9 @@
 #include "harness.h"
 #include "log.h"
 #include "policy_internal.h"
+#include "request.h"
 #include "serve.h"
+#include "standins.h"
 
 /*
  * E2: the harness's own environment, from the start environment: what the
@@ -195,6 +197,28 @@ refuse:
 		"without it");
 }
 
+/* One "env LEN:ENTRY\n" field of a spawn request (jr2_msg_field). */
+static size_t field_bytes(size_t entry_len)
+{
+	return (size_t)snprintf(NULL, 0, "env %zu:", entry_len) + entry_len + 1;
+}
+
+/*
+ * The bytes the programs' environment takes in every spawn request, with
+ * the Stand-in of each Held secret (at most JR2_STANDIN_SIZE - 1 bytes).
+ */
+static size_t env_field_bytes(void)
+{
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < harness.confined_env.n; i++)
+		bytes += field_bytes(strlen(harness.confined_env.v[i]));
+	for (size_t i = 0; i < harness.cfg.secrets.n; i++)
+		bytes += field_bytes(strlen(harness.cfg.secrets.v[i]) + 1 +
+				     JR2_STANDIN_SIZE - 1);
+	return bytes;
+}
+
 /* E1, once the harness runs with its own environment. */
 void compose_environments(struct jr2_strv *start)
 {
@@ -204,8 +228,9 @@ void compose_environments(struct jr2_strv *start)
 	/*
 	 * A spawn request carries the programs' environment and a Stand-in
 	 * per secret it lists, at most JR2_REQ_MAX_ENV entries (the spawner's
-	 * parser refuses more): no start rather than a harness whose every
-	 * request fails.
+	 * parser refuses more) in at most JR2_SPAWN_MAX_BYTES (the harness
+	 * refuses a larger request): no start rather than a harness whose
+	 * every request fails.
 	 */
 	if (harness.confined_env.n + harness.cfg.secrets.n > JR2_REQ_MAX_ENV)
 		jr2_die(JR2_EXIT_USAGE,
@@ -216,6 +241,15 @@ void compose_environments(struct jr2_strv *start)
 			"fewer (env -u NAME, env -i)",
 			harness.confined_env.n, harness.cfg.secrets.n,
 			JR2_REQ_MAX_ENV);
+	if (env_field_bytes() > JR2_SPAWN_MAX_BYTES)
+		jr2_die(JR2_EXIT_USAGE,
+			"the start environment gives the programs %zu bytes "
+			"of variables, Stand-ins of the %zu Held secret(s) "
+			"counted: more than the %d bytes a request to the "
+			"spawner carries; start jr2-harness serve without the "
+			"largest (env -u NAME, env -i)",
+			env_field_bytes(), harness.cfg.secrets.n,
+			JR2_SPAWN_MAX_BYTES);
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
 		char *eq = strchr(*e, '=');

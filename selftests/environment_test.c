@@ -381,6 +381,36 @@ TEST_F(environment, E3_jr2_secret_name_refused)
 	ASSERT_NE(NULL, strstr(log, "secret name 'JR2_CONTROL'"));
 }
 
+/*
+ * HOME and TMPDIR are the harness's for every program: as a Held secret's
+ * name, a program that lists no secret would still get it.  Refused; its
+ * positive control: a secret HOME_TOKEN starts.
+ */
+TEST_F(environment, E3_secret_named_home_or_tmpdir_refused)
+{
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	char log[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC "secret HOME\n", 0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "secret 'HOME' is a name the harness sets"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_EQ(0, unlink(HX_CONFIG));
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC "secret TMPDIR\n",
+		     0644);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	ASSERT_EQ(0, unlink(HX_CONFIG));
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC "secret HOME_TOKEN\n",
+		     0644);
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+}
+
 TEST_F(environment, E4_config_in_sandbox_area_refused)
 {
 	const char *const extra[] = {"--config", "/tmp/harness.conf", NULL};

@@ -262,6 +262,14 @@ static int parse_directive(struct jr2_harness_config *cfg, char *word,
 					"%s: secret name '%s' is the name of a "
 					"Stand-in of jr2's own; rename it",
 					where, arg);
+		/* Every program gets these, set by the harness (E5). */
+		if (!strcmp(arg, "HOME") || !strcmp(arg, "TMPDIR"))
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "%s: secret '%s' is a name the harness "
+			    "sets for every program (home, tmpdir); "
+			    "rename the secret",
+			    where, arg);
 		if (jr2_env_get(&cfg->env, arg))
 			return jr2_fail(err, EINVAL, true,
 					"%s: secret '%s' is also set by an env "

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -197,25 +198,34 @@ refuse:
 		"without it");
 }
 
-/* One "env LEN:ENTRY\n" field of a spawn request (jr2_msg_field). */
-static size_t field_bytes(size_t entry_len)
-{
-	return (size_t)snprintf(NULL, 0, "env %zu:", entry_len) + entry_len + 1;
-}
-
 /*
  * The bytes the programs' environment takes in every spawn request, with
- * the Stand-in of each Held secret (at most JR2_STANDIN_SIZE - 1 bytes).
+ * the Stand-in of each Held secret at its largest (JR2_STANDIN_SIZE - 1
+ * bytes): its "env" fields, framed by jr2_msg_field as conns.c frames them.
  */
 static size_t env_field_bytes(void)
 {
-	size_t bytes = 0;
+	char standin[JR2_STANDIN_SIZE];
+	struct jr2_msg msg;
+	size_t bytes;
 
+	memset(standin, 'x', sizeof(standin) - 1);
+	standin[sizeof(standin) - 1] = '\0';
+	jr2_msg_init(&msg);
 	for (size_t i = 0; i < harness.confined_env.n; i++)
-		bytes += field_bytes(strlen(harness.confined_env.v[i]));
-	for (size_t i = 0; i < harness.cfg.secrets.n; i++)
-		bytes += field_bytes(strlen(harness.cfg.secrets.v[i]) + 1 +
-				     JR2_STANDIN_SIZE - 1);
+		jr2_msg_field(&msg, "env", harness.confined_env.v[i]);
+	for (size_t i = 0; i < harness.cfg.secrets.n; i++) {
+		size_t len =
+		    strlen(harness.cfg.secrets.v[i]) + sizeof(standin) + 1;
+		char *entry = jr2_xrealloc(NULL, len);
+
+		snprintf(entry, len, "%s=%s", harness.cfg.secrets.v[i],
+			 standin);
+		jr2_msg_field(&msg, "env", entry);
+		free(entry);
+	}
+	bytes = msg.failed ? SIZE_MAX : msg.len;
+	jr2_msg_free(&msg);
 	return bytes;
 }
 
@@ -241,15 +251,16 @@ void compose_environments(struct jr2_strv *start)
 			"fewer (env -u NAME, env -i)",
 			harness.confined_env.n, harness.cfg.secrets.n,
 			JR2_REQ_MAX_ENV);
-	if (env_field_bytes() > JR2_SPAWN_MAX_BYTES)
+	size_t env_bytes = env_field_bytes();
+
+	if (env_bytes > JR2_SPAWN_MAX_BYTES)
 		jr2_die(JR2_EXIT_USAGE,
 			"the start environment gives the programs %zu bytes "
 			"of variables, Stand-ins of the %zu Held secret(s) "
 			"counted: more than the %d bytes a request to the "
 			"spawner carries; start jr2-harness serve without the "
 			"largest (env -u NAME, env -i)",
-			env_field_bytes(), harness.cfg.secrets.n,
-			JR2_SPAWN_MAX_BYTES);
+			env_bytes, harness.cfg.secrets.n, JR2_SPAWN_MAX_BYTES);
 	/* E4: every file the harness reads because of its environment. */
 	for (char **e = environ; *e; e++) {
 		char *eq = strchr(*e, '=');

@@ -345,6 +345,70 @@ TEST_F(environment, E1_more_bytes_than_a_request_carries_refused)
 	ASSERT_STREQ("120000\n", out);
 }
 
+/*
+ * Whether a SEQPACKET socket pair with 2 MiB asked of SO_SNDBUF and
+ * SO_RCVBUF (capped at net.core.wmem_max and rmem_max without
+ * CAP_NET_ADMIN) refuses a message of `len` bytes with EMSGSIZE: what this
+ * kernel does, read rather than assumed.
+ */
+static bool seqpacket_refuses(size_t len)
+{
+	int pair[2], size = 2 << 20;
+	char *msg = calloc(1, len);
+	bool refused;
+
+	if (!msg || socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair)) {
+		free(msg);
+		return false;
+	}
+	setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	refused =
+	    send(pair[0], msg, len, MSG_DONTWAIT) < 0 && errno == EMSGSIZE;
+	close(pair[0]);
+	close(pair[1]);
+	free(msg);
+	return refused;
+}
+
+/*
+ * A harness without CAP_NET_ADMIN cannot force its channel to the spawner
+ * past net.core.wmem_max: a request of ~1 MB (8 variables of 120,000 bytes)
+ * is then refused at once with why, never kept for a spawner that can
+ * never take it.  Where this kernel takes such a message anyway (as it
+ * says for a plain socket pair), the program runs and gets the variable.
+ */
+TEST_F(environment, E1_a_request_the_channel_cannot_carry_is_refused)
+{
+	const char *const extra[] = {"--config", HX_CONFIG, NULL};
+	const char *const argv[] = {"/bin/sh", "-c", "echo ${#B7}", NULL};
+	char out[HX_OUT_SIZE];
+	struct hx *hx = &self->hx;
+	char **envp;
+
+	HX_REQUIRE_ACCEPTED(hx);
+
+	fx_make_file(_metadata, HX_CONFIG, HX_TRUST_ETC, 0644);
+	envp = large_variables(8, 120000);
+	ASSERT_NE(NULL, envp);
+	hx->no_net_admin = true;
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	if (seqpacket_refuses(8 * 120020)) {
+		TH_LOG(
+		    "this kernel refuses such a message: a refusal expected");
+		ASSERT_NE(0, hx_exec(hx, argv, out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, "more than the spawner's channel "
+					    "takes here"))
+		{
+			TH_LOG("exec: %s", out);
+		}
+	} else {
+		TH_LOG("this kernel takes such a message: the program runs");
+		ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
+		ASSERT_STREQ("120000\n", out);
+	}
+}
+
 TEST_F(environment, E3_jr2_name_in_config_refused)
 {
 	const char *const extra[] = {"--config", HX_CONFIG, NULL};

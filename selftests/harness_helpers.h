@@ -20,6 +20,7 @@
 #ifndef JR2_SELFTESTS_HARNESS_HELPERS_H
 #define JR2_SELFTESTS_HARNESS_HELPERS_H
 
+#include <linux/capability.h>
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
@@ -61,6 +62,7 @@ struct hx {
 	 * terminal log_fd is (`serve ... &` in a shell there); its leader: */
 	bool tty_job;
 	pid_t session;
+	bool no_net_admin; /* started without CAP_NET_ADMIN (bounding set) */
 };
 
 /* ---- the harness under test ---- */
@@ -373,6 +375,9 @@ static inline int hx_start_env(struct __test_metadata *_metadata, struct hx *hx,
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(log, 2);
+		if (hx->no_net_admin &&
+		    prctl(PR_CAPBSET_DROP, CAP_NET_ADMIN, 0, 0, 0))
+			_exit(126);
 		execve(argv[0], argv, envp ? envp : environ);
 		_exit(127);
 	}

@@ -125,11 +125,20 @@ void start_spawner(void)
 		harness.restart_at_ms = jr2_now_ms() + 1000;
 		return;
 	}
-	/* Room for one spawn message with its environment. */
+	/*
+	 * Room for one spawn message with its environment: a SEQPACKET
+	 * message larger than the sender's buffer gives EMSGSIZE.  SO_SNDBUF
+	 * is capped at net.core.wmem_max (SO_RCVBUF at rmem_max); the FORCE
+	 * options, with CAP_NET_ADMIN, are not.
+	 */
 	int size = JR2_SPAWN_MAX_BYTES * 2;
 
-	setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(pair[0], SOL_SOCKET, SO_SNDBUFFORCE, &size,
+		       sizeof(size)))
+		setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (setsockopt(pair[1], SOL_SOCKET, SO_RCVBUFFORCE, &size,
+		       sizeof(size)))
+		setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	pid = fork();
 	if (pid < 0) {
 		say("cannot fork the spawner: %s; retrying", strerror(errno));

@@ -101,6 +101,17 @@ static void send_to_spawner(struct conn *c)
 
 	if (ret == -EAGAIN)
 		return; /* still QUEUED: sent when the channel has room */
+	/* Larger than the channel's buffer: no later send or spawner takes
+	 * it, so the client is told (conn_close drops its descriptors). */
+	if (ret == -EMSGSIZE) {
+		refuse(c,
+		       "the request with its environment is %zu bytes, more "
+		       "than the spawner's channel takes here; pass fewer "
+		       "arguments, start the harness with a smaller "
+		       "environment, or give it CAP_NET_ADMIN",
+		       c->spawn.len);
+		return;
+	}
 	if (ret) {
 		/* The spawner is going away: kept for the next one. */
 		say("cannot send request %lu to the spawner: %s; kept for the "

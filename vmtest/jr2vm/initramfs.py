@@ -21,6 +21,7 @@ BUILD = REPO / "build"
 GUEST = REPO / "vmtest" / "guest"
 BUSYBOX = pathlib.Path("/bin/busybox")
 VMPROBE = BUILD / "vmtest" / "jr2-vmprobe"
+VM_EXIT = BUILD / "vmtest" / "jr2-vm-exit"
 RUN_TESTS = REPO / "selftests" / "run-tests"
 PT_INTERP = 3
 
@@ -64,10 +65,11 @@ def check_static(files: Mapping[str, pathlib.Path],
 
 
 def base_files(payload: Mapping[str, pathlib.Path]) -> dict[str, pathlib.Path]:
-    if not VMPROBE.exists():
-        raise PayloadError(f"no '{VMPROBE}': build it with make {VMPROBE.relative_to(REPO)}")
+    for tool in (VMPROBE, VM_EXIT):
+        if not tool.exists():
+            raise PayloadError(f"no '{tool}': build it with make {tool.relative_to(REPO)}")
     files = {"bin/busybox": BUSYBOX, "init": GUEST / "init", "jr2/bin/jr2-vmprobe": VMPROBE,
-             "jr2/bin/run-tests": RUN_TESTS}
+             "bin/jr2-vm-exit": VM_EXIT, "jr2/bin/run-tests": RUN_TESTS}
     files.update(payload)
     return files
 
@@ -95,7 +97,8 @@ def build_base(payload: Mapping[str, pathlib.Path],
         blobs[guest] = host.read_bytes()
         sums[guest] = hashlib.sha256(blobs[guest]).hexdigest()
         digest.update(f"{guest}\0{sums[guest]}".encode())
-    check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE, **payload}, blobs)
+    check_static({"bin/busybox": BUSYBOX, "jr2/bin/jr2-vmprobe": VMPROBE,
+                  "bin/jr2-vm-exit": VM_EXIT, **payload}, blobs)
     named = {pathlib.Path(g).name: sums[g] for g in sorted(payload)}
     path = cache_dir / f"base-{digest.hexdigest()[:16]}.cpio"
     if path.exists():

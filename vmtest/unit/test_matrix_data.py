@@ -78,3 +78,58 @@ def test_a_variant_takes_its_base_files(entries: list[jr2kernels.Entry]) -> None
     base = jr2kernels.find(entries, variant.base)
     assert variant.debs == base.debs and variant.files_name == base.name
     assert variant.cmdline and variant.cmdline != base.cmdline
+
+
+def flavour(entry: jr2kernels.Entry) -> str:
+    """The Debian flavour its image package names: 'amd64', 'cloud-amd64', 'rt-amd64'."""
+    package = entry.debs[0].package if entry.debs else ""
+    for name in ("cloud-amd64", "rt-amd64"):
+        if f"-{name}" in package:
+            return name
+    return "amd64"
+
+
+def test_a_cloud_and_an_rt_flavour_are_listed(entries: list[jr2kernels.Entry]) -> None:
+    flavours = {flavour(e) for e in entries if e.source == "debian" and not e.base}
+    assert {"cloud-amd64", "rt-amd64"} <= flavours, flavours
+
+
+def test_flavours_of_one_build_expect_its_abi(entries: list[jr2kernels.Entry]) -> None:
+    """One Debian build (one version of source package linux) is one Landlock:
+    its flavours expect the ABI and verdict of its generic image."""
+    generic = {e.debs[0].version: e for e in entries
+               if e.source == "debian" and not e.base and flavour(e) == "amd64"}
+    others = [e for e in entries if e.source == "debian" and not e.base and flavour(e) != "amd64"]
+    assert others
+    for entry in others:
+        base = generic[entry.debs[0].version]
+        assert (entry.abi, entry.verdict) == (base.abi, base.verdict), (entry.name, base.name)
+
+
+def config_of(entry: jr2kernels.Entry) -> dict[str, str]:
+    kernel = jr2kernels.cached(entry)
+    if kernel is None or kernel.config is None:
+        pytest.skip(f"{entry.name}: not in the kernel cache {jr2kernels.cache_dir()} "
+                    f"(kernels/fetch {entry.name})")
+    options: dict[str, str] = {}
+    for line in kernel.config.read_text().splitlines():
+        if line.startswith("CONFIG_") and "=" in line:
+            key, _, value = line.partition("=")
+            options[key] = value.strip('"')
+    return options
+
+
+@pytest.mark.parametrize("name", [e.name for e in jr2kernels.load_matrix()
+                                  if e.source == "debian" and not e.base
+                                  and any(d.config for d in e.debs)])
+def test_the_config_agrees_with_the_entry(entries: list[jr2kernels.Entry], name: str) -> None:
+    """The cached kernel's config backs its entry: Landlock built and in the
+    default LSM list where an ABI is expected, PREEMPT_RT in the RT flavour."""
+    entry = jr2kernels.find(entries, name)
+    options = config_of(entry)
+    landlock = (options.get("CONFIG_SECURITY_LANDLOCK") == "y"
+                and "landlock" in options.get("CONFIG_LSM", "").split(","))
+    assert landlock == isinstance(entry.abi, int), (name, entry.abi)
+    assert (options.get("CONFIG_PREEMPT_RT") == "y") == (flavour(entry) == "rt-amd64"), name
+    # The guest ends QEMU by ioperm (vmtest/guest/vm-exit.c), /dev/port or not.
+    assert options.get("CONFIG_X86_IOPL_IOPERM") == "y", name

@@ -21,7 +21,8 @@ int main(void)
 	if (ioperm(0xf4, 1, 1) == 0)
 		outb(42, 0xf4);
 	else
-		perror("jr2-vm-exit: ioperm(0xf4): the guest powers off instead, QEMU exits 0");
+		perror("jr2-vm-exit: ioperm(0xf4): the guest powers off "
+		       "instead, QEMU exits 0");
 	reboot(RB_POWER_OFF);
 	perror("jr2-vm-exit: reboot(RB_POWER_OFF)");
 	return 1;

@@ -89,7 +89,17 @@ int jr2_tracer_open(struct jr2_tracer *tracer,
 		    const struct jr2_trace_opts *opts, char *err, size_t size);
 /* Human-readable: what attached where and why not; one line each. */
 void jr2_tracer_report(const struct jr2_tracer *tracer, FILE *out);
-/* Why tracing Landlock denials cannot work here; NULL when it can. */
+/*
+ * The capabilities this process lacks for BPF tracing ("CAP_BPF and
+ * CAP_PERFMON"), NULL when it has them: the kernel loads tracing programs
+ * and kprobes only for CAP_BPF with CAP_PERFMON, or CAP_SYS_ADMIN (the one
+ * capability of kernels before 5.8), and answers EPERM to anyone else.
+ */
+const char *jr2_trace_missing_caps(char *buf, size_t size);
+/*
+ * Why tracing Landlock denials cannot work here; NULL when it can.  A
+ * process without the capabilities is told that first, whatever the kernel.
+ */
 const char *jr2_tracer_refusal(const struct jr2_tracer *tracer, char *buf,
 			       size_t size);
 void jr2_tracer_close(struct jr2_tracer *tracer);

@@ -391,14 +391,25 @@ static void trace_denials(struct jr2_trace_opts *opts, pid_t pid, pid_t child,
 	int ret;
 
 	opts->root_tgid = pid;
-	if (jr2_tracer_open(&tracer, opts, err, sizeof(err)))
+	if (jr2_tracer_open(&tracer, opts, err, sizeof(err))) {
+		if (jr2_trace_missing_caps(why, sizeof(why)))
+			jr2_die(JR2_EXIT_CANNOT_TRACE,
+				"cannot trace: this process (uid %d) lacks "
+				"%s, without which the kernel loads no BPF "
+				"program: give it CAP_BPF and CAP_PERFMON "
+				"(root's own, or setcap cap_bpf,cap_perfmon+ep "
+				"on the program); the kernel said: %s",
+				(int)getuid(), why, err);
 		jr2_die(JR2_EXIT_CANNOT_TRACE,
 			"cannot trace on this kernel: %s", err);
+	}
 	if (jr2_tracer_refusal(&tracer, why, sizeof(why)))
 		jr2_die(tracer.kernel.landlock_abi <= 0 ? JR2_EXIT_NO_LANDLOCK
 							: JR2_EXIT_CANNOT_TRACE,
-			"cannot trace on this kernel: %s (see jr2-trace "
-			"--probe)",
+			"%s: %s (see jr2-trace --probe)",
+			jr2_trace_missing_caps(err, sizeof(err))
+			    ? "cannot trace"
+			    : "cannot trace on this kernel",
 			why);
 	out->realtime_offset_ns = realtime_offset_ns();
 	rb = ring_buffer__new(bpf_map__fd(tracer.skel->maps.events), on_event,

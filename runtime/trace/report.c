@@ -5,8 +5,11 @@
  * and why not a better way).
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "format.h"
@@ -47,13 +50,50 @@ static bool point_lost(const struct jr2_tracer *t, int i)
 	return s->hook_btf || (s->ksym[0] && !s->ksym_presumed);
 }
 
+static bool has_cap(const struct __user_cap_data_struct data[2], int cap)
+{
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+const char *jr2_trace_missing_caps(char *buf, size_t size)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
+	bool bpf, perfmon;
+
+	if (syscall(SYS_capget, &head, data) != 0 ||
+	    has_cap(data, CAP_SYS_ADMIN))
+		return NULL;
+	bpf = has_cap(data, CAP_BPF);
+	perfmon = has_cap(data, CAP_PERFMON);
+	if (bpf && perfmon)
+		return NULL;
+	snprintf(buf, size, "%s%s%s", bpf ? "" : "CAP_BPF",
+		 !bpf && !perfmon ? " and " : "", perfmon ? "" : "CAP_PERFMON");
+	return buf;
+}
+
 const char *jr2_tracer_refusal(const struct jr2_tracer *t, char *buf,
 			       size_t size)
 {
 	const struct jr2_kernel *k = &t->kernel;
 	int lost = 0, first = -1;
 	size_t len;
+	char caps[64];
 
+	if (k->landlock_abi > 0 && t->traced_points == 0 &&
+	    jr2_trace_missing_caps(caps, sizeof(caps))) {
+		snprintf(
+		    buf, size,
+		    "this process (uid %d) lacks %s, without which the "
+		    "kernel loads no tracing program (fexit on %s: %s): "
+		    "give it CAP_BPF and CAP_PERFMON (root's own, or setcap "
+		    "cap_bpf,cap_perfmon+ep on the program)",
+		    (int)getuid(), caps, PROBE_TARGET,
+		    strerrorname_np(k->tracing_errno));
+		return buf;
+	}
 	if (k->landlock_abi <= 0) {
 		snprintf(buf, size, "%s",
 			 k->landlock_errno == EOPNOTSUPP

@@ -12,13 +12,15 @@ results on it.
 
 Per kernel the tests form a tree with every inner node present: a root
 test `jr2` (the highest status of that kernel), `jr2.vm`, `jr2.vm.verdict`,
-`jr2.vm.health`, one node per suite binary at `jr2.<binary less _test>`
-(its guest time as duration), one per fixture inside a binary where the
-fixture's name is not the binary's, and one test per suite test at
-`jr2.<binary>[.<fixture>].<test>`, each with an `environment` naming the
-kernel.  A test's log_url is the kernel's suite.tap, a node's of the
-machine (root, vm.*) its console.log, where the run has them.  IDs are
-`jr2:<run>:<kernel>:...`.
+`jr2.vm.health`, and the suite's results named as KernelCI names kselftest
+results (kselftest_path): `kselftest`, `kselftest.jr2` (the suite), one
+node per suite binary at `kselftest.jr2.jr2_<binary>` (its guest time as
+duration) and one test per suite test at `kselftest.jr2.jr2_<binary>_<test>`;
+the kernel's own Landlock selftests the same way under `kselftest.landlock`
+(`kselftest.landlock.landlock_fs_test_layout1_...`, as KernelCI reports
+them).  Each test has an `environment` naming the kernel.  A test's log_url
+is the kernel's suite.tap, a node's of the machine (root, vm.*) its
+console.log, where the run has them.  IDs are `jr2:<run>:<kernel>:...`.
 """
 import pathlib
 import re
@@ -31,6 +33,12 @@ from . import gate, run as run_mod, tap
 Json = dict[str, Any]
 
 ORIGIN = "jr2"
+# KernelCI's kselftest paths: kselftest.<collection>.<case>; the collections
+# of the project's suite (selftests/run-tests: "selftests: jr2: <binary>") and
+# of the kernel's own Landlock selftests.
+KSELFTEST = "kselftest"
+SUITE_COLLECTION = "jr2"
+UPSTREAM_COLLECTION = "landlock"
 MAJOR, MINOR = 5, 3
 STATUS = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP", "error": "ERROR"}
 PRIORITY = ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]  # the schema's order
@@ -44,22 +52,40 @@ def path_of(*parts: str) -> str:
     return ".".join(PATH_PART.sub("_", p).strip("_") or "_" for p in parts)
 
 
-def test_path(root: str, result: tap.Result) -> str:
-    """root.<binary less _test>[.<fixture>].<test>: a test sits under its
-    binary; a fixture named as the binary is not repeated."""
-    binary = result.binary or "tap"
-    stem = binary.removesuffix("_test")
-    parts = result.name.split(".")
-    if len(parts) > 1 and parts[0] in (stem, binary):
-        parts = parts[1:]
-    return path_of(root, stem, *parts)
+def kselftest_case(text: str) -> str:
+    """A name as KernelCI's kselftest jobs make it of a TAP line (Linaro
+    test-definitions' kselftest parse-output.py, slugify): "[N]" dropped,
+    each run of characters outside [A-Za-z0-9_-] one "_", one "_" off
+    either end, "_-" made "_"."""
+    text = PATH_PART.sub("_", re.sub(r"\[\d{1,5}\]", "", text))
+    return re.sub(r"(^_|_$)", "", text).replace("_-", "_")
+
+
+def kselftest_path(collection: str, binary: str = "", name: str = "") -> str:
+    """KernelCI's path of a kselftest result: kselftest.<collection> for the
+    collection, kselftest.<collection>.<collection>_<binary> for a binary
+    ("selftests: landlock: fs_test"), and .<collection>_<binary>_<test> for
+    one of its tests (kselftest.landlock.landlock_fs_test_layout1_inval),
+    flat under the collection as KernelCI reports them."""
+    if not binary:
+        return f"{KSELFTEST}.{collection}"
+    case = kselftest_case(f"{collection}: {binary}")
+    if name:
+        case = f"{case}_{kselftest_case(name)}"
+    return f"{KSELFTEST}.{collection}.{case or '_'}"
+
+
+def test_path(collection: str, result: tap.Result) -> str:
+    """The path of one TAP result of a suite binary (kselftest_path)."""
+    return kselftest_path(collection, result.binary or "tap", result.name)
 
 
 def with_parents(tests: list[Json], root: str,
-                 make: Callable[[str, str, int], Json]) -> list[Json]:
+                 make: Callable[[str, str, int], Json], every_root: bool = False) -> list[Json]:
     """Adds the inner nodes of the path tree below `root` that no test is,
     each with the highest status of the tests under it: make(path, status,
-    count) builds one."""
+    count) builds one.  every_root: those of the other trees too (the
+    kselftest paths beside `root`)."""
     have = {t["path"] for t in tests}
     under: dict[str, list[str]] = {}
     for t in tests:
@@ -67,7 +93,7 @@ def with_parents(tests: list[Json], root: str,
         for i in range(len(parts) - 1, 0, -1):
             under.setdefault(".".join(parts[:i]), []).append(t["status"])
     for path in sorted(under):
-        if path != root and path not in have:
+        if path != root and path not in have and (every_root or path.startswith(root + ".")):
             tests.append(make(path, summary_status(under[path]), len(under[path])))
     return tests
 
@@ -147,7 +173,7 @@ def kernel_tests(kernel: run_mod.Kernel, build_id: str, run_id: str, start_time:
             excerpt = r.output or r.reason
         elif r.status == "error":
             excerpt = "\n".join(x for x in (r.reason, r.output) if x)
-        tests.append(_test(build_id, test_id, test_path(ORIGIN, r),
+        tests.append(_test(build_id, test_id, test_path(SUITE_COLLECTION, r),
                            STATUS[r.status], env, duration=duration,
                            comment=r.reason if r.status == "skip" else None,
                            log_excerpt=_excerpt(excerpt) if excerpt else None,
@@ -155,8 +181,8 @@ def kernel_tests(kernel: run_mod.Kernel, build_id: str, run_id: str, start_time:
     # One node per suite binary: its status is its tests', its duration the guest's time.
     for binary, seconds in kernel.summary.get("binary_s", {}).items():
         statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]
-        group = binary.removesuffix("_test")
-        tests.append(_test(build_id, f"{base}:{binary}", path_of(ORIGIN, group),
+        tests.append(_test(build_id, f"{base}:{binary}",
+                           kselftest_path(SUITE_COLLECTION, binary),
                            summary_status(statuses), env, duration=seconds, log_url=tap_url,
                            start_time=start_time, comment=f"{binary}: {len(statuses)} tests"))
     verdict = gate.verdict_findings(kernel)
@@ -171,7 +197,7 @@ def kernel_tests(kernel: run_mod.Kernel, build_id: str, run_id: str, start_time:
     with_parents(tests, ORIGIN, lambda path, status, n: _test(
         build_id, f"{base}:{path}", path, status, env, start_time=start_time,
         log_url=console_url if path == f"{ORIGIN}.vm" else tap_url,
-        comment=f"{path.removeprefix(ORIGIN + '.')}: {n} tests"))
+        comment=f"{path.removeprefix(ORIGIN + '.')}: {n} tests"), every_root=True)
     statuses = [t["status"] for t in tests]
     if not kernel.results:
         statuses.append("MISS")  # the suite never reported: the harness failed
@@ -187,7 +213,8 @@ def kernel_tests(kernel: run_mod.Kernel, build_id: str, run_id: str, start_time:
 
 def upstream_tests(kernel: run_mod.Kernel, build_id: str, run_id: str,
                    start_time: str | None = None, log_base: str | None = None) -> list[Json]:
-    """The kernel's own Landlock selftests, under the path landlock_upstream."""
+    """The kernel's own Landlock selftests, at KernelCI's paths of them
+    (kselftest.landlock.landlock_<binary>_<test>)."""
     env = _environment(kernel)
     tap_url = _log_url(kernel, "suite.tap", log_base)
     base = f"{ORIGIN}:{run_id}:{kernel.name}:upstream"
@@ -200,22 +227,27 @@ def upstream_tests(kernel: run_mod.Kernel, build_id: str, run_id: str,
             test_id, n = f"{base}:{r.binary}.{r.name}#{n}", n + 1
         seen.add(test_id)
         excerpt = (r.output or r.reason) if r.status in ("fail", "error") else None
-        tests.append(_test(build_id, test_id,
-                           path_of("landlock_upstream", r.binary.removesuffix("_test"),
-                                   *r.name.split(".")),
+        tests.append(_test(build_id, test_id, test_path(UPSTREAM_COLLECTION, r),
                            STATUS[r.status], env, duration=r.duration,
                            comment=r.reason if r.status == "skip" else None,
                            log_excerpt=_excerpt(excerpt) if excerpt else None,
                            log_url=tap_url, start_time=start_time, misc={"binary": r.binary}))
-    with_parents(tests, "landlock_upstream", lambda path, status, n: _test(
-        build_id, f"{base}:{path}", path, status, env, start_time=start_time, log_url=tap_url,
-        comment=f"{path.removeprefix('landlock_upstream.')}: {n} tests"))
-    tests.insert(0, _test(build_id, base, "landlock_upstream",
+    # One node per binary, beside its tests, as KernelCI has "selftests: landlock: fs_test".
+    for binary in sorted({r.binary for r in kernel.results if r.binary}):
+        statuses = [STATUS[r.status] for r in kernel.results if r.binary == binary]
+        tests.append(_test(build_id, f"{base}:{binary}", kselftest_path(UPSTREAM_COLLECTION, binary),
+                           summary_status(statuses), env, log_url=tap_url, start_time=start_time,
+                           comment=f"{binary}: {len(statuses)} tests"))
+    root = kselftest_path(UPSTREAM_COLLECTION)
+    tests.insert(0, _test(build_id, base, root,
                           summary_status([t["status"] for t in tests] or ["MISS"]), env,
                           duration=kernel.durations.get("suite_s"), start_time=start_time,
                           comment=f"the kernel's own Landlock selftests on {kernel.name}",
                           misc={"counts": tap.counts(kernel.results),
                                 "findings": kernel.summary.get("kernel_findings", [])}))
+    with_parents(tests, root, lambda path, status, n: _test(
+        build_id, f"{base}:{path}", path, status, env, start_time=start_time, log_url=tap_url,
+        comment=f"{path}: {n} tests"), every_root=True)
     return tests
 
 

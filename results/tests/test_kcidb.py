@@ -92,10 +92,10 @@ def test_ids_origin_paths_and_links(faults: dict[str, Any]) -> None:
     for test in faults["tests"]:
         assert test["id"].startswith("jr2:") and test["origin"] == "jr2"
         assert test["build_id"] == build_id
-        assert test["path"] == "jr2" or test["path"].startswith("jr2.")
+        assert test["path"].split(".")[0] in ("jr2", "kselftest")
     by_id = {t["id"]: t for t in faults["tests"]}
     r6 = by_id["jr2:faults:6.12:protected_dir.R6_truncate_o_trunc"]
-    assert r6["path"] == "jr2.protected_dir.R6_truncate_o_trunc"
+    assert r6["path"] == "kselftest.jr2.jr2_protected_dir_test_protected_dir_R6_truncate_o_trunc"
     assert r6["status"] == "FAIL" and "Expected EACCES (13)" in r6["log_excerpt"]
     assert "Expected 7 == st.st_size (0)" in r6["log_excerpt"]  # the whole output
     assert r6["duration"] == 0.2  # the guest's time: duration_ms 200 in the TAP
@@ -116,7 +116,8 @@ def test_statuses_follow_the_results(faults: dict[str, Any]) -> None:
     assert skip["status"] == "SKIP"
     assert skip["comment"] == "ABI 2 < 3: the runtime refuses this kernel"
     assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["status"] == "ERROR"
-    assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["path"] == "jr2.escapes.crash"
+    assert by_id["jr2:faults:7.3:escapes_test.<crash>"]["path"] == (
+        "kselftest.jr2.jr2_escapes_test_escapes_test_crash")
     assert "SIGSEGV" in by_id["jr2:faults:7.3:escapes_test.<crash>"]["log_excerpt"]
     assert by_id["jr2:faults:7.3:vm.health"]["status"] == "ERROR"
     roots = {t["id"]: t["status"] for t in faults["tests"] if t["path"] == "jr2"}
@@ -125,7 +126,8 @@ def test_statuses_follow_the_results(faults: dict[str, Any]) -> None:
                      "jr2:faults:7.3": "ERROR"}
     assert by_id["jr2:faults:6.12"]["duration"] == 9.8
     binary = by_id["jr2:faults:6.12:protected_dir_test"]
-    assert (binary["path"], binary["status"], binary["duration"]) == ("jr2.protected_dir", "FAIL", 0.7)
+    assert (binary["path"], binary["status"], binary["duration"]) == (
+        "kselftest.jr2.jr2_protected_dir_test", "FAIL", 0.7)
     assert by_id["jr2:faults:7.3:escapes_test"]["status"] == "ERROR"
     assert by_id["jr2:faults:6.1:escapes_test"]["status"] == "SKIP"
 
@@ -238,17 +240,28 @@ def test_every_inner_node_of_the_path_tree_is_a_test(schema: dict[str, Any], nam
     assert kcidb_check.check(data, schema) == []
     for kernel in KERNELS:
         paths = {t["path"] for t in data["tests"] if t["id"].split(":")[2] == kernel}
-        assert {"jr2", "jr2.vm", "jr2.protected_dir"} <= paths
+        assert {"jr2", "jr2.vm", "kselftest", "kselftest.jr2",
+                "kselftest.jr2.jr2_protected_dir_test"} <= paths
 
 
-def test_a_test_sits_under_its_binary_then_its_fixture() -> None:
-    def result(binary: str, name: str) -> str:
-        return kcidb.test_path("jr2", tap.Result(binary, name, "pass"))
+def test_paths_are_kernelcis_kselftest_paths() -> None:
+    """As KernelCI names kselftest results: kselftest.<collection>.<case>, the
+    case "<collection>_<binary>_<test>" with each run of other characters
+    than [A-Za-z0-9_-] one "_" (KernelCI's own, e.g. kselftest.landlock.
+    landlock_net_test_protocol_no_sandbox_with_ipv4_mptcp_bind)."""
+    def result(collection: str, binary: str, name: str) -> str:
+        return kcidb.test_path(collection, tap.Result(binary, name, "pass"))
 
-    assert result("scoped_signal_test", "sig.P1_kill_harness") == "jr2.scoped_signal.sig.P1_kill_harness"
-    assert result("protected_dir_test", "protected_dir.R1_read") == "jr2.protected_dir.R1_read"
-    assert result("escapes_test", "escapes.step.R9_x") == "jr2.escapes.step.R9_x"
-    assert result("escapes_test", "escapes_test.<crash>") == "jr2.escapes.crash"
+    assert result("landlock", "net_test", "protocol.no_sandbox_with_ipv4_mptcp.bind") == (
+        "kselftest.landlock.landlock_net_test_protocol_no_sandbox_with_ipv4_mptcp_bind")
+    assert kcidb.kselftest_path("landlock", "fs_test") == "kselftest.landlock.landlock_fs_test"
+    assert kcidb.kselftest_path("landlock") == "kselftest.landlock"
+    assert result("jr2", "scoped_signal_test", "sig.P1_kill_harness") == (
+        "kselftest.jr2.jr2_scoped_signal_test_sig_P1_kill_harness")
+    assert result("jr2", "escapes_test", "escapes_test.<crash>") == (
+        "kselftest.jr2.jr2_escapes_test_escapes_test_crash")
+    # Their slugify: "[N]" goes, "_-" becomes "_", one "_" off each end.
+    assert kcidb.kselftest_case("fs_test: a.b[12] -x ") == "fs_test_a_b_x"
     tests = kcidb.with_parents(
         [{"path": "jr2.scoped_signal.sig.P1_a", "status": "PASS"},
          {"path": "jr2.scoped_signal.sig.P2_b", "status": "FAIL"}], "jr2",

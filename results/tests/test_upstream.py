@@ -87,8 +87,9 @@ def test_junit_and_kcidb_carry_them(clean_copy: pathlib.Path, tmp_path: pathlib.
     assert own.get("tests") == "4" and own.get("failures") == "1"
     data = kcidb.build(loaded)
     paths = {t["path"]: t["status"] for t in data["tests"]}
-    assert paths["landlock_upstream.fs.layout1.topology_changes_with_net_only"] == "FAIL"
-    assert paths["landlock_upstream"] == "FAIL"
+    assert paths["kselftest.landlock.landlock_fs_test_layout1_topology_changes_with_net_only"] == "FAIL"
+    assert paths["kselftest.landlock.landlock_fs_test"] == "FAIL"
+    assert paths["kselftest.landlock"] == "FAIL"
     assert kcidb_check.link_errors(json.loads(json.dumps(data))) == []
 
 

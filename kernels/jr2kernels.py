@@ -58,6 +58,11 @@ class Deb:
     sha256: str
     vmlinuz: str = ""
     config: str = ""
+    # Where the kernel came from, for its results (KCIDB's checkout): the
+    # source package the Packages index names, and its Vcs-Git.  Not part
+    # of what the cache holds.
+    source: str = ""
+    vcs_git: str = ""
 
     @property
     def filename(self) -> str:
@@ -417,7 +422,10 @@ def way(entry: Entry, entries: list[Entry]) -> str:
 
 def stamp_of(entry: Entry) -> dict[str, Any]:
     if entry.source == "debian":
-        return {"source": "debian", "debs": [dataclasses.asdict(d) for d in entry.debs]}
+        # The files' pins only: a source or vcs_git written later keeps the cache.
+        return {"source": "debian", "debs": [
+            {k: getattr(d, k) for k in ("package", "version", "sha256", "vmlinuz", "config")}
+            for d in entry.debs]}
     return {"source": entry.source, "url": entry.url, "tarball": entry.tarball,
             "sha256": entry.sha256, "fragment": entry.fragment}
 

@@ -281,8 +281,16 @@ def kernel_checkout(kernel: run_mod.Kernel, run_id: str, entry: Json,
                 "valid": True}
     if entry.get("source") == "debian":
         checkout["tree_name"] = f"debian-{entry.get('suite', 'unknown')}"
-        misc.update(package=image.get("package"), debian_version=image.get("version"))
+        misc.update(package=image.get("package"), debian_version=image.get("version"),
+                    source_package=image.get("source"))
         what = f"Debian {image.get('package')} {image.get('version')}"
+        if image.get("vcs_git") and image.get("version"):
+            # The packaging repository its source package names (Vcs-Git),
+            # at the version's tag as DEP-14 writes it (the kernel team's
+            # tags: debian/6.12.117-1, "~" as "_", ":" as "%").
+            tag = "debian/" + image["version"].replace("~", "_").replace(":", "%")
+            checkout.update(git_repository_url=image["vcs_git"], git_commit_name=tag,
+                            git_commit_tags=[tag])
     elif tarball := TARBALL.search(entry.get("url", "")):
         version = tarball.group(1)
         checkout.update(tree_name="stable", git_repository_url=STABLE_GIT,

@@ -278,8 +278,17 @@ def test_kernel_as_checkout_and_build(schema: dict[str, Any]) -> None:
     builds = {b["checkout_id"]: b for b in data["builds"]}
     assert sorted(checkouts) == sorted(KERNELS)
     c61 = checkouts["6.1"]
-    assert (c61["git_commit_name"], c61["tree_name"]) == ("6.1.0-50-amd64", "debian-bookworm")
+    assert c61["tree_name"] == "debian-bookworm"
     assert c61["misc"]["debian_version"] and c61["misc"]["package"].startswith("linux-image-6.1")
+    # Debian's kernels: the repository their source package names (Vcs-Git)
+    # at the version's DEP-14 tag; a backport's "~" is written "_".
+    tag = f"debian/{c61['misc']['debian_version']}"
+    assert (c61["git_repository_url"], c61["git_commit_name"], c61["git_commit_tags"]) == (
+        "https://salsa.debian.org/kernel-team/linux.git", tag, [tag])
+    assert c61["misc"]["source_package"] == "linux"
+    c73 = checkouts["7.3"]
+    assert c73["git_commit_name"] == "debian/7.3.4-1_bpo13+1"
+    assert c73["misc"]["source_package"] == "linux-signed-amd64"
     assert builds[c61["id"]]["config_name"] == "config-6.1.0-50-amd64"
     nolsm = builds[checkouts["7.3-nolsm"]["id"]] if "7.3-nolsm" in checkouts else None
     assert nolsm is None or "lsm=" in nolsm.get("command", "")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ci/: the CI matrix's entry points and the release gate, the same scripts
-# that ci/github/kernel-matrix.yml calls.
+# that .github/workflows/kernel-matrix.yml calls.
 #   make release-gate                       HEAD built once, the whole matrix run, decided (ci/release-gate)
 #   make ci-kernel KERNEL=<name> RUN=<id>   one job of the CI matrix (ci/kernel-job)
 #   make ci-report RUN=<id>                 the CI's final report job (ci/report-job)

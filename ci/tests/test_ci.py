@@ -15,6 +15,8 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CI = REPO / "ci"
+WORKFLOW = REPO / ".github" / "workflows" / "kernel-matrix.yml"
+DEPENDABOT = REPO / ".github" / "dependabot.yml"
 FIXTURES = REPO / "results" / "tests" / "fixtures"
 FIXTURE_KERNELS = ["5.10", "6.1", "6.1-nolsm", "6.12", "7.3"]
 MATRIX = """
@@ -140,7 +142,7 @@ def test_declared_missing_kernels_exist_in_the_real_matrix():
 
 
 def test_workflow_calls_only_ci_scripts_that_exist():
-    text = (CI / "github" / "kernel-matrix.yml").read_text()
+    text = WORKFLOW.read_text()
     jobs = text.split("\njobs:\n", 1)[1]
     assert re.findall(r"^  (\w+):$", jobs, re.M) == ["plan", "kernel", "report"]
     runs = "\n".join(line for line in text.splitlines() if "run: " in line)
@@ -159,7 +161,7 @@ def test_workflow_is_pinned_read_only_and_runs_once_per_change():
     the failures annotated from junit.xml."""
     yaml = pytest.importorskip("yaml", reason="python3-yaml is not installed: "
                                "`make test` installs it")
-    text = (CI / "github" / "kernel-matrix.yml").read_text()
+    text = WORKFLOW.read_text()
     flow = yaml.safe_load(text)
     triggers = flow[True]  # YAML 1.1 reads the key `on` as true
     assert triggers["push"] == {"branches": ["main"]}
@@ -180,6 +182,21 @@ def test_workflow_is_pinned_read_only_and_runs_once_per_change():
     assert annotate[0]["with"]["report_paths"] == "results/${{ env.RUN_ID }}/junit.xml"
     assert steps.index(annotate[0]) > [s.get("name") for s in steps].index(
         "JUnit, KCIDB and the matrix report")
+
+
+def test_dependabot_keeps_the_workflows_actions_current():
+    """Dependabot watches the actions of .github/workflows/ (directory "/"
+    of the github-actions ecosystem) on a schedule; the workflow is where
+    GitHub reads it, no copy elsewhere."""
+    yaml = pytest.importorskip("yaml", reason="python3-yaml is not installed: "
+                               "`make test` installs it")
+    config = yaml.safe_load(DEPENDABOT.read_text())
+    assert config["version"] == 2
+    actions = [u for u in config["updates"] if u["package-ecosystem"] == "github-actions"]
+    assert len(actions) == 1 and actions[0]["directory"] == "/"
+    assert actions[0]["schedule"]["interval"] in ("daily", "weekly", "monthly")
+    assert not list(CI.glob("**/*.yml")), "a workflow outside .github/workflows/ is not run"
+    assert WORKFLOW.is_file()
 
 
 def test_release_gate_passes_a_clean_matrix(env):

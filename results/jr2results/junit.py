@@ -17,9 +17,14 @@ A testcase's classname ends in its binary's name (`6.1.protected_dir_test`)
 and its name is the test's whole name, fixture and test
 (`protected_dir.R1_read_denied`): readers that link a failure to its source
 (action-junit-report) take the classname's last part as the file's name and
-find `protected_dir_test.c:214` in the failure's text.
+find `protected_dir_test.c:214` in the failure's text.  `vm.verdict` and
+`vm.health` are about the kernel: their classname ends in `kernels/matrix`
+and their text names the kernel's entry, ` kernels/matrix.toml:<line>`, so
+that such a reader annotates the entry (it globs `**/<last part>.*`; a
+last part `vm` found kernels/config/vm.config).
 """
 import pathlib
+import re
 import xml.etree.ElementTree as ET
 
 from . import gate, run as run_mod, tap
@@ -49,6 +54,26 @@ def _case(suite: ET.Element, classname: str, name: str, status: str, reason: str
         ET.SubElement(case, "error", message=_xml_text(reason or "error"),
                       type="error").text = _xml_text(text)
     return status
+
+
+MATRIX = pathlib.Path(__file__).resolve().parents[2] / "kernels" / "matrix.toml"
+# The file vm.verdict and vm.health are about, as the classname's last part.
+MATRIX_CLASS = "kernels/matrix"
+
+
+def matrix_line(kernel: str, path: pathlib.Path = MATRIX) -> int | None:
+    """The line of kernels/matrix.toml that names this entry, None where none does."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return None
+    wanted = re.compile(rf'^\s*name\s*=\s*"{re.escape(kernel)}"\s*$')
+    return next((n for n, line in enumerate(lines, 1) if wanted.match(line)), None)
+
+
+def _entry_note(kernel: str) -> str:
+    line = matrix_line(kernel)
+    return f"the kernel's entry: kernels/matrix.toml:{line}" if line else ""
 
 
 def _properties(suite: ET.Element, kernel: run_mod.Kernel) -> None:
@@ -99,13 +124,16 @@ def kernel_suite(kernel: run_mod.Kernel, run_id: str) -> ET.Element:
             seconds = _unreported_time(kernel, r, binary_s, durations)
         statuses.append(_case(suite, f"{kernel.name}.{r.binary}", r.name, r.status,
                               r.reason, seconds, r.message, r.output))
+    note = _entry_note(kernel.name)
     verdict = gate.verdict_findings(kernel)
-    statuses.append(_case(suite, f"{kernel.name}.vm", "verdict",
-                          "fail" if verdict else "pass", "; ".join(verdict), 0.0))
+    statuses.append(_case(suite, f"{kernel.name}.{MATRIX_CLASS}", "verdict",
+                          "fail" if verdict else "pass", "; ".join(verdict), 0.0,
+                          output="\n".join(x for x in [*verdict, note] if x)))
     health = gate.health_findings(kernel)
-    statuses.append(_case(suite, f"{kernel.name}.vm", "health",
+    statuses.append(_case(suite, f"{kernel.name}.{MATRIX_CLASS}", "health",
                           "error" if health else "pass", health[0] if health else "",
-                          kernel.durations.get("total_s"), output="\n".join(health)))
+                          kernel.durations.get("total_s"),
+                          output="\n".join(x for x in [*health, note] if x)))
     return _totals(suite, statuses, kernel, f"{run_id}/{kernel.name}")
 
 

@@ -14,6 +14,8 @@ import pytest
 from conftest import FIXTURES, KERNELS
 from jr2results import junit, run, tap
 
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
 
 def written(tmp_path: pathlib.Path, name: str) -> ET.Element:
     path = tmp_path / f"{name}.xml"
@@ -146,7 +148,8 @@ def test_every_tap_result_is_a_testcase(tmp_path: pathlib.Path) -> None:
         suite = child(root, f"testsuite[@name='{kernel}']")
         names = [(c.get("classname"), c.get("name")) for c in suite.findall("testcase")]
         assert names[:-2] == [(f"{kernel}.{r.binary}", r.name) for r in results]
-        assert names[-2:] == [(f"{kernel}.vm", "verdict"), (f"{kernel}.vm", "health")]
+        assert names[-2:] == [(f"{kernel}.kernels/matrix", "verdict"),
+                              (f"{kernel}.kernels/matrix", "health")]
 
 
 def test_failure_message_is_the_first_assertion_and_text_the_output(tmp_path: pathlib.Path) -> None:
@@ -178,7 +181,7 @@ def test_skip_carries_its_reason(tmp_path: pathlib.Path) -> None:
 
 def test_oops_and_crash_are_errors(tmp_path: pathlib.Path) -> None:
     root = written(tmp_path, "faults")
-    health = child(case(root, "7.3", "vm", "health"), "error")
+    health = child(case(root, "7.3", "kernels/matrix", "health"), "error")
     assert "BUG: kernel NULL pointer dereference" in text(health)
     crash = child(case(root, "7.3", "escapes_test", "escapes_test.<crash>"), "error")
     assert crash.get("message") == "1 of 2 planned tests never reported"
@@ -198,6 +201,24 @@ def test_control_characters_of_an_output_stay_xml(
     failure = child(case(ET.parse(path).getroot(), "6.12", "protected_dir_test",
                          "protected_dir.R1_read_denied"), "failure")
     assert failure.get("message") == "got \ufffd[31mred\ufffd[0m\ufffd"
+
+
+def test_a_kernels_failure_is_annotated_on_its_matrix_entry(tmp_path: pathlib.Path) -> None:
+    """vm.health and vm.verdict are about the kernel: read as action-junit-
+    report reads them (the classname's last part globbed as **/<it>.*, the
+    line the last " <...it...>:<n>" of the text), they point at the
+    kernel's entry in kernels/matrix.toml, not at kernels/config/vm.config."""
+    root = written(tmp_path, "faults")
+    health = case(root, "7.3", "kernels/matrix", "health")
+    last = attr(health, "classname").split(".")[-1]
+    found = [p.relative_to(REPO) for p in REPO.glob(f"**/{last}.*")
+             if "build" not in p.relative_to(REPO).parts]
+    assert found == [pathlib.Path("kernels/matrix.toml")]
+    lines = re.findall(rf" [^ ]*{re.escape(last)}.*?:(\d+)", text(child(health, "error")))
+    entry = (REPO / "kernels" / "matrix.toml").read_text().splitlines()[int(lines[-1]) - 1]
+    assert entry == 'name = "7.3"'
+    assert junit.matrix_line("7.3-nolsm") != junit.matrix_line("7.3")
+    assert junit.matrix_line("no-such-kernel") is None
 
 
 def test_clean_run_has_no_failure_and_kernel_properties(tmp_path: pathlib.Path) -> None:
@@ -220,7 +241,7 @@ def test_classname_ends_in_the_binary_whose_source_failed(
                 for r in tap.parse((FIXTURES / name / k / "suite.tap").read_text())}
     for c in root.iter("testcase"):
         last = attr(c, "classname").rsplit(".", 1)[-1]
-        assert last in binaries | {"vm"}, c.get("classname")
+        assert last in binaries | {"kernels/matrix"}, c.get("classname")
         failure = c.find("failure")
         if failure is not None and failure.get("message", "").startswith(last):
             assert f"{last}.c:" in attr(failure, "message")

@@ -65,7 +65,9 @@ static const char usage[] =
     "                 a list of them (denial,multi): checks the fallbacks\n"
     "\n"
     "Exit status: 0 done (or CMD's status), 1 error, 2 usage, 3 this\n"
-    "kernel cannot trace (the reason is printed), 4 no Landlock to trace.\n"
+    "kernel cannot trace (the reason is printed; first, when this process\n"
+    "lacks CAP_BPF and CAP_PERFMON: run it as root or give it those), 4 no\n"
+    "Landlock to trace.\n"
     "See jr2-trace(1).\n";
 
 struct output {

@@ -43,6 +43,13 @@ void jr2_tracer_step(const char *step)
 	verbose_step(step);
 }
 
+/* find_ksyms() once, with its step when it read the file. */
+static void read_ksyms(struct jr2_tracer *t)
+{
+	if (find_ksyms(t))
+		verbose_step("kallsyms read");
+}
+
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt,
 			   va_list ap)
 {
@@ -102,7 +109,7 @@ static bool kprobe_sym(struct jr2_tracer *t, int i)
 		s->ksym_presumed = true;
 		return true;
 	}
-	find_ksyms(t);
+	read_ksyms(t);
 	return s->ksym[0] != '\0';
 }
 
@@ -111,7 +118,7 @@ static bool hook_exists(struct jr2_tracer *t, int i)
 {
 	if (t->points[i].hook_btf)
 		return true;
-	find_ksyms(t);
+	read_ksyms(t);
 	return t->points[i].ksym[0] != '\0';
 }
 
@@ -475,7 +482,7 @@ static bool attach_kprobe(struct jr2_tracer *t, int i)
 		return true;
 	if (s->ksym_presumed) {
 		verbose_step("a kprobe by the hook's name failed: kallsyms");
-		find_ksyms(t);
+		read_ksyms(t);
 		if (!s->ksym[0]) {
 			note(s->note, "%s: not in this kernel (kallsyms)",
 			     jr2_points[i].hook);

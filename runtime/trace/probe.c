@@ -158,7 +158,7 @@ static void match_ksym(struct jr2_tracer *t, const char *line)
  * search for " hook_" in each: the file is some 200,000 lines, and a read
  * per 1 KiB line buffer, each line looked at, took over 0.5 s under TCG.
  */
-void find_ksyms(struct jr2_tracer *t)
+bool find_ksyms(struct jr2_tracer *t)
 {
 	static char buf[1 << 18];
 	size_t len = 0;
@@ -166,7 +166,7 @@ void find_ksyms(struct jr2_tracer *t)
 	int fd;
 
 	if (t->ksyms_read)
-		return;
+		return false;
 	t->ksyms_read = true;
 	/* What kallsyms says replaces a presumed name. */
 	for (int i = 0; i < JR2_POINT_COUNT; i++) {
@@ -176,7 +176,7 @@ void find_ksyms(struct jr2_tracer *t)
 	}
 	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return false;
 	t->kernel.kallsyms = true;
 	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
 		char *p = buf, *end, *hit;
@@ -206,5 +206,5 @@ void find_ksyms(struct jr2_tracer *t)
 		memmove(buf, end + 1, len);
 	}
 	close(fd);
-	jr2_tracer_step("kallsyms read");
+	return true;
 }

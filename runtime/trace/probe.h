@@ -23,7 +23,8 @@ void scan_btf(struct jr2_tracer *t, const struct btf *btf);
 int probe_kprobe_multi(void);
 /* Whether an fexit program loads and attaches; asked once, when needed. */
 bool tracing_works(struct jr2_kernel *k, const struct btf *btf);
-/* Each hook's kallsyms name, from one read of /proc/kallsyms (once). */
-void find_ksyms(struct jr2_tracer *t);
+/* Each hook's kallsyms name, from one read of /proc/kallsyms (once);
+ * true when this call read the file. */
+bool find_ksyms(struct jr2_tracer *t);
 
 #endif /* JR2_TRACE_PROBE_H */

@@ -455,6 +455,8 @@ void reap(void)
 			spawner_died(status);
 			continue;
 		}
+		if (harness_process_reaped(pid))
+			continue;
 		for (int pass = 0; pass < 2 && !tracked; pass++) {
 			if (pass && harness.spawner_fd >= 0)
 				on_spawner_message(); /* its report, late */

@@ -437,8 +437,100 @@ void jr2_env_compose_confined(const struct jr2_strv *start,
 			continue;
 		set_entry(out, entry);
 	}
+	/* E7: checked by jr2_env_check_envfrom, so no secret comes in. */
+	for (size_t i = 0; i < start->n; i++)
+		if (!strncmp(start->v[i], JR2_ENVFROM_PREFIX,
+			     strlen(JR2_ENVFROM_PREFIX)))
+			set_entry(out,
+				  start->v[i] + strlen(JR2_ENVFROM_PREFIX));
 	for (size_t i = 0; i < cfg->env.n; i++)
 		set_entry(out, cfg->env.v[i]);
 	jr2_env_set(out, "HOME", cfg->home ? cfg->home : DEFAULT_HOME);
 	jr2_env_set(out, "TMPDIR", cfg->tmpdir ? cfg->tmpdir : DEFAULT_TMPDIR);
+}
+
+int jr2_env_check_envfrom(const struct jr2_strv *start,
+			  const struct jr2_harness_config *cfg,
+			  struct jr2_err *err)
+{
+	const size_t plen = strlen(JR2_ENVFROM_PREFIX);
+
+	for (size_t i = 0; i < start->n; i++) {
+		const char *entry = start->v[i], *key = entry + plen;
+		size_t len = name_len(entry);
+		int klen = (int)(len - plen);
+
+		if (strncmp(entry, JR2_ENVFROM_PREFIX, plen))
+			continue;
+		if (len == plen || !jr2_env_name(key, len - plen))
+			return jr2_fail(err, EINVAL, true,
+					"start environment name '%.*s' has no "
+					"key after %s; give harness.envFrom "
+					"keys that are environment names",
+					(int)len, entry, JR2_ENVFROM_PREFIX);
+		if (!strncmp(key, "JR2_", 4))
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "start environment name '%.*s' gives the key "
+			    "'%.*s', which starts with JR2_, kept for jr2's "
+			    "own names; rename the key in harness.envFrom",
+			    (int)len, entry, klen, key);
+		if ((klen == 4 && !strncmp(key, "HOME", 4)) ||
+		    (klen == 6 && !strncmp(key, "TMPDIR", 6)))
+			return jr2_fail(
+			    err, EINVAL, true,
+			    "start environment name '%.*s' gives the key "
+			    "'%.*s', which the harness sets for every program "
+			    "(config home, tmpdir); remove the key from "
+			    "harness.envFrom",
+			    (int)len, entry, klen, key);
+		for (size_t j = 0; j < cfg->secrets.n; j++)
+			if (strlen(cfg->secrets.v[j]) == (size_t)klen &&
+			    !strncmp(cfg->secrets.v[j], key, (size_t)klen))
+				return jr2_fail(
+				    err, EINVAL, true,
+				    "start environment name '%.*s' gives the "
+				    "key '%.*s', a Held secret of the config "
+				    "(secret %.*s), whose programs get only "
+				    "its Stand-in; remove one of the two",
+				    (int)len, entry, klen, key, klen, key);
+		for (size_t j = 0; j < cfg->env.n; j++)
+			if (name_len(cfg->env.v[j]) == (size_t)klen &&
+			    !strncmp(cfg->env.v[j], key, (size_t)klen))
+				return jr2_fail(
+				    err, EINVAL, true,
+				    "start environment name '%.*s' gives the "
+				    "key '%.*s', which an env line of the "
+				    "config sets too; remove one of the two",
+				    (int)len, entry, klen, key);
+	}
+	return 0;
+}
+
+void jr2_env_compose_harness_process(const struct jr2_strv *own,
+				     const char *root, struct jr2_strv *out,
+				     struct jr2_strv *dropped)
+{
+	const size_t plen = strlen(JR2_ENVFROM_PREFIX);
+
+	for (size_t i = 0; i < own->n; i++)
+		if (strncmp(own->v[i], JR2_ENVFROM_PREFIX, plen))
+			set_entry(out, own->v[i]);
+	for (size_t i = 0; i < own->n; i++) {
+		const char *key = own->v[i] + plen;
+		size_t len = name_len(key);
+		char name[len + 1];
+
+		if (strncmp(own->v[i], JR2_ENVFROM_PREFIX, plen))
+			continue;
+		memcpy(name, key, len);
+		name[len] = '\0';
+		/* E2: whatever its source; PATH: the harness's own finds
+		 * its programs. */
+		if (jr2_env_loads_code(name))
+			jr2_strv_add(dropped, name);
+		else if (strcmp(name, "PATH"))
+			set_entry(out, key);
+	}
+	jr2_env_set(out, JR2_HARNESS_ROOT_NAME, root);
 }

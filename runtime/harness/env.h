@@ -72,14 +72,44 @@ void jr2_env_compose_harness(const struct jr2_strv *start,
 /*
  * E1: the confined programs' environment without Stand-ins: the start
  * environment less every JR2_ name but JR2_CUSTODIAN_URL and less every Held
- * secret's name (its real value never reaches a program), harness.env, then
- * HOME and TMPDIR.  The Stand-ins of the listed secrets are added per
- * request; a Held secret's name is in no other source, so each name appears
- * once.
+ * secret's name (its real value never reaches a program), each
+ * JR2_ENVFROM_<KEY> under its KEY (E7: it wins over the start env's KEY),
+ * harness.env, then HOME and TMPDIR.  The Stand-ins of the listed secrets are
+ * added per request; a Held secret's name is in no other source, so each name
+ * appears once.
  */
 void jr2_env_compose_confined(const struct jr2_strv *start,
 			      const struct jr2_harness_config *cfg,
 			      struct jr2_strv *out);
+
+/*
+ * E7: kubectl exec sees each key of harness.envFrom as JR2_ENVFROM_<KEY>;
+ * the programs and the Harness process see it as <KEY>.
+ */
+#define JR2_ENVFROM_PREFIX "JR2_ENVFROM_"
+/* The name under which the Harness process finds the --root (its control
+ * channel is <root>/run/jr2/control.sock, its bearer control.bearer). */
+#define JR2_HARNESS_ROOT_NAME "JR2_HARNESS_ROOT"
+
+/*
+ * E7: each JR2_ENVFROM_<KEY> of the start environment names a KEY that is
+ * an environment name, does not start with JR2_, is not HOME or TMPDIR (the
+ * harness sets them for every program) and is no secret or env line of the
+ * config.  0, or -1 with *err (bad input) naming the first that is not.
+ */
+int jr2_env_check_envfrom(const struct jr2_strv *start,
+			  const struct jr2_harness_config *cfg,
+			  struct jr2_err *err);
+
+/*
+ * The Harness process's environment (E2, E7): `own` (the harness's own,
+ * jr2_env_compose_harness's) less each JR2_ENVFROM_ entry, which comes
+ * under its KEY unless KEY loads code (appended to *dropped) or is PATH
+ * (the harness's own stays), then JR2_HARNESS_ROOT=root.
+ */
+void jr2_env_compose_harness_process(const struct jr2_strv *own,
+				     const char *root, struct jr2_strv *out,
+				     struct jr2_strv *dropped);
 
 /* E4: true when an absolute, resolved path lies where the sandbox writes. */
 bool jr2_path_in_sandbox_area(const char *resolved);

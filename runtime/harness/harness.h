@@ -23,6 +23,8 @@ struct serve_options {
 	int start_env_fd; /* -1: first run, re-executes with its own env;
 			     else validated as the re-execution's own */
 	char **argv; /* for that re-execution */
+	char **cmd; /* after --: the Harness process's argv; NULL: none */
+	int cmd_at; /* argv's index of that --, else 0 */
 };
 
 struct client_options {

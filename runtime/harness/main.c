@@ -22,7 +22,7 @@ static const char usage[] =
     "FILE]\n"
     "                         [--max-abi N] [--max-backoff-ms MS]\n"
     "                         [--request-timeout-ms MS] [--stop-grace-ms MS]\n"
-    "                         [--make-root]\n"
+    "                         [--make-root] [-- CMD [ARG]...]\n"
     "       jr2-harness exec [--root DIR] [--bearer-file FILE] [--cwd DIR]\n"
     "                        [--secret NAME]... [--pass-fd N]... -- CMD "
     "[ARG]...\n"
@@ -39,6 +39,13 @@ static const char usage[] =
     "SIGTERM\n"
     "        to every program, SIGKILL to those left after --stop-grace-ms "
     "(5000).\n"
+    "        -- CMD: started as the Harness process (unconfined, its own "
+    "session,\n"
+    "        the harness's environment, HOME in the protected dir, "
+    "JR2_HARNESS_ROOT\n"
+    "        the --root); refused when a program could change a file it "
+    "loads.\n"
+    "        When CMD exits, serve stops and exits with CMD's status.\n"
     "exec    runs CMD through the spawner with this stdin/stdout/stderr; "
     "exits\n"
     "        with CMD's status, 125 when the harness refuses, 126/127 as env "
@@ -105,6 +112,16 @@ static int run_serve(int argc, char **argv)
 	char msg[256];
 
 	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				jr2_die(JR2_EXIT_USAGE,
+					"serve: no command after --; write "
+					"jr2-harness serve [OPTIONS] -- CMD "
+					"[ARG]... or leave out the --");
+			opts.cmd = argv + i + 1;
+			opts.cmd_at = i;
+			break;
+		}
 		if (!strcmp(argv[i], "--root"))
 			opts.root = flag_value(argc, argv, &i);
 		else if (!strcmp(argv[i], "--config"))
@@ -127,10 +144,12 @@ static int run_serve(int argc, char **argv)
 			    600000);
 		else if (!strcmp(argv[i], "--make-root"))
 			opts.make_root = true;
-		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 == argc &&
+		else if (!strcmp(argv[i], "--start-env-fd") && i + 2 <= argc &&
+			 (!argv[i + 2] || !strcmp(argv[i + 2], "--")) &&
 			 opts.start_env_fd < 0)
-			/* Internal: the re-execution's own, always last;
-			 * serve() checks that it is (E2). */
+			/* Internal: the re-execution's own, always last
+			 * before the -- of a CMD; serve() checks that it is
+			 * (E2). */
 			opts.start_env_fd = (int)parse_number(
 			    "--start-env-fd", flag_value(argc, argv, &i), 3,
 			    1 << 20);

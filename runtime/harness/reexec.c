@@ -104,10 +104,17 @@ void reexec_with_own_environment(const struct serve_options *opts)
 	own_array = jr2_env_array(&own);
 	if (!args || !own_array)
 		jr2_die_path(1, "cannot compose the environment", "(memory)");
-	memcpy(args, opts->argv, (size_t)argc * sizeof(*args));
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
-	args[argc] = "--start-env-fd";
-	args[argc + 1] = fd_arg;
+	/* The flag goes last before the -- of a CMD, else last. */
+	{
+		int at = opts->cmd_at ? opts->cmd_at : argc;
+
+		memcpy(args, opts->argv, (size_t)at * sizeof(*args));
+		args[at] = "--start-env-fd";
+		args[at + 1] = fd_arg;
+		memcpy(args + at + 2, opts->argv + at,
+		       (size_t)(argc - at) * sizeof(*args));
+	}
 	/* The execve ends the writer thread: its lines go first, if the
 	 * reader takes them soon. */
 	jr2_log_flush(JR2_LOG_EXIT_MS);
@@ -234,6 +241,11 @@ void compose_environments(struct jr2_strv *start)
 {
 	extern char **environ;
 
+	struct jr2_err err = {0};
+
+	/* E7: a JR2_ENVFROM_ key that would change what jr2 sets: refused. */
+	if (jr2_env_check_envfrom(start, &harness.cfg, &err))
+		jr2_die(JR2_EXIT_USAGE, "%s", err.msg);
 	jr2_env_compose_confined(start, &harness.cfg, &harness.confined_env);
 	/*
 	 * A spawn request carries the programs' environment and a Stand-in

@@ -63,9 +63,14 @@ static void shut_down(int signo)
 	long long started = jr2_now_ms();
 	bool hurried = false;
 
-	say("stopping on signal %d: SIGTERM to the programs, SIGKILL to those "
-	    "left after %u ms",
-	    signo, harness.stop_grace_ms);
+	if (signo)
+		say("stopping on signal %d: SIGTERM to the programs, SIGKILL "
+		    "to those left after %u ms",
+		    signo, harness.stop_grace_ms);
+	else
+		say("stopping as the Harness process ended: SIGTERM to the "
+		    "programs, SIGKILL to those left after %u ms",
+		    harness.stop_grace_ms);
 	remove_run_files();
 	close(harness.control_fd);
 	close(harness.custodian_fd);
@@ -94,7 +99,9 @@ static void shut_down(int signo)
 			    : "no program is left");
 	/* Written if the log's reader takes it soon; the exit waits no more. */
 	jr2_log_flush(JR2_LOG_EXIT_MS);
-	exit(0);
+	/* A stop signal: 0 (P8); the Harness process's end: its status, so
+	 * that the container's restart policy acts. */
+	exit(signo ? 0 : harness.process_status);
 }
 
 static void on_signal(void)
@@ -127,12 +134,17 @@ int serve(const struct serve_options *opts)
 	for (size_t i = 0; i < harness.plan.warnings.n; i++)
 		say("warning: %s", harness.plan.warnings.v[i]);
 	start_spawner();
+	harness_process_start(opts);
 
 	for (;;) {
 		long long now = jr2_now_ms();
 		int timeout = -1, n = FIXED, ready, log_wait, err;
 		size_t room;
 		bool peers;
+
+		/* The Harness process ended (reap): serve stops. */
+		if (harness.process_exited)
+			shut_down(0);
 
 		/* What the last round dropped closes now (R11, channel.h). */
 		err = jr2_drop_flush();

@@ -111,6 +111,14 @@ struct harness {
 	long long spawner_started_ms, restart_at_ms; /* restart_at 0: none */
 	unsigned int quick_deaths;
 
+	/* The Harness process (serve -- CMD): the checked real path of CMD,
+	 * its environment, its pid (0: none or gone), its wait status. */
+	char cmd_path[PATH_MAX];
+	struct jr2_strv process_env;
+	pid_t process_pid;
+	bool process_exited;
+	int process_status;
+
 	/* RLIMIT_NOFILE at start: the spawner and its programs get it back. */
 	struct rlimit start_nofile;
 	/* oom_score_adj at start (keep_out_of_oom), likewise; "" when
@@ -146,6 +154,12 @@ char *read_small_file(const char *path, const char *what);
 void check_no_symlink(const char *input, const char *path);
 void check_read_file(const char *input, const char *path);
 void check_trusted_file(const char *input, const char *path, bool secret);
+
+/* harness_process.c: the Harness process (serve -- CMD) and its checks */
+void harness_process_check(const struct serve_options *opts);
+void harness_process_start(const struct serve_options *opts);
+/* In reap(): true when pid was the Harness process (then reaped). */
+bool harness_process_reaped(pid_t pid);
 
 /* reexec.c: the re-execution with its own environment (E1, E2) */
 void compose_environments(struct jr2_strv *start);

@@ -483,6 +483,8 @@ void start_check(const struct serve_options *opts)
 	read_bearer(opts->bearer_file);
 	compose_environments(&start);
 	jr2_strv_free(&start);
+	/* E8: what the Harness process loads; nothing made yet. */
+	harness_process_check(opts);
 	refuse_second_harness();
 	refuse_leftover_programs();
 	/* check_protected_dir: the path fits. */

@@ -75,15 +75,17 @@ void status_reply(struct conn *c, bool json)
 		    harness.abi.in_force, (int)harness.spawner_pid,
 		    harness.spawner_ready ? "true" : "false",
 		    harness.generation, jr2_log_dropped());
+		OUT("\"harness_process_pid\": %d, ", (int)harness.process_pid);
 		OUT_STR("abstract_socket", abstract);
 	} else {
 		OUT("harness_pid: %d\nprotected_dir: %s\nabi: %d\nspawner_pid: "
 		    "%d\nspawner_ready: %s\ngeneration: %u\nlog_lines_dropped: "
-		    "%lu\nabstract_socket: %s",
+		    "%lu\nharness_process_pid: %d\nabstract_socket: %s",
 		    (int)getpid(), harness.protected_dir, harness.abi.in_force,
 		    (int)harness.spawner_pid,
 		    harness.spawner_ready ? "true" : "false",
-		    harness.generation, jr2_log_dropped(), abstract);
+		    harness.generation, jr2_log_dropped(),
+		    (int)harness.process_pid, abstract);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool first = true;

@@ -350,7 +350,8 @@ static void custodian_answer(struct conn *c)
  * orphans stay below it.  Anything not known is a program's: a peer or a
  * parent gone before it is read (its descriptor may live on in a child), a
  * chain deeper than the walk.  That costs a client nothing it needs; the
- * other way, programs could hold the clients' whole budget.  pid 0 (a peer
+ * other way, programs could hold the clients' whole budget.  The Harness
+ * process (serve -- CMD) and its descendants are clients.  pid 0 (a peer
  * of another pid namespace, which no program can be) is a client.
  */
 static bool peer_is_program(pid_t pid)
@@ -364,6 +365,9 @@ static bool peer_is_program(pid_t pid)
 
 		if (pid == self)
 			return true;
+		/* The Harness process and what it starts are clients. */
+		if (pid == harness.process_pid)
+			return false;
 		if (pid == 1)
 			return false;
 		/* Unknown (gone, or a lease held: EWOULDBLOCK): a program. */

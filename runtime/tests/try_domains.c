@@ -8,14 +8,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +47,49 @@ static int sleeper(const struct try_call *c)
 		return try_report(errno);
 	for (int i = 0; i < 120 && marker[0]; i++)
 		sleep(1);
+	return 0;
+}
+
+static void *sleeping_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 120 && marker[0]; i++)
+		sleep(1);
+	return NULL;
+}
+
+/*
+ * The Harness process as a test runs it (serve -- jr2-try harness-like
+ * NAME): the marker, a listening abstract socket @NAME (its descriptor
+ * 3), a second thread; any program its tracer, so that a denial comes from
+ * Landlock, not Yama.  Lives 120 s.
+ */
+static int harness_like(const struct try_call *c)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	size_t len = strlen(c->arg[0]);
+	pthread_t thread;
+	int fd;
+
+	if (len + 2 > sizeof(addr.sun_path))
+		try_usage_error("socket name '%s' is too long: give at most "
+				"%zu bytes",
+				c->arg[0], sizeof(addr.sun_path) - 2);
+	memcpy(addr.sun_path + 1, c->arg[0], len);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 ||
+	    bind(fd, (struct sockaddr *)&addr,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+			     len)) ||
+	    listen(fd, 8))
+		return try_report(errno);
+	if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) &&
+	    jr2_yama_ptrace_scope() >= 0)
+		return try_report(errno);
+	errno = pthread_create(&thread, NULL, sleeping_thread, NULL);
+	if (errno)
+		return try_report(errno);
+	sleeping_thread(NULL);
 	return 0;
 }
 
@@ -227,6 +274,8 @@ const struct try_verb try_domain_verbs[] = {
     {"sleep", 0, "", sleeper, 1,
      "lives 120 s, any program its tracer (PR_SET_PTRACER_ANY)"},
     {"sleep-unnamed", 0, "", sleeper, 0, "lives 120 s, naming no tracer"},
+    {"harness-like", 1, "NAME", harness_like, 0,
+     "a sleeper listening on @NAME (fd 3) with a second thread"},
     {"vm-read", 1, "PID", vm_read, 0,
      "process_vm_readv of PID's copy of a sleeper's marker"},
     {"pidfd-getfd", 2, "PID FD", pidfd_getfd, 0, "pidfd_getfd(2) of PID's FD"},

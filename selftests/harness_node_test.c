@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The Harness process as it runs in an image: a real Node (`node` on the
+ * host's PATH; skipped, naming it, where there is none, as in the VMs) with
+ * main.js in a read-only tree, started by `serve -- node main.js`.
+ *
+ * E2: NODE_OPTIONS=--require hook.js in serve's start environment runs the
+ * hook in a program's node (main.js starts it through the runtime, with
+ * JR2_HARNESS_ROOT) and not in the Harness process's.  E8: a node_modules
+ * folder that Node would look in, where programs write, refuses the start
+ * (exit 2, named); without it the same start runs.
+ *
+ * Promises: E2 E8
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(harness_node)
+
+#define HN_RO	  HX_MNT "/ro"
+#define HN_RW	  HX_MNT "/rw"
+#define HN_CONFIG HX_ETC "/node.conf"
+#define HN_LOG	  HN_RW "/log"
+/* Node, its loader and libraries (under /usr), and /etc (the loader's
+ * preload list) as read-only trees: nothing a program can change. */
+#define HN_CONFIG_TEXT \
+	HX_TRUST_ETC "read-only " HN_RO "\nread-only /usr\nread-only /etc\n"
+
+/* main.js: appends "main PID" to the log, then runs a program through the
+ * runtime (jr2-harness exec, reached by JR2_HARNESS_ROOT), and lives. */
+static const char main_js[] =
+    "const fs = require('fs');\n"
+    "const cp = require('child_process');\n"
+    "fs.appendFileSync('" HN_LOG "', 'main ' + process.pid + '\\n');\n"
+    "const r = cp.spawnSync(process.argv[2], ['exec', '--root',\n"
+    "  process.env.JR2_HARNESS_ROOT, '--', process.execPath, '-e',\n"
+    "  \"require('fs').appendFileSync('" HN_LOG "', 'program ' + "
+    "process.pid + '\\\\n')\"], {stdio: 'inherit'});\n"
+    "fs.appendFileSync('" HN_LOG "', 'exec ' + r.status + '\\n');\n"
+    "setInterval(() => {}, 1000);\n";
+
+static const char hook_js[] = "require('fs').appendFileSync('" HN_LOG
+			      "', 'hook ' + process.pid + '\\n');\n";
+
+/* The real path of node, or skips naming why. */
+static bool find_node(char *node, size_t size)
+{
+	static const char *const dirs[] = {"/usr/bin", "/usr/local/bin"};
+	char path[64];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/node", dirs[i]);
+		if (access(path, X_OK) == 0 && realpath(path, node) &&
+		    !strncmp(node, "/usr/", 5))
+			return true;
+	}
+	(void)size;
+	return false;
+}
+
+static void make_tree(struct __test_metadata *_metadata)
+{
+	fx_make_dir(_metadata, HN_RO, 0755);
+	fx_make_dir(_metadata, HN_RW, 0755);
+	fx_make_file(_metadata, HN_RO "/main.js", main_js, 0644);
+	fx_make_file(_metadata, HN_RO "/hook.js", hook_js, 0644);
+	fx_make_file(_metadata, HN_CONFIG, HN_CONFIG_TEXT, 0644);
+}
+
+/* The log's text, once it has the line of main.js's exec (or after
+ * HX_READY_MS). */
+static void read_log(char *text, size_t size)
+{
+	for (int waited = 0; waited < HX_READY_MS; waited += 10) {
+		int fd = open(HN_LOG, O_RDONLY | O_CLOEXEC);
+		ssize_t len = fd < 0 ? 0 : read(fd, text, size - 1);
+
+		if (fd >= 0)
+			close(fd);
+		text[len > 0 ? len : 0] = '\0';
+		if (strstr(text, "exec "))
+			return;
+		usleep(10000);
+	}
+}
+
+TEST_F(harness_node, E2_node_options_hook_runs_in_programs_only)
+{
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], text[4096], main_pid[32], word[64], log[8192];
+	char *envp[] = {"PATH=/usr/bin:/bin",
+			"NODE_OPTIONS=--require " HN_RO "/hook.js", NULL};
+	const char *extra[] = {"--config",	 HN_CONFIG,   "--", node,
+			       HN_RO "/main.js", hx->harness, NULL};
+	const char *at;
+	int rc;
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	make_tree(_metadata);
+	rc = hx_start_env(_metadata, hx, extra, envp);
+	hx_log(log, sizeof(log));
+	ASSERT_EQ(0, rc)
+	{
+		TH_LOG("serve -- node main.js ended with %d; log: %s", rc, log);
+	}
+	read_log(text, sizeof(text));
+	at = strstr(text, "main ");
+	ASSERT_NE(NULL, at)
+	{
+		TH_LOG("main.js did not run; log: %s; serve: %s", text, log);
+	}
+	snprintf(main_pid, sizeof(main_pid), "%.*s", (int)strcspn(at + 5, "\n"),
+		 at + 5);
+	/* The program ran through the runtime, and its node ran the hook. */
+	ASSERT_NE(NULL, strstr(text, "exec 0\n"))
+	{
+		hx_log(log, sizeof(log));
+		TH_LOG("log: %s; serve: %s", text, log);
+	}
+	ASSERT_NE(NULL, strstr(text, "program "));
+	ASSERT_NE(NULL, strstr(text, "hook "))
+	{
+		TH_LOG("the program's node did not run the hook: %s", text);
+	}
+	/* Not in the Harness process. */
+	snprintf(word, sizeof(word), "hook %s\n", main_pid);
+	ASSERT_EQ(NULL, strstr(text, word))
+	{
+		TH_LOG("the hook ran in the Harness process: %s", text);
+	}
+}
+
+TEST_F(harness_node, E8_node_modules_where_programs_write_refused)
+{
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], log[8192];
+	const char *extra[] = {"--config",	 HN_CONFIG,   "--", node,
+			       HN_RO "/main.js", hx->harness, NULL};
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	make_tree(_metadata);
+	/* /mnt is frozen (an ancestor of the trees), but a folder made in it
+	 * before is not: programs write in it, and Node looks there. */
+	fx_make_dir(_metadata, HX_MNT "/node_modules", 0755);
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "'" HX_MNT "/node_modules'"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_EQ(-1, access(HX_ROOT "/run", F_OK));
+	/* Positive control: without it, the same start runs. */
+	ASSERT_EQ(0, rmdir(HX_MNT "/node_modules"));
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	ASSERT_EQ(0, kill(hx->pid, 0));
+}
+
+TEST_HARNESS_MAIN

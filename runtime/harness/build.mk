@@ -15,6 +15,7 @@ HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c \
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c \
 	runtime/harness/log.c runtime/harness/client.c \
+	runtime/harness/file_tools.c \
 	runtime/harness/leftovers.c $(HARNESS_SERVE_SRCS)
 HARNESS_OBJS := $(HARNESS_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)
 HARNESS_PURE_OBJS := $(HARNESS_PURE_SRCS:runtime/harness/%.c=$(OBJ)/harness/%.o)

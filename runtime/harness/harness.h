@@ -41,5 +41,10 @@ struct client_options {
 int serve(const struct serve_options *opts) __attribute__((noreturn));
 int client_exec(const struct client_options *opts, char **argv);
 int client_status(const struct client_options *opts);
+/* file_tools.c: read, write, edit (R12): the client, and the confined verb
+ * `file-tool` it runs through the harness. */
+int client_file_tool(const struct client_options *opts, const char *verb,
+		     char **args);
+int file_tool_main(int argc, char **argv);
 
 #endif /* JR2_HARNESS_H */

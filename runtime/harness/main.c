@@ -27,6 +27,8 @@ static const char usage[] =
     "                        [--secret NAME]... [--pass-fd N]... -- CMD "
     "[ARG]...\n"
     "       jr2-harness status [--root DIR] [--bearer-file FILE] [--json]\n"
+    "       jr2-harness read|write [--root DIR] [--bearer-file FILE] PATH\n"
+    "       jr2-harness edit [--root DIR] [--bearer-file FILE] PATH OLD NEW\n"
     "       jr2-harness --help | --version\n"
     "\n"
     "serve   the unconfined harness: protected dir <DIR>" JR2_DEFAULT_PROTECTED
@@ -52,6 +54,14 @@ static const char usage[] =
     "does,\n"
     "        124 when the --cwd folder cannot be entered.\n"
     "status  spawner pid, domain generation, ABI, protections, live programs.\n"
+    "read    PATH's bytes to stdout; write: stdin to PATH, whole or not at "
+    "all;\n"
+    "edit    OLD, in PATH exactly once, becomes NEW.  Each is done by a "
+    "confined\n"
+    "        program of the harness, so it reaches what the shell reaches; "
+    "~ is\n"
+    "        the programs' HOME.  Exit 1 with the shell's message when it "
+    "cannot.\n"
     "\n"
     "The ABI cap: --max-abi N, else the environment variable JR2_MAX_ABI.\n"
     "See jr2-harness(1).\n";
@@ -239,12 +249,43 @@ static int run_client(int argc, char **argv, bool exec)
 	return client_exec(&opts, argv + i);
 }
 
+/* read|write PATH, edit PATH OLD NEW: a confined program does it (R12). */
+static int run_file_tool(int argc, char **argv)
+{
+	struct client_options opts = {.root = "/"};
+	int want = strcmp(argv[1], "edit") ? 1 : 3, i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--root"))
+			opts.root = flag_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--bearer-file"))
+			opts.bearer_file = flag_value(argc, argv, &i);
+		else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (argv[i][0] == '-' && argv[i][1])
+			jr2_die(JR2_EXIT_USAGE,
+				"%s: unknown argument '%s'; see jr2-harness "
+				"--help",
+				argv[1], argv[i]);
+		else
+			break;
+	}
+	check_root(opts.root);
+	if (argc - i != want || !argv[i][0])
+		jr2_die(JR2_EXIT_USAGE, "%s: give %s; see jr2-harness --help",
+			argv[1], want == 1 ? "one PATH" : "PATH OLD NEW");
+	return client_file_tool(&opts, argv[1], argv + i);
+}
+
 int main(int argc, char **argv)
 {
 	jr2_die_init("jr2-harness");
 	if (argc < 2)
-		jr2_die(JR2_EXIT_USAGE, "no command; use serve, exec or status "
-					"(see jr2-harness --help)");
+		jr2_die(JR2_EXIT_USAGE,
+			"no command; use serve, exec, status, read, "
+			"write or edit "
+			"(see jr2-harness --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return 0;
@@ -260,8 +301,15 @@ int main(int argc, char **argv)
 		return run_client(argc, argv, true);
 	if (!strcmp(argv[1], "status"))
 		return run_client(argc, argv, false);
+	if (!strcmp(argv[1], "read") || !strcmp(argv[1], "write") ||
+	    !strcmp(argv[1], "edit"))
+		return run_file_tool(argc, argv);
+	/* Internal: what those run as a confined program. */
+	if (!strcmp(argv[1], "file-tool"))
+		return file_tool_main(argc, argv);
 	jr2_die(JR2_EXIT_USAGE,
-		"unknown command '%s'; use serve, exec or status (see "
+		"unknown command '%s'; use serve, exec, status, read, write or "
+		"edit (see "
 		"jr2-harness --help)",
 		argv[1]);
 }

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * R12: the file tools `jr2-harness read|write|edit` are done by a confined
+ * program of the harness, so they reach exactly what the shell reaches.
+ * read of the Stand-ins file, or of a link to it (absolute, relative,
+ * through /proc/self/root, a link to a link), fails "Permission denied"
+ * (EACCES), exit 1; write through such a link fails as a program's write
+ * there does (hx_write_denied: EROFS where the read-only mounts hold, else
+ * EACCES) and leaves the file as it was.  `~/x` is the programs' HOME: what
+ * `write '~/x'` writes, `exec -- cat "$HOME/x"` gives back.  edit replaces
+ * text that is in the file exactly once, and refuses otherwise.  Positive
+ * controls: a file of an ordinary folder is read, written and edited.
+ *
+ * Promises: R12
+ */
+#include "harness_helpers.h"
+
+HX_FIXTURE(harness_files)
+
+#define HF_RW	  HX_MNT "/rw"
+#define HF_HOME	  HX_MNT "/home"
+#define HF_CONFIG HX_ETC "/files.conf"
+
+/* jr2-harness VERB --root HX_ROOT ARGS, `in` on its stdin (NULL: none);
+ * its output (stdout and stderr) in out; its exit status. */
+static int tool(struct hx *hx, const char *in, char *out, size_t size,
+		const char *verb, const char *a, const char *b, const char *c)
+{
+	char *argv[] = {hx->harness, (char *)verb, "--root",  HX_ROOT,
+			(char *)a,   (char *)b,	   (char *)c, NULL};
+	int status = -1, fd = -1, err;
+	char path[] = HX_MNT "/stdin-XXXXXX";
+
+	if (in) {
+		fd = mkstemp(path);
+		if (fd < 0 || write(fd, in, strlen(in)) != (ssize_t)strlen(in))
+			return -1;
+		lseek(fd, 0, SEEK_SET);
+		unlink(path);
+	}
+	err = fx_run_in(argv, fd, false, out, size, &status);
+	if (fd >= 0)
+		close(fd);
+	return err ? -1 : status;
+}
+
+static void start(struct __test_metadata *_metadata, struct hx *hx)
+{
+	const char *const extra[] = {"--config", HF_CONFIG, NULL};
+
+	fx_make_dir(_metadata, HF_RW, 0755);
+	fx_make_dir(_metadata, HF_HOME, 0755);
+	fx_make_file(_metadata, HF_CONFIG,
+		     HX_TRUST_ETC "home " HF_HOME "\nsecret GH_TOKEN\n", 0644);
+	HX_START(hx, extra);
+}
+
+static void read_text(const char *path, char *text, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, size - 1);
+
+	text[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(harness_files, R12_read_of_standins_or_link_permission_denied)
+{
+	struct hx *hx = &self->hx;
+	static const char *const links[] = {HF_RW "/abs", HF_RW "/rel",
+					    HF_RW "/root", HF_RW "/twice",
+					    HX_STANDINS};
+	char out[HX_OUT_SIZE], want[512];
+
+	start(_metadata, hx);
+	ASSERT_EQ(0, symlink(HX_STANDINS, HF_RW "/abs"));
+	ASSERT_EQ(0, symlink("../h/run/jr2/stand-ins", HF_RW "/rel"));
+	ASSERT_EQ(0, symlink("/proc/self/root" HF_RW "/rel", HF_RW "/root"));
+	ASSERT_EQ(0, symlink("root", HF_RW "/twice"));
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		ASSERT_EQ(1, tool(hx, NULL, out, sizeof(out), "read", links[i],
+				  NULL, NULL));
+		snprintf(want, sizeof(want),
+			 "jr2-harness read: %s: Permission denied\n", links[i]);
+		ASSERT_STREQ(want, out);
+	}
+	/* Positive control: an ordinary file, its bytes. */
+	fx_make_file(_metadata, HF_RW "/f", "hello\n", 0644);
+	ASSERT_EQ(0, tool(hx, NULL, out, sizeof(out), "read", HF_RW "/f", NULL,
+			  NULL));
+	ASSERT_STREQ("hello\n", out);
+}
+
+TEST_F(harness_files, R12_write_home_and_through_link)
+{
+	struct hx *hx = &self->hx;
+	const char *const cat[] = {"/bin/sh", "-c", "cat \"$HOME/x\"", NULL};
+	char out[HX_OUT_SIZE], before[512], after[512], want[512];
+
+	start(_metadata, hx);
+	ASSERT_EQ(
+	    0, tool(hx, "data\n", out, sizeof(out), "write", "~/x", NULL, NULL))
+	{
+		TH_LOG("write: %s", out);
+	}
+	ASSERT_EQ(0, hx_exec(hx, cat, out, sizeof(out)));
+	ASSERT_STREQ("data\n", out);
+	/* Through a link to the Stand-ins: refused, the file unchanged. */
+	read_text(HX_STANDINS, before, sizeof(before));
+	ASSERT_EQ(0, symlink(HX_STANDINS, HF_RW "/abs"));
+	ASSERT_EQ(1, tool(hx, "evil\n", out, sizeof(out), "write", HF_RW "/abs",
+			  NULL, NULL));
+	snprintf(want, sizeof(want), "jr2-harness write: %s: %s\n",
+		 HF_RW "/abs",
+		 strcmp(hx_write_denied(), "EROFS") ? strerror(EACCES)
+						    : strerror(EROFS));
+	ASSERT_STREQ(want, out);
+	read_text(HX_STANDINS, after, sizeof(after));
+	ASSERT_STREQ(before, after);
+}
+
+TEST_F(harness_files, R12_edit_once_or_refused)
+{
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE], text[512];
+
+	start(_metadata, hx);
+	fx_make_file(_metadata, HF_HOME "/e", "one two two\n", 0644);
+	ASSERT_EQ(
+	    0, tool(hx, NULL, out, sizeof(out), "edit", "~/e", "one", "ONE"));
+	read_text(HF_HOME "/e", text, sizeof(text));
+	ASSERT_STREQ("ONE two two\n", text);
+	/* Twice, or not at all: refused, the file unchanged. */
+	ASSERT_EQ(1,
+		  tool(hx, NULL, out, sizeof(out), "edit", "~/e", "two", "2"));
+	ASSERT_NE(NULL, strstr(out, "2 times"));
+	ASSERT_EQ(
+	    1, tool(hx, NULL, out, sizeof(out), "edit", "~/e", "three", "3"));
+	read_text(HF_HOME "/e", text, sizeof(text));
+	ASSERT_STREQ("ONE two two\n", text);
+	/* In the protected dir: as the read. */
+	ASSERT_EQ(1, tool(hx, NULL, out, sizeof(out), "edit", HX_STANDINS,
+			  "GH_TOKEN", "X"));
+	ASSERT_NE(NULL, strstr(out, "Permission denied"));
+}
+
+TEST_HARNESS_MAIN

@@ -378,6 +378,74 @@ TEST(env_harness_E2)
 	jr2_config_free(&cfg);
 }
 
+TEST(env_envfrom_E7)
+{
+	char *const start_env[] = {"FOO=image",
+				   "JR2_ENVFROM_FOO=bar",
+				   "JR2_ENVFROM_NODE_OPTIONS=--require x",
+				   "JR2_ENVFROM_PATH=/p",
+				   "JR2_MAX_ABI=6",
+				   NULL};
+	static const char *const bad[][2] = {
+	    {"JR2_ENVFROM_JR2_X=1", "starts with JR2_"},
+	    {"JR2_ENVFROM_=1", "no key"},
+	    {"JR2_ENVFROM_A-B=1", "no key"},
+	    {"JR2_ENVFROM_HOME=/x", "sets for every program"},
+	    {"JR2_ENVFROM_TMPDIR=/x", "sets for every program"},
+	    {"JR2_ENVFROM_GH_TOKEN=x", "Held secret"},
+	    {"JR2_ENVFROM_LANG=x", "env line"},
+	};
+	struct jr2_strv start = {0}, out = {0}, own = {0}, dropped = {0};
+	struct jr2_harness_config cfg;
+	struct jr2_err err = {0};
+	char *text;
+
+	load(_metadata, &cfg, "env LANG=C\nsecret GH_TOKEN\n");
+	jr2_env_from_environ(&start, start_env);
+	ASSERT_EQ(0, jr2_env_check_envfrom(&start, &cfg, &err));
+	/* Programs: the key under its name, winning over the image's. */
+	jr2_env_compose_confined(&start, &cfg, &out);
+	text = joined(&out);
+	ASSERT_STREQ("FOO=bar;NODE_OPTIONS=--require x;PATH=/p;LANG=C;"
+		     "HOME=/home/jr2;TMPDIR=/tmp;",
+		     text);
+	free(text);
+	/* The Harness process: not a name that loads code, not PATH. */
+	jr2_strv_free(&out);
+	jr2_env_compose_harness(&start, &cfg, "/run/jr2/home", &own, &dropped);
+	jr2_strv_free(&dropped);
+	jr2_env_compose_harness_process(&own, "/", &out, &dropped);
+	text = joined(&out);
+	ASSERT_STREQ("LANG=C;JR2_MAX_ABI=6;HOME=/run/jr2/home;"
+		     "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/"
+		     "sbin:/bin;FOO=bar;JR2_HARNESS_ROOT=/;",
+		     text);
+	free(text);
+	ASSERT_EQ(1, dropped.n);
+	ASSERT_STREQ("NODE_OPTIONS", dropped.v[0]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *const one[] = {(char *)bad[i][0], NULL};
+		struct jr2_strv env = {0};
+
+		jr2_env_from_environ(&env, one);
+		/* "JR2_ENVFROM_=1" has a name: the empty key is refused. */
+		ASSERT_EQ(-1, jr2_env_check_envfrom(&env, &cfg, &err))
+		{
+			TH_LOG("%s is not refused", bad[i][0]);
+		}
+		ASSERT_NE(NULL, strstr(err.msg, bad[i][1]))
+		{
+			TH_LOG("%s: %s", bad[i][0], err.msg);
+		}
+		jr2_strv_free(&env);
+	}
+	jr2_strv_free(&dropped);
+	jr2_strv_free(&own);
+	jr2_strv_free(&start);
+	jr2_strv_free(&out);
+	jr2_config_free(&cfg);
+}
+
 TEST(env_loads_code_names)
 {
 	ASSERT_TRUE(jr2_env_loads_code("LD_PRELOAD"));

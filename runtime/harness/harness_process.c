@@ -54,18 +54,23 @@
  * bundles (read-only files), real paths. */
 static struct jr2_strv trusted;
 
+/* A tree that is not there is skipped by the policy's compiler: it
+ * neither holds nor freezes anything, so it is not taken. */
 static void add_trusted(const char *path)
 {
 	char real[PATH_MAX];
 
-	jr2_strv_add(&trusted, realpath(path, real) ? real : path);
+	if (realpath(path, real))
+		jr2_strv_add(&trusted, real);
 }
 
 static void collect_trusted(void)
 {
 	const struct jr2_policy *p = &harness.policy;
 
-	add_trusted(harness.protected_dir);
+	/* This start makes it (and its ancestors) before the policy is
+	 * compiled: held, and its ancestors frozen, from the first program. */
+	jr2_strv_add(&trusted, harness.protected_dir);
 	for (size_t i = 0; i < p->protect.n; i++)
 		add_trusted(p->protect.v[i]);
 	for (size_t i = 0; i < p->read_only.n; i++)

@@ -209,7 +209,9 @@ static void refuse_open(const char *what, const char *path, const char *bad)
 		"every protected dir and read-only tree in force, and not a "
 		"missing entry of a frozen folder); move it under a read-only "
 		"tree (/opt/jr2 with the defaults) or add 'read-only <its "
-		"folder>' to the config",
+		"folder>' to the config (where it is missing, a read-only "
+		"tree inside that folder freezes it: nothing can be made "
+		"there)",
 		what, path, bad);
 }
 

@@ -68,13 +68,13 @@ TEST(path_too_long_for_buffer_fails)
 {
 	const char *const parts[] = {"secret", "jr2", NULL};
 	struct jr2_denial e;
-	char out[8];
+	char out[12];
 
 	base_event(&e, JR2_POINT_file_open);
 	set_path(&e, parts);
-	ASSERT_EQ(-1, jr2_denial_path(&e, out, sizeof(out)));
+	ASSERT_EQ(-1, jr2_denial_path(&e, out, 8));
 	/* Exactly "/jr2/secret" plus its NUL fits in 12 bytes. */
-	ASSERT_EQ(11, jr2_denial_path(&e, out, 12));
+	ASSERT_EQ(11, jr2_denial_path(&e, out, sizeof(out)));
 }
 
 TEST(open_denial_json_has_every_field)

@@ -30,7 +30,7 @@ $(OBJ)/libjr2.a: $(JR2_LIB_OBJS)
 
 $(BIN)/jr2-confine: $(OBJ)/runtime/jr2-confine.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^
+	$(CC) $(CFLAGS) $(LDFLAGS_PROGRAM) -o $@ $^
 
 # jr2-try: the tests' one helper program, its verbs by subject in try_*.c.
 # Static and non-PIE: a marker has the same address in every run (vm-read).

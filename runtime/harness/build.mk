@@ -50,7 +50,7 @@ $(OBJ)/harness/%.o: runtime/harness/%.c $(HARNESS_HDRS) | $(HARNESS_DEBS_STAMP)
 
 $(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(HARNESS_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS_PROGRAM) -o $@ $^ $(HARNESS_LIBS)
 
 # The pure code reads the config's policy lines with the library's code.
 $(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \

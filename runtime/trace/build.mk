@@ -49,7 +49,7 @@ $(BIN)/jr2-trace: $(OBJ)/trace/jr2-trace.o $(OBJ)/trace/attach.o \
 		$(OBJ)/trace/probe.o $(OBJ)/trace/report.o $(OBJ)/trace/audit.o \
 		$(OBJ)/trace/format.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS_STATIC) -o $@ $^ $(TRACE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS_PROGRAM) -o $@ $^ $(TRACE_LIBS)
 
 $(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
 		$(OBJ)/runtime/json.o \

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # jr2-trace: denials.bpf.c -> .bpf.o -> .skel.h -> a static loader, as
-# libbpf-bootstrap chains them.  vmlinux.h comes from the build machine's
-# kernel BTF (VMLINUX_BTF=<file> names another) and is never committed.
+# libbpf-bootstrap chains them.  The kernel's types come from
+# kernel_types.h (the members the program reads, relocated by CO-RE at
+# load), never from a kernel's BTF: the object is the same whatever kernel
+# the build machine runs.
 
 TRACE_DIR := runtime/trace
 TRACE_OUT := $(BUILD)/trace
 TRACE_DEBS := clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev
-VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 BPF_CLANG ?= clang
-# -fms-extensions: newer kernels' BTF (7.x) dumps embedded tagged structs
-# ("struct ns_tree;" as a member), which clang reads only with it.
+# -ffile-prefix-map: the object's BTF and DWARF name the sources relative
+# to the tree, not the folder it was built in (the skeleton embeds them).
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
-	-fms-extensions -Wno-microsoft-anon-tag -I$(TRACE_OUT) -I$(TRACE_DIR)
+	-ffile-prefix-map=$(CURDIR)=. -I$(TRACE_OUT) -I$(TRACE_DIR)
 TRACE_CFLAGS := $(CFLAGS) -I$(TRACE_OUT) -I$(TRACE_DIR)
 # libbpf.a and what it needs, all static so it runs in a busybox initramfs.
 TRACE_LIBS := -l:libbpf.a -lelf -lz -lzstd
@@ -29,12 +30,9 @@ $(TRACE_OUT)/debs.stamp:
 	scripts/need-debs $(TRACE_DEBS)
 	@touch $@
 
-$(TRACE_OUT)/vmlinux.h: | $(TRACE_OUT)/debs.stamp
-	@test -r $(VMLINUX_BTF) || { echo "trace: no kernel BTF at '$(VMLINUX_BTF)': build on a kernel with CONFIG_DEBUG_INFO_BTF=y, or name a BTF file with VMLINUX_BTF=<file> (a vmlinux ELF works)" >&2; exit 1; }
-	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
-
 $(TRACE_OUT)/denials.bpf.o: $(TRACE_DIR)/denials.bpf.c $(TRACE_DIR)/denials.h \
-		$(TRACE_OUT)/vmlinux.h $(TRACE_DIR)/build.mk
+		$(TRACE_DIR)/kernel_types.h $(TRACE_DIR)/build.mk \
+		| $(TRACE_OUT)/debs.stamp
 	$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(TRACE_OUT)/denials.skel.h: $(TRACE_OUT)/denials.bpf.o
@@ -57,10 +55,18 @@ $(TRACE_OUT)/format_test: $(TRACE_DIR)/format_test.c $(OBJ)/trace/format.o \
 	$(CC) $(TRACE_CFLAGS) -isystem $(KSFT_INC) -o $@ $< $(OBJ)/trace/format.o \
 		$(OBJ)/runtime/json.o
 
+# kernel_types.h's members against the BTF of this machine's kernel and of
+# the kernels in the cache that keep their vmlinux (TRACE_TYPES_BTF names
+# others).
+TRACE_TYPES_BTF ?= /sys/kernel/btf/vmlinux \
+	$(wildcard $(or $(JR2_KERNEL_CACHE),/var/cache/jr2-kernels)/*/vmlinux)
+
 test-trace-unit: $(TRACE_OUT)/format_test $(BIN)/jr2-trace
 	@mkdir -p $(TEST_RESULTS)
 	$(TRACE_OUT)/format_test | tee $(TEST_RESULTS)/trace-unit.tap
 	$(TRACE_DIR)/cli_test.sh $(BIN)/jr2-trace | tee -a $(TEST_RESULTS)/trace-unit.tap
+	$(TRACE_DIR)/check-core-sizes $(TRACE_OUT)/denials.bpf.o $(TRACE_TYPES_BTF) \
+		| tee -a $(TEST_RESULTS)/trace-unit.tap
 
 # The benchmark runs in a VM: the host refuses tracing programs.
 TRACE_BENCH_KERNEL ?= 6.18

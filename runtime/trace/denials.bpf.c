@@ -14,7 +14,7 @@
  * cookie names the point.  One link is one ftrace update, not a trampoline
  * per function, and two programs to verify instead of dozens.
  */
-#include "vmlinux.h"
+#include "kernel_types.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
@@ -157,7 +157,8 @@ read_request(const struct landlock_cred_security *subject,
 {
 	r->type = BPF_CORE_READ(request, type);
 	r->layer = BPF_CORE_READ(request, layer_plus_one);
-	r->access = BPF_CORE_READ(request, access);
+	/* u16 before 7.0, u32 from 7.0: read at this kernel's size. */
+	r->access = BPF_CORE_READ_BITFIELD_PROBED(request, access);
 	if (bpf_core_type_exists(struct landlock_domain___jr2))
 		r->domain = BPF_CORE_READ(
 		    (const struct landlock_cred_security___jr2 *)subject,

@@ -2,7 +2,7 @@
 /*
  * What denials.bpf.c and the jr2-trace loader share: the table of traced
  * points and the event that goes through the ring buffer.  Included by the
- * BPF side (after vmlinux.h) and by user space (after <linux/types.h>).
+ * BPF side (after kernel_types.h) and by user space (after <linux/types.h>).
  */
 #ifndef JR2_TRACE_DENIALS_H
 #define JR2_TRACE_DENIALS_H

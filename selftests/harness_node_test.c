@@ -8,7 +8,11 @@
  * hook in a program's node (main.js starts it through the runtime, with
  * JR2_HARNESS_ROOT) and not in the Harness process's.  E8: a node_modules
  * folder that Node would look in, where programs write, refuses the start
- * (exit 2, named); without it the same start runs.
+ * (exit 2, named); without it the same start runs.  Node is known by what
+ * runs (a copy under another name, a #! script), its arguments as Node
+ * reads them (the #! line's argument, an option's value, options after
+ * -e), an option not on serve's list refused by name, and a link in a
+ * trusted node_modules folder to where programs write refused.
  *
  * Promises: E2 E8
  */
@@ -156,6 +160,138 @@ TEST_F(harness_node, E8_node_modules_where_programs_write_refused)
 	ASSERT_EQ(-1, access(HX_ROOT "/run", F_OK));
 	/* Positive control: without it, the same start runs. */
 	ASSERT_EQ(0, rmdir(HX_MNT "/node_modules"));
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	ASSERT_EQ(0, kill(hx->pid, 0));
+}
+
+/* The log serve wrote since its last start. */
+static void log_since(struct hx *hx, char *out, size_t size)
+{
+	int fd = open(HX_LOG, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? 0 : pread(fd, out, size - 1, hx->log_from);
+
+	if (fd >= 0)
+		close(fd);
+	out[n > 0 ? n : 0] = '\0';
+}
+
+/* serve --config HN_CONFIG -- CMD... is refused: exit 2, the message names
+ * `named`, nothing made. */
+static void assert_node_refused(struct __test_metadata *_metadata,
+				struct hx *hx, const char *const cmd[],
+				const char *named)
+{
+	const char *extra[16] = {"--config", HN_CONFIG, "--"};
+	char log[8192];
+	int n = 3;
+
+	for (int i = 0; cmd[i] && n < 15; i++)
+		extra[n++] = cmd[i];
+	extra[n] = NULL;
+	ASSERT_EQ(2, hx_start(_metadata, hx, extra))
+	{
+		TH_LOG("'%s ...' was not refused (naming %s)", cmd[0], named);
+	}
+	log_since(hx, log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, named))
+	{
+		TH_LOG("the refusal does not name '%s': %s", named, log);
+	}
+	ASSERT_EQ(-1, access(HX_ROOT "/run", F_OK));
+	ASSERT_EQ(ENOENT, errno);
+}
+
+TEST_F(harness_node, E8_node_known_by_what_runs_not_by_name)
+{
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], script[sizeof(main_js) + PATH_MAX + 8];
+	const char *const renamed[] = {HN_RO "/jr2-engine", HN_RO "/main.js",
+				       hx->harness, NULL};
+	const char *const shebang[] = {HN_RO "/app", hx->harness, NULL};
+	const char *extra[] = {"--config",   HN_CONFIG,	  "--",
+			       HN_RO "/app", hx->harness, NULL};
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	make_tree(_metadata);
+	/* Node under another name (a bind mount: its real path is the
+	 * mount's), and a #! script that Node runs. */
+	fx_make_file(_metadata, HN_RO "/jr2-engine", "", 0755);
+	ASSERT_EQ(0, mount(node, HN_RO "/jr2-engine", NULL, MS_BIND, NULL));
+	snprintf(script, sizeof(script), "#!%s\n%s", node, main_js);
+	fx_make_file(_metadata, HN_RO "/app", script, 0755);
+	fx_make_dir(_metadata, HX_MNT "/node_modules", 0755);
+	assert_node_refused(_metadata, hx, renamed,
+			    "'" HX_MNT "/node_modules'");
+	assert_node_refused(_metadata, hx, shebang,
+			    "'" HX_MNT "/node_modules'");
+	/* Positive control: without the folder, the script runs. */
+	ASSERT_EQ(0, rmdir(HX_MNT "/node_modules"));
+	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
+	ASSERT_EQ(0, kill(hx->pid, 0));
+}
+
+TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
+{
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], script[PATH_MAX + 128];
+	const char *const title[] = {node, "--title", HN_RO "/main.js",
+				     HN_RW "/evil.js", NULL};
+	const char *const conditions[] = {node, "-C", HN_RO "/main.js",
+					  HN_RW "/evil.js", NULL};
+	const char *const after_eval[] = {
+	    node, "-e", "1", "--require", HN_RW "/evil.js", NULL};
+	const char *const shebang[] = {HN_RO "/hb", NULL};
+	const char *const openssl[] = {node, "--openssl-config=" HN_RW "/x.cnf",
+				       HN_RO "/main.js", NULL};
+	const char *const inspect[] = {node, "--inspect", HN_RO "/main.js",
+				       NULL};
+	const char *const linked[] = {node, HN_RO "/main.js", hx->harness,
+				      NULL};
+	const char *extra[] = {"--config",
+			       HN_CONFIG,
+			       "--",
+			       node,
+			       "--title=jr2",
+			       "--no-warnings",
+			       "--max_old_space_size",
+			       "64",
+			       HN_RO "/main.js",
+			       hx->harness,
+			       NULL};
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	make_tree(_metadata);
+	fx_make_file(_metadata, HN_RW "/evil.js", hook_js, 0644);
+	fx_make_dir(_metadata, HN_RW "/dep", 0755);
+	fx_make_file(_metadata, HN_RW "/dep/index.js", hook_js, 0644);
+	/* An option's value is not the main script. */
+	assert_node_refused(_metadata, hx, title, "'" HN_RW "/evil.js'");
+	assert_node_refused(_metadata, hx, conditions, "'" HN_RW "/evil.js'");
+	/* Node reads options after -e's code. */
+	assert_node_refused(_metadata, hx, after_eval, "'" HN_RW "/evil.js'");
+	/* The #! line's argument is an argument of Node. */
+	snprintf(script, sizeof(script),
+		 "#!%s --require=" HN_RW "/evil.js\nsetInterval(() => {}, "
+		 "1000);\n",
+		 node);
+	fx_make_file(_metadata, HN_RO "/hb", script, 0755);
+	assert_node_refused(_metadata, hx, shebang, "'" HN_RW "/evil.js'");
+	/* Options not on serve's list, named. */
+	assert_node_refused(_metadata, hx, openssl,
+			    "'--openssl-config=" HN_RW "/x.cnf'");
+	assert_node_refused(_metadata, hx, inspect, "'--inspect'");
+	/* A package in a trusted node_modules that links out. */
+	fx_make_dir(_metadata, HN_RO "/node_modules", 0755);
+	ASSERT_EQ(0, symlink("../../rw/dep", HN_RO "/node_modules/dep"));
+	assert_node_refused(_metadata, hx, linked, "'" HN_RW "'");
+	/* Positive control: options on the list, no link out. */
+	ASSERT_EQ(0, unlink(HN_RO "/node_modules/dep"));
 	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
 	ASSERT_EQ(0, kill(hx->pid, 0));
 }

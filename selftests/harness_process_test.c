@@ -18,11 +18,15 @@
  * JR2_ENVFROM_<KEY> under KEY for it and the programs; a JR2_ key, or one
  * a secret or env line of the config names, refuses the start (exit 2).
  * E8: a CMD, or a link to one, where a program could write is refused (exit
- * 2, naming the folder), nothing made.  P8: when it exits, serve stops and
+ * 2, naming the folder), nothing made; so is a program the kernel would
+ * run otherwise than the check reads it: an ELF with two PT_INTERP
+ * headers, a file that is neither ELF nor #! (binfmt_misc's), a #! line
+ * through env (a program found by PATH).  P8: when it exits, serve stops and
  * exits with its status.
  *
  * Promises: E2 E5 E7 E8 P1 P2 P8
  */
+#include <elf.h>
 #include <sys/sendfile.h>
 
 #include "harness_helpers.h"
@@ -393,6 +397,64 @@ TEST_F(harness_process, E8_cmd_where_programs_write_refused)
 		ASSERT_EQ(-1, access(HX_ROOT "/run", F_OK));
 	}
 	/* Positive control: the same program in the read-only tree. */
+	ASSERT_EQ(0, start_cmd(_metadata, hx, ok_cmd, NULL));
+	ASSERT_LT(0, process_pid(_metadata, hx));
+}
+
+/* A copy of a dynamic program whose PT_NOTE header is made a second
+ * PT_INTERP, naming the same loader: the kernel runs it as before. */
+static void make_two_interps(struct __test_metadata *_metadata,
+			     const char *from, const char *to)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph, interp = {0};
+	int fd, note = -1;
+
+	copy_file(_metadata, from, to);
+	fd = open(to, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(sizeof(eh), pread(fd, &eh, sizeof(eh), 0));
+	for (int i = 0; i < eh.e_phnum; i++) {
+		off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph));
+
+		ASSERT_EQ(sizeof(ph), pread(fd, &ph, sizeof(ph), at));
+		if (ph.p_type == PT_INTERP)
+			interp = ph;
+		if (ph.p_type == PT_NOTE && interp.p_type && note < 0) {
+			note = i;
+			ph = interp;
+			ASSERT_EQ(sizeof(ph), pwrite(fd, &ph, sizeof(ph), at));
+		}
+	}
+	ASSERT_LE(0, note)
+	{
+		TH_LOG("%s has no PT_NOTE header after its PT_INTERP", from);
+	}
+	close(fd);
+}
+
+TEST_F(harness_process, E8_what_the_kernel_runs)
+{
+	struct hx *hx = &self->hx;
+	const char *const two[] = {HP_RO "/two", "1000", NULL};
+	const char *const text[] = {HP_RO "/text", NULL};
+	const char *const by_path[] = {HP_RO "/by-path", NULL};
+	const char *const ok_cmd[] = {HP_RO "/sleep", "1000", NULL};
+
+	if (access("/usr/bin/sleep", X_OK))
+		SKIP(return, "no /usr/bin/sleep (a dynamic program) here");
+	make_trees(_metadata, hx,
+		   HP_CONFIG_TEXT "read-only /usr\nread-only /etc\n");
+	HX_REQUIRE_ACCEPTED(hx);
+	copy_file(_metadata, "/usr/bin/sleep", HP_RO "/sleep");
+	make_two_interps(_metadata, HP_RO "/sleep", HP_RO "/two");
+	fx_make_file(_metadata, HP_RO "/text", "sleep 1000\n", 0755);
+	fx_make_file(_metadata, HP_RO "/by-path", "#!/usr/bin/env sleep\n",
+		     0755);
+	assert_refused(_metadata, hx, two, NULL, "more than one PT_INTERP");
+	assert_refused(_metadata, hx, text, NULL, "binfmt_misc");
+	assert_refused(_metadata, hx, by_path, NULL, "'/usr/bin/env'");
+	/* Positive control: the program as built. */
 	ASSERT_EQ(0, start_cmd(_metadata, hx, ok_cmd, NULL));
 	ASSERT_LT(0, process_pid(_metadata, hx));
 }

@@ -19,14 +19,19 @@
  * each symbolic link's folder included, must be one a program cannot
  * change (such a tree, or a frozen folder: an ancestor of one, where
  * nothing can be made, removed or renamed); a missing entry is fine only in
- * such a folder.  Checked: CMD's real path, its script interpreter (#!),
- * its ELF interpreter, /etc/ld.so.preload, each library the interpreter
- * lists (`ld.so --list`, run with an empty environment once the
- * interpreter itself passed), and for Node its main script, the options'
- * files (-r, --import, --env-file, ...), the node_modules folders and
+ * such a folder.  Checked: CMD's real path, its script interpreter (#!,
+ * with its argument, as the kernel reads the line), its ELF interpreter
+ * (the first PT_INTERP, as the kernel takes it), /etc/ld.so.preload, each
+ * library the interpreter lists (`ld.so --list`, run with an empty
+ * environment once the interpreter itself passed), and, when what runs is
+ * Node (by its code, not its name), Node's arguments as Node parses them
+ * (options off serve's list refused), its main script, the options' files
+ * (-r, --import, --env-file, ...), the node_modules folders and
  * package.json files from the main script's folder up to /, NODE_PATH,
- * $HOME/.node_modules, $HOME/.node_libraries and $PREFIX/lib/node.
+ * $HOME/.node_modules, $HOME/.node_libraries and $PREFIX/lib/node, and
+ * every symbolic link under those folders.
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +54,10 @@
 #include "policy.h"
 #include "policy_internal.h"
 #include "serve.h"
+
+/* The kernel's BINPRM_BUF_SIZE: the bytes of a file it reads to choose how
+ * to run it (a #! line longer than that is cut). */
+#define BINPRM_BUF 256
 
 /* The trees no program can change: protected dirs, read-only trees, CA
  * bundles (read-only files), real paths. */
@@ -266,60 +275,223 @@ static void find_cmd(const char *cmd, char *out)
 		cmd, path ? path : "none");
 }
 
-/* The ELF interpreter of an executable, or "" (static, or not ELF). */
-static void elf_interp(const char *real, char *interp, size_t size,
-		       bool *script)
+/*
+ * What the kernel runs for a file (fs/binfmt_elf.c, fs/binfmt_script.c): a
+ * 64-bit ELF executable, whose interpreter is its FIRST PT_INTERP header
+ * ("" when static), or a #! script, whose interpreter and one optional
+ * argument the kernel reads from the first 256 bytes.
+ */
+struct exe {
+	bool script;
+	bool has_arg;
+	char interp[PATH_MAX];
+	char arg[BINPRM_BUF];
+};
+
+static bool spacetab(char c)
 {
-	unsigned char head[256];
-	int fd = open(real, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : pread(fd, head, sizeof(head) - 1, 0);
+	return c == ' ' || c == '\t';
+}
 
-	interp[0] = '\0';
-	*script = false;
-	if (n >= 2 && head[0] == '#' && head[1] == '!') {
-		char *p = (char *)head + 2;
+static char *next_non_spacetab(char *first, char *last)
+{
+	for (; first <= last; first++)
+		if (!spacetab(*first))
+			return first;
+	return NULL;
+}
 
-		head[n] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		snprintf(interp, size, "%.*s", (int)strcspn(p, " \t\n"), p);
-		*script = true;
-	} else if (n >= (ssize_t)sizeof(Elf64_Ehdr) &&
-		   !memcmp(head, ELFMAG, SELFMAG) &&
-		   head[EI_CLASS] == ELFCLASS64) {
-		Elf64_Ehdr eh;
+static char *next_terminator(char *first, char *last)
+{
+	for (; first <= last; first++)
+		if (spacetab(*first) || !*first)
+			return first;
+	return NULL;
+}
+
+/* The #! line as binfmt_script reads it: the line ends at the first '\n'
+ * (or at byte 255), trailing blanks go, the interpreter is the first word,
+ * and the rest, blanks inside kept, is ONE argument. */
+static void read_shebang(const char *real, char *buf, struct exe *x)
+{
+	char *buf_end = buf + BINPRM_BUF - 1, *i_end, *i_name, *i_sep;
+	char *i_arg = NULL;
+
+	i_end = memchr(buf, '\n', strnlen(buf, BINPRM_BUF));
+	if (!i_end) {
+		i_end = next_non_spacetab(buf + 2, buf_end);
+		if (!i_end || !next_terminator(i_end, buf_end))
+			jr2_die(JR2_EXIT_USAGE,
+				"refusing to start: the #! line of the Harness "
+				"process's program '%s' has no interpreter the "
+				"kernel can read in its first %d bytes; "
+				"shorten the line",
+				real, BINPRM_BUF);
+		i_end = buf_end;
+	}
+	while (spacetab(i_end[-1]))
+		i_end--;
+	i_name = next_non_spacetab(buf + 2, i_end);
+	if (!i_name || i_name == i_end)
+		jr2_die(JR2_EXIT_USAGE,
+			"refusing to start: the #! line of the Harness "
+			"process's program '%s' names no interpreter; give "
+			"its absolute path",
+			real);
+	i_sep = next_terminator(i_name, i_end);
+	if (i_sep && *i_sep != '\0')
+		i_arg = next_non_spacetab(i_sep, i_end);
+	*i_end = '\0';
+	if (i_sep)
+		*i_sep = '\0';
+	x->script = true;
+	snprintf(x->interp, sizeof(x->interp), "%s", i_name);
+	x->has_arg = i_arg != NULL;
+	if (i_arg)
+		snprintf(x->arg, sizeof(x->arg), "%s", i_arg);
+}
+
+static void refuse_elf(const char *real, const char *why)
+{
+	jr2_die(JR2_EXIT_USAGE,
+		"refusing to start: the Harness process's program '%s' %s; "
+		"give a normal 64-bit build",
+		real, why);
+}
+
+/* The first PT_INTERP, as load_elf_binary takes it; more than one refused,
+ * since a reader taking another one checks a file the kernel never runs. */
+static void read_elf_interp(const char *real, int fd, const Elf64_Ehdr *eh,
+			    struct exe *x)
+{
+	int interps = 0;
+
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		refuse_elf(real, "has program headers of an unknown size");
+	for (int i = 0; i < eh->e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		memcpy(&eh, head, sizeof(eh));
-		for (int i = 0; i < eh.e_phnum; i++) {
-			if (pread(fd, &ph, sizeof(ph),
-				  (off_t)(eh.e_phoff +
-					  (Elf64_Off)i * eh.e_phentsize)) !=
-			    sizeof(ph))
-				break;
-			if (ph.p_type != PT_INTERP || !ph.p_filesz ||
-			    ph.p_filesz >= size)
-				continue;
-			if (pread(fd, interp, ph.p_filesz,
-				  (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
-				interp[0] = '\0';
-			else
-				interp[ph.p_filesz] = '\0';
-		}
-	} else if (n >= (ssize_t)sizeof(Elf32_Ehdr) &&
-		   !memcmp(head, ELFMAG, SELFMAG)) {
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh->e_phoff + (Elf64_Off)i * sizeof(ph))) !=
+		    sizeof(ph))
+			refuse_elf(real, "has a program header past its end");
+		if (ph.p_type != PT_INTERP || interps++)
+			continue;
+		if (ph.p_filesz < 2 || ph.p_filesz > sizeof(x->interp) ||
+		    pread(fd, x->interp, ph.p_filesz, (off_t)ph.p_offset) !=
+			(ssize_t)ph.p_filesz ||
+		    x->interp[ph.p_filesz - 1] != '\0')
+			refuse_elf(real, "has a PT_INTERP header the kernel "
+					 "refuses");
+	}
+	if (interps > 1)
+		refuse_elf(real, "has more than one PT_INTERP header (the "
+				 "kernel takes the first)");
+}
+
+static void read_exe(const char *real, struct exe *x)
+{
+	char buf[BINPRM_BUF] = {0};
+	int fd = open(real, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 0);
+	Elf64_Ehdr eh;
+
+	memset(x, 0, sizeof(*x));
+	if (n < 0)
+		jr2_die_path(JR2_EXIT_USAGE,
+			     "cannot read the Harness "
+			     "process's program",
+			     real);
+	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+		read_shebang(real, buf, x);
+	} else if (n >= (ssize_t)sizeof(eh) && !memcmp(buf, ELFMAG, SELFMAG) &&
+		   buf[EI_CLASS] == ELFCLASS64) {
+		memcpy(&eh, buf, sizeof(eh));
+		read_elf_interp(real, fd, &eh, x);
+	} else if (n >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG)) {
+		refuse_elf(real, "is a 32-bit ELF file, whose libraries jr2 "
+				 "does not check");
+	} else {
 		jr2_die(JR2_EXIT_USAGE,
 			"refusing to start: the Harness process's program "
-			"'%s' is a 32-bit ELF file, whose libraries jr2 does "
-			"not check; give a 64-bit build",
+			"'%s' is neither an ELF executable nor a #! script, "
+			"so the kernel would hand it to a binfmt_misc handler "
+			"jr2 does not check; give the program itself",
 			real);
 	}
-	if (fd >= 0)
-		close(fd);
+	close(fd);
+}
+
+/*
+ * Node, by what the file is and not by its name: an ELF whose dynamic
+ * string table (DT_STRTAB, as the loader finds it) names
+ * napi_module_register, the entry point of Node's addon API, which every
+ * Node executable or libnode exports.
+ */
+static bool elf_is_node(const char *real)
+{
+	static const char mark[] = "\0napi_module_register";
+	int fd = open(real, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Off dyn_off = 0, dyn_size = 0, str_off = 0;
+	Elf64_Addr str_addr = 0;
+	Elf64_Xword str_size = 0;
+	bool found = false;
+	char *text;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (int i = 0; i < eh.e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) ==
+			sizeof(ph) &&
+		    ph.p_type == PT_DYNAMIC) {
+			dyn_off = ph.p_offset;
+			dyn_size = ph.p_filesz;
+		}
+	for (Elf64_Off at = 0; at + sizeof(Elf64_Dyn) <= dyn_size;
+	     at += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+
+		if (pread(fd, &d, sizeof(d), (off_t)(dyn_off + at)) !=
+			sizeof(d) ||
+		    d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_STRTAB)
+			str_addr = d.d_un.d_ptr;
+		if (d.d_tag == DT_STRSZ)
+			str_size = d.d_un.d_val;
+	}
+	if (!str_addr || !str_size || str_size > 64 << 20)
+		goto out;
+	for (int i = 0; i < eh.e_phnum && !str_off; i++)
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) ==
+			sizeof(ph) &&
+		    ph.p_type == PT_LOAD && str_addr >= ph.p_vaddr &&
+		    str_addr - ph.p_vaddr < ph.p_filesz)
+			str_off = str_addr - ph.p_vaddr + ph.p_offset;
+	if (!str_off)
+		goto out;
+	text = jr2_xrealloc(NULL, str_size + 1);
+	if (pread(fd, text, str_size, (off_t)str_off) == (ssize_t)str_size) {
+		text[str_size] = '\0';
+		found = memmem(text, str_size + 1, mark, sizeof(mark)) != NULL;
+	}
+	free(text);
+out:
+	close(fd);
+	return found;
 }
 
 /* Each library the interpreter would load, as `INTERP --list` says. */
-static void check_libraries(const char *interp_real, const char *exe)
+static void check_libraries(const char *interp_real, const char *exe,
+			    bool *node)
 {
 	char *const argv[] = {(char *)interp_real, "--list", (char *)exe, NULL};
 	char *const envp[] = {NULL};
@@ -365,7 +537,7 @@ static void check_libraries(const char *interp_real, const char *exe)
 			interp_real, exe, status);
 	for (char *rest = text, *line; (line = strsep(&rest, "\n"));) {
 		char *arrow = strstr(line, " => "), *path;
-		char lib[PATH_MAX];
+		char lib[PATH_MAX], real[PATH_MAX];
 
 		path = arrow ? arrow + 4 : line;
 		while (*path == ' ' || *path == '\t')
@@ -379,38 +551,82 @@ static void check_libraries(const char *interp_real, const char *exe)
 		if (path[0] == '/') {
 			snprintf(lib, sizeof(lib), "%.*s",
 				 (int)strcspn(path, " "), path);
-			check_found("library", lib, NULL);
+			check_found("library", lib, real);
+			*node = *node || elf_is_node(real);
 		}
 	}
 	free(text);
 }
 
-/* An executable: its real path, its interpreters, its libraries. */
-static void check_program(const char *what, const char *path, char *real,
-			  int depth)
+static void check_node(char **argv, const char *exe_real);
+
+/* A program that finds the one it runs by PATH: what runs is not this
+ * file's code, and its name comes from the #! line. */
+static bool runs_by_path(const char *interp, const char *real)
 {
-	char interp[PATH_MAX], interp_real[PATH_MAX];
-	bool script;
+	const char *a = strrchr(interp, '/'), *b = strrchr(real, '/');
+
+	return !strcmp(a ? a + 1 : interp, "env") ||
+	       !strcmp(b ? b + 1 : real, "env");
+}
+
+/*
+ * An executable started with `argv` as execve(`path`) starts it: its real
+ * path, its #! interpreters (argv as binfmt_script makes it: interpreter,
+ * the #! argument, the script's name, then argv[1..]), its ELF interpreter
+ * and libraries, and Node's checks when the ELF or a library it loads is
+ * Node.
+ */
+static void check_program(const char *what, const char *path, char *real,
+			  char **argv, int depth)
+{
+	char interp_real[PATH_MAX];
+	struct exe x;
+	bool node = false;
 
 	check_found(what, path, real);
-	elf_interp(real, interp, sizeof(interp), &script);
-	if (!interp[0])
-		return;
-	if (script) {
+	read_exe(real, &x);
+	if (x.script) {
+		size_t n = 0, k = 0;
+		char **next;
+
 		if (depth >= 4)
 			jr2_die(JR2_EXIT_USAGE,
 				"refusing to start: the Harness process's "
 				"program '%s' has more than 4 #! "
 				"interpreters; run the last one directly",
 				path);
-		check_program("script interpreter", interp, interp_real,
+		check_found("script interpreter", x.interp, interp_real);
+		if (runs_by_path(x.interp, interp_real))
+			jr2_die(JR2_EXIT_USAGE,
+				"refusing to start: the #! line of the "
+				"Harness process's program '%s' runs '%s', "
+				"which finds its program by PATH; give the "
+				"interpreter's absolute path in the #! line",
+				path, x.interp);
+		while (argv[n])
+			n++;
+		next = jr2_xrealloc(NULL, (n + 3) * sizeof(*next));
+		next[k++] = x.interp;
+		if (x.has_arg)
+			next[k++] = x.arg;
+		next[k++] = depth ? (char *)path : real;
+		for (size_t i = 1; i <= n; i++)
+			next[k++] = argv[i];
+		check_program("script interpreter", x.interp, interp_real, next,
 			      depth + 1);
+		free(next);
 		return;
 	}
-	check_found("ELF interpreter", interp, interp_real);
-	/* glibc's loader reads it at every start of a dynamic program. */
-	check_looked_in("loader's preload list", "/etc/ld.so.preload");
-	check_libraries(interp_real, real);
+	if (x.interp[0]) {
+		check_found("ELF interpreter", x.interp, interp_real);
+		/* glibc's loader reads it at every start of a dynamic
+		 * program. */
+		check_looked_in("loader's preload list", "/etc/ld.so.preload");
+		check_libraries(interp_real, real, &node);
+	}
+	if (node || elf_is_node(real))
+		check_node(argv, real);
 }
 
 static const char *process_getenv(const char *name)
@@ -424,8 +640,152 @@ static const char *process_getenv(const char *name)
 	return NULL;
 }
 
-/* node_modules and package.json from `dir` up to /. */
-static void check_module_chain(const char *dir)
+/*
+ * The Node options the Harness process may start with: Node's own table
+ * (src/node_options.cc) cut to the options that load no code and read no
+ * file, plus the four that load code (checked like the main script).  Node
+ * splits `--name=value` only for a name that starts with "--", turns each
+ * '_' after the first two characters into '-', reads the value of a
+ * value-taking option from the next argument when there is no '=', negates a
+ * boolean by "--no-", and stops at the first argument that is no option (the
+ * main script) or at "--".  Any other option is refused: it may load code
+ * (--openssl-config, --icu-data-dir, --experimental-policy, --snapshot-blob,
+ * --use-openssl-ca ...), write a file a program chose (--redirect-warnings,
+ * --tls-keylog ...), open the inspector (--inspect ...) or change how
+ * modules are found (--preserve-symlinks ...).
+ */
+/* The entries of the folders Node loads from that the check reads. */
+#define JR2_NODE_WALK_MAX 100000
+
+enum node_arg { NODE_FLAG, NODE_VALUE, NODE_CODE, NODE_EVAL };
+
+static const struct {
+	const char *name;
+	enum node_arg kind;
+} node_options[] = {
+    {"--require", NODE_CODE},
+    {"-r", NODE_CODE},
+    {"--import", NODE_CODE},
+    {"--loader", NODE_CODE},
+    {"--experimental-loader", NODE_CODE},
+    {"--env-file", NODE_CODE},
+    {"--eval", NODE_EVAL},
+    {"-e", NODE_EVAL},
+    {"--print", NODE_EVAL},
+    {"-p", NODE_EVAL},
+    {"-pe", NODE_EVAL},
+    {"--title", NODE_VALUE},
+    {"--conditions", NODE_VALUE},
+    {"-C", NODE_VALUE},
+    {"--dns-result-order", NODE_VALUE},
+    {"--unhandled-rejections", NODE_VALUE},
+    {"--max-old-space-size", NODE_VALUE},
+    {"--max-semi-space-size", NODE_VALUE},
+    {"--stack-size", NODE_VALUE},
+    {"--stack-trace-limit", NODE_VALUE},
+    {"--max-http-header-size", NODE_VALUE},
+    {"--input-type", NODE_VALUE},
+    {"--disable-proto", NODE_VALUE},
+    {"--secure-heap", NODE_VALUE},
+    {"--secure-heap-min", NODE_VALUE},
+    {"--abort-on-uncaught-exception", NODE_FLAG},
+    {"--addons", NODE_FLAG},
+    {"--check", NODE_FLAG},
+    {"-c", NODE_FLAG},
+    {"--deprecation", NODE_FLAG},
+    {"--disable-sigusr1", NODE_FLAG},
+    {"--disallow-code-generation-from-strings", NODE_FLAG},
+    {"--enable-source-maps", NODE_FLAG},
+    {"--experimental-vm-modules", NODE_FLAG},
+    {"--expose-gc", NODE_FLAG},
+    {"--frozen-intrinsics", NODE_FLAG},
+    {"--global-search-paths", NODE_FLAG},
+    {"--jitless", NODE_FLAG},
+    {"--pending-deprecation", NODE_FLAG},
+    {"--throw-deprecation", NODE_FLAG},
+    {"--trace-deprecation", NODE_FLAG},
+    {"--trace-exit", NODE_FLAG},
+    {"--trace-sigint", NODE_FLAG},
+    {"--trace-uncaught", NODE_FLAG},
+    {"--trace-warnings", NODE_FLAG},
+    {"--use-bundled-ca", NODE_FLAG},
+    {"--warnings", NODE_FLAG},
+    {"--zero-fill-buffers", NODE_FLAG},
+};
+
+static bool node_option(const char *name, enum node_arg *kind)
+{
+	bool negated = !strncmp(name, "--no-", 5);
+
+	for (size_t i = 0; i < sizeof(node_options) / sizeof(node_options[0]);
+	     i++) {
+		if (!strcmp(name, node_options[i].name)) {
+			*kind = node_options[i].kind;
+			return true;
+		}
+		if (negated && node_options[i].kind == NODE_FLAG &&
+		    !strncmp(node_options[i].name, "--", 2) &&
+		    !strcmp(name + 5, node_options[i].name + 2)) {
+			*kind = NODE_FLAG;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void refuse_node_option(const char *arg, const char *why)
+{
+	jr2_die(JR2_EXIT_USAGE,
+		"refusing to start: the Harness process's Node option '%s' %s; "
+		"remove it from CMD (jr2-harness(1), E8, lists the Node "
+		"options serve takes)",
+		arg, why);
+}
+
+/* Every symbolic link under `dir`, a folder Node loads from, leads where
+ * no program can change what it names; at most *budget entries. */
+static void check_links_under(const char *dir, size_t *budget, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX], real[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!*budget)
+			jr2_die(JR2_EXIT_USAGE,
+				"refusing to start: the folders the Harness "
+				"process's Node loads from hold more than %d "
+				"entries to check for links (at '%s'); put "
+				"its main script in a folder of its own",
+				JR2_NODE_WALK_MAX, dir);
+		--*budget;
+		if (!put(path, dir, strcmp(dir, "/") ? "/" : "", e->d_name) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			check_links_under(path, budget, depth);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		check_looked_in("module file (a link)", path);
+		/* A link to a trusted folder: its links count too. */
+		if (depth < 8 && realpath(path, real) && !stat(real, &st) &&
+		    S_ISDIR(st.st_mode))
+			check_links_under(real, budget, depth + 1);
+	}
+	closedir(d);
+}
+
+/* node_modules and package.json from `dir` up to /; the links under each
+ * node_modules folder there. */
+static void check_module_chain(const char *dir, size_t *budget)
 {
 	char at[PATH_MAX], place[PATH_MAX + 16];
 
@@ -436,6 +796,7 @@ static void check_module_chain(const char *dir)
 		snprintf(place, sizeof(place), "%s/node_modules",
 			 strcmp(at, "/") ? at : "");
 		check_looked_in("module folder", place);
+		check_links_under(place, budget, 0);
 		snprintf(place, sizeof(place), "%s/package.json",
 			 strcmp(at, "/") ? at : "");
 		check_looked_in("package file", place);
@@ -449,74 +810,79 @@ static void check_module_chain(const char *dir)
 	}
 }
 
-/* Node's options whose value is a file it loads or reads. */
-static bool node_file_option(const char *opt)
+/* A file Node loads (main script, -r ...): found in a trusted tree; the
+ * links under its folder and the module chain from there checked. */
+static void check_node_file(const char *what, const char *path, size_t *budget)
 {
-	static const char *const names[] = {
-	    "-r",
-	    "--require",
-	    "--import",
-	    "--loader",
-	    "--experimental-loader",
-	    "--env-file",
-	    "--env-file-if-exists",
-	    "--experimental-config-file",
-	    "--snapshot-blob",
-	};
+	char real[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(opt, names[i]))
-			return true;
-	return false;
+	check_found(what, path, real);
+	*strrchr(real, '/') = '\0';
+	check_links_under(real[0] ? real : "/", budget, 0);
+	check_module_chain(real[0] ? real : "/", budget);
 }
 
-/* Node: its main script, its options' files, every folder it looks in. */
-static void check_node(char **cmd, const char *exe_real)
+/* Node started with argv: its options, main script, and every folder it
+ * looks in for a module. */
+static void check_node(char **argv, const char *exe_real)
 {
-	char real[PATH_MAX], place[PATH_MAX + 32], cwd[PATH_MAX];
+	char place[PATH_MAX + 32], cwd[PATH_MAX];
 	const char *home = process_getenv("HOME");
 	const char *node_path = process_getenv("NODE_PATH");
-	bool script = false, bare = false;
+	size_t budget = JR2_NODE_WALK_MAX;
+	bool from_cwd = true, eval = false;
 
-	for (char **a = cmd + 1; *a; a++) {
-		char opt[64];
+	for (char **a = argv + 1; *a; a++) {
+		char name[128];
 		const char *value = NULL, *eq = strchr(*a, '=');
+		enum node_arg kind;
 
-		if (!strcmp(*a, "--")) {
-			if (a[1])
-				check_found("main script", a[1], real);
-			script = a[1] != NULL;
+		if (!strcmp(*a, "--") || (*a)[0] != '-' || !strcmp(*a, "-")) {
+			const char *script = strcmp(*a, "--") ? *a : a[1];
+
+			if (!eval && script && strcmp(script, "-")) {
+				check_node_file("main script", script, &budget);
+				from_cwd = false;
+			}
 			break;
 		}
-		if ((*a)[0] != '-') {
-			check_found("main script", *a, real);
-			script = true;
-			break;
-		}
-		snprintf(opt, sizeof(opt), "%.*s",
+		if (strncmp(*a, "--", 2) || !eq)
+			eq = NULL;
+		if ((eq ? (size_t)(eq - *a) : strlen(*a)) >= sizeof(name))
+			refuse_node_option(*a, "is not one jr2 knows");
+		snprintf(name, sizeof(name), "%.*s",
 			 (int)(eq ? (size_t)(eq - *a) : strlen(*a)), *a);
-		if (!strcmp(opt, "-e") || !strcmp(opt, "--eval") ||
-		    !strcmp(opt, "-p") || !strcmp(opt, "--print"))
-			break; /* no main script: modules from the folder */
-		if (!node_file_option(opt))
+		for (char *u = name + 2; u < name + strlen(name); u++)
+			if (*u == '_')
+				*u = '-';
+		if (!node_option(name, &kind))
+			refuse_node_option(
+			    *a, "is not one jr2 knows to load no file a "
+				"program could change (it may load code, read "
+				"or write a file, open the inspector or change "
+				"how modules are found)");
+		if (kind == NODE_FLAG) {
+			if (eq)
+				refuse_node_option(*a, "takes no value");
 			continue;
+		}
 		value = eq ? eq + 1 : *++a;
 		if (!value)
-			break;
+			refuse_node_option(name, "needs a value");
+		/* No main script: the first argument that is no option is
+		 * the code's, and modules come from the folder. */
+		eval = eval || kind == NODE_EVAL;
+		if (kind != NODE_CODE)
+			continue;
 		/* A bare name: looked for in node_modules, from the folder. */
 		if (value[0] == '/' || value[0] == '.')
-			check_found("file of a Node option", value, NULL);
-		else
-			bare = true;
+			check_node_file("file of a Node option", value,
+					&budget);
 	}
-	if (script) {
-		*strrchr(real, '/') = '\0';
-		check_module_chain(real[0] ? real : "/");
-	}
-	if (!script || bare) {
+	if (from_cwd) {
 		if (!getcwd(cwd, sizeof(cwd)))
 			jr2_die_path(1, "cannot read", "the current folder");
-		check_module_chain(cwd);
+		check_module_chain(cwd, &budget);
 	}
 	for (const char *p = node_path; p && *p;) {
 		size_t len = strcspn(p, ":");
@@ -524,14 +890,17 @@ static void check_node(char **cmd, const char *exe_real)
 		if (len) {
 			snprintf(place, sizeof(place), "%.*s", (int)len, p);
 			check_looked_in("NODE_PATH folder", place);
+			check_links_under(place, &budget, 0);
 		}
 		p += len + (p[len] == ':');
 	}
 	if (home) {
 		snprintf(place, sizeof(place), "%s/.node_modules", home);
 		check_looked_in("global module folder", place);
+		check_links_under(place, &budget, 0);
 		snprintf(place, sizeof(place), "%s/.node_libraries", home);
 		check_looked_in("global module folder", place);
+		check_links_under(place, &budget, 0);
 	}
 	/* $PREFIX: the folder above the one of Node's real path. */
 	snprintf(place, sizeof(place), "%s", exe_real);
@@ -543,16 +912,7 @@ static void check_node(char **cmd, const char *exe_real)
 	}
 	strcat(place, "/lib/node");
 	check_looked_in("global module folder", place);
-}
-
-static bool is_node(const char *real)
-{
-	const char *base = strrchr(real, '/');
-
-	base = base ? base + 1 : real;
-	return !strncmp(base, "node", 4) &&
-	       (!base[4] || !strcmp(base + 4, "js") ||
-		strspn(base + 4, "0123456789.-") == strlen(base + 4));
+	check_links_under(place, &budget, 0);
 }
 
 void harness_process_check(const struct serve_options *opts)
@@ -574,9 +934,7 @@ void harness_process_check(const struct serve_options *opts)
 	jr2_strv_free(&dropped);
 	collect_trusted();
 	find_cmd(opts->cmd[0], path);
-	check_program("program", path, harness.cmd_path, 0);
-	if (is_node(harness.cmd_path))
-		check_node(opts->cmd, harness.cmd_path);
+	check_program("program", path, harness.cmd_path, opts->cmd, 0);
 }
 
 bool harness_process_reaped(pid_t pid)

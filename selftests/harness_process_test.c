@@ -24,7 +24,12 @@
  * through env (a program found by PATH).  P8: when it exits, serve stops and
  * exits with its status.
  *
- * Promises: E2 E5 E7 E8 P1 P2 P8
+ * E4: a file the Harness process reads by a name of its environment
+ * (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR ...), from the start
+ * environment, a JR2_ENVFROM_ key or an env line of the config alike, lies
+ * in a read-only tree or the start is refused (exit 2, naming it).
+ *
+ * Promises: E2 E4 E5 E7 E8 P1 P2 P8
  */
 #include <elf.h>
 #include <sys/sendfile.h>
@@ -68,12 +73,18 @@ static void make_trees(struct __test_metadata *_metadata, struct hx *hx,
 	fx_make_file(_metadata, HP_CONFIG, config, 0644);
 }
 
-/* serve --config HP_CONFIG -- CMD...; its status as hx_start_env's. */
+/* serve --config HP_CONFIG -- CMD...; its status as hx_start_env's.  With
+ * no envp, a PATH alone: the runner's own names (a NODE_EXTRA_CA_CERTS in
+ * /etc, which programs write here) are not the test's. */
 static int start_cmd(struct __test_metadata *_metadata, struct hx *hx,
 		     const char *const cmd[], char *const envp[])
 {
 	const char *extra[16] = {"--config", HP_CONFIG, "--"};
+	static char *const path_only[] = {"PATH=/usr/bin:/bin", NULL};
 	int n = 3;
+
+	if (!envp)
+		envp = path_only;
 
 	for (int i = 0; cmd[i] && n < 15; i++)
 		extra[n++] = cmd[i];
@@ -457,6 +468,58 @@ TEST_F(harness_process, E8_what_the_kernel_runs)
 	/* Positive control: the program as built. */
 	ASSERT_EQ(0, start_cmd(_metadata, hx, ok_cmd, NULL));
 	ASSERT_LT(0, process_pid(_metadata, hx));
+}
+
+TEST_F(harness_process, E4_files_read_by_every_source_of_names)
+{
+	struct hx *hx = &self->hx;
+	const char *const cmd[] = {HP_TRY, "harness-like", HP_ABS, NULL};
+	char *envfrom[] = {"JR2_ENVFROM_NODE_EXTRA_CA_CERTS=" HP_RW "/ca.pem",
+			   NULL};
+	char *envfrom_ssl[] = {"JR2_ENVFROM_SSL_CERT_FILE=" HP_RW "/ca.pem",
+			       NULL};
+	char *cert_dir[] = {"SSL_CERT_DIR=" HP_RO ":" HP_RW, NULL};
+	char *good[] = {"PATH=/usr/bin:/bin",
+			"JR2_ENVFROM_NODE_EXTRA_CA_CERTS=" HP_RO "/ca.pem",
+			"SSL_CERT_DIR=" HP_RO, NULL};
+	char path[64], text[8192];
+	ssize_t n;
+	int fd;
+
+	make_trees(_metadata, hx, HP_CONFIG_TEXT);
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, HP_RW "/ca.pem", "", 0644);
+	fx_make_file(_metadata, HP_RO "/ca.pem", "", 0644);
+	assert_refused(_metadata, hx, cmd, envfrom,
+		       "NODE_EXTRA_CA_CERTS '" HP_RW "/ca.pem'");
+	assert_refused(_metadata, hx, cmd, envfrom_ssl,
+		       "SSL_CERT_FILE '" HP_RW "/ca.pem'");
+	assert_refused(_metadata, hx, cmd, cert_dir,
+		       "SSL_CERT_DIR '" HP_RW "'");
+	ASSERT_EQ(0, unlink(HP_CONFIG));
+	fx_make_file(_metadata, HP_CONFIG,
+		     HP_CONFIG_TEXT "env NODE_ICU_DATA=" HP_RW "\n", 0644);
+	assert_refused(_metadata, hx, cmd, NULL, "NODE_ICU_DATA '" HP_RW "'");
+	/* Positive control: the same names, their files read-only. */
+	ASSERT_EQ(0, unlink(HP_CONFIG));
+	fx_make_file(_metadata, HP_CONFIG, HP_CONFIG_TEXT, 0644);
+	ASSERT_EQ(0, start_cmd(_metadata, hx, cmd, good));
+	snprintf(path, sizeof(path), "/proc/%d/environ",
+		 (int)process_pid(_metadata, hx));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	for (ssize_t i = 0; i < n; i++)
+		if (!text[i])
+			text[i] = '\n';
+	text[n] = '\0';
+	ASSERT_NE(NULL,
+		  strstr(text, "\nNODE_EXTRA_CA_CERTS=" HP_RO "/ca.pem\n"))
+	{
+		TH_LOG("the Harness process's environment: %s", text);
+	}
 }
 
 TEST_F(harness_process, E7_envfrom_keys)

@@ -114,6 +114,11 @@ bool jr2_env_loads_code(const char *name)
 	    "GLIBC_TUNABLES",
 	    "GIT_EXEC_PATH",
 	    "LOCPATH",
+	    /* Node finds modules by the links' paths, not where E8 looked. */
+	    "NODE_PRESERVE_SYMLINKS",
+	    /* Node writes where it names: a file a program links elsewhere. */
+	    "NODE_REDIRECT_WARNINGS",
+	    "NODE_V8_COVERAGE",
 	};
 	/* LD_PRELOAD, LD_AUDIT, LD_LIBRARY_PATH and every other LD_ name. */
 	static const char *const prefixes[] = {"LD_", "DYLD_"};
@@ -154,12 +159,19 @@ bool jr2_env_names_read_file(const char *name)
 	    "AZURE_FEDERATED_TOKEN_FILE",
 	    "KUBECONFIG",
 	    "SSL_CERT_FILE",
+	    "SSL_CERT_DIR",
 	    "NODE_EXTRA_CA_CERTS",
+	    "NODE_ICU_DATA",
 	    "REQUESTS_CA_BUNDLE",
 	    "CURL_CA_BUNDLE",
 	    "GIT_SSL_CAINFO",
 	};
+	const size_t plen = strlen(JR2_ENVFROM_PREFIX);
 
+	/* E7: JR2_ENVFROM_<KEY> reaches the programs and the Harness
+	 * process as KEY. */
+	if (!strncmp(name, JR2_ENVFROM_PREFIX, plen))
+		name += plen;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return true;

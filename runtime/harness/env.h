@@ -113,7 +113,9 @@ void jr2_env_compose_harness_process(const struct jr2_strv *own,
 
 /* E4: true when an absolute, resolved path lies where the sandbox writes. */
 bool jr2_path_in_sandbox_area(const char *resolved);
-/* The names whose value is a file the harness reads (E4). */
+/* The names whose value is a file the harness, its programs or the Harness
+ * process read (E4), under their own name or as JR2_ENVFROM_<NAME> (E7);
+ * SSL_CERT_DIR's value is a list of folders (':' between). */
 bool jr2_env_names_read_file(const char *name);
 
 #endif /* JR2_HARNESS_ENV_H */

@@ -933,6 +933,28 @@ void harness_process_check(const struct serve_options *opts)
 	jr2_strv_free(&own);
 	jr2_strv_free(&dropped);
 	collect_trusted();
+	/* E4: a file the Harness process reads by a name of its environment,
+	 * whatever the name's source, lies where no program can change it. */
+	for (size_t i = 0; i < harness.process_env.n; i++) {
+		const char *entry = harness.process_env.v[i];
+		const char *eq = strchr(entry, '=');
+		char name[256], what[300], value[PATH_MAX];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - entry), entry);
+		if (!jr2_env_names_read_file(name))
+			continue;
+		snprintf(what, sizeof(what), "file named by %s", name);
+		for (const char *v = eq + 1; *v;) {
+			size_t len = strcmp(name, "SSL_CERT_DIR")
+					 ? strlen(v)
+					 : strcspn(v, ":");
+
+			snprintf(value, sizeof(value), "%.*s", (int)len, v);
+			if (len)
+				check_found(what, value, NULL);
+			v += len + (v[len] == ':');
+		}
+	}
 	find_cmd(opts->cmd[0], path);
 	check_program("program", path, harness.cmd_path, opts->cmd, 0);
 }

@@ -273,15 +273,30 @@ void compose_environments(struct jr2_strv *start)
 			"spawner carries; start jr2-harness serve without the "
 			"largest (env -u NAME, env -i)",
 			env_bytes, harness.cfg.secrets.n, JR2_SPAWN_MAX_BYTES);
-	/* E4: every file the harness reads because of its environment. */
-	for (char **e = environ; *e; e++) {
-		char *eq = strchr(*e, '=');
-		char name[256];
+	/* E4: every file the harness reads because of its environment, the
+	 * config's env lines and each JR2_ENVFROM_<KEY> included. */
+	for (size_t i = 0; i < start->n + harness.cfg.env.n; i++) {
+		const char *entry = i < start->n
+					? start->v[i]
+					: harness.cfg.env.v[i - start->n];
+		const char *eq = strchr(entry, '=');
+		char name[256], value[PATH_MAX];
 
 		if (!eq)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
-		if (jr2_env_names_read_file(name) && eq[1])
-			check_read_file(name, eq + 1);
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - entry), entry);
+		if (!jr2_env_names_read_file(name))
+			continue;
+		/* SSL_CERT_DIR: a list of folders. */
+		for (const char *v = eq + 1; *v;) {
+			size_t len = strstr(name, "SSL_CERT_DIR")
+					 ? strcspn(v, ":")
+					 : strlen(v);
+
+			snprintf(value, sizeof(value), "%.*s", (int)len, v);
+			if (len)
+				check_read_file(name, value);
+			v += len + (v[len] == ':');
+		}
 	}
 }

@@ -570,6 +570,26 @@ TEST(sandbox_area_E4)
 	ASSERT_FALSE(jr2_path_in_sandbox_area("/etc/jr2/config"));
 }
 
+TEST(names_read_file_E4_every_source)
+{
+	/* Positive control: the names themselves. */
+	ASSERT_TRUE(jr2_env_names_read_file("NODE_EXTRA_CA_CERTS"));
+	ASSERT_TRUE(jr2_env_names_read_file("SSL_CERT_FILE"));
+	/* The same names as harness.envFrom keys (E7), and SSL_CERT_DIR. */
+	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_NODE_EXTRA_CA_CERTS"));
+	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_SSL_CERT_FILE"));
+	ASSERT_TRUE(jr2_env_names_read_file("SSL_CERT_DIR"));
+	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_SSL_CERT_DIR"));
+	ASSERT_TRUE(jr2_env_names_read_file("NODE_ICU_DATA"));
+	ASSERT_FALSE(jr2_env_names_read_file("JR2_ENVFROM_FOO"));
+	ASSERT_FALSE(jr2_env_names_read_file("NODE_EXTRA_CA_CERTSX"));
+	/* Node finds modules by the links' paths: kept from the Harness
+	 * process, as the names that write where they point. */
+	ASSERT_TRUE(jr2_env_loads_code("NODE_PRESERVE_SYMLINKS"));
+	ASSERT_TRUE(jr2_env_loads_code("NODE_REDIRECT_WARNINGS"));
+	ASSERT_FALSE(jr2_env_loads_code("NODE_ENV"));
+}
+
 static size_t spawner_format(char *buf, size_t size,
 			     enum jr2_spawner_msg_kind kind, const char *fmt,
 			     ...) __attribute__((format(printf, 4, 5)));

@@ -12,9 +12,12 @@
  * runs (a copy under another name, a #! script), its arguments as Node
  * reads them (the #! line's argument, an option's value, options after
  * -e), an option not on serve's list refused by name, and a link in a
- * trusted node_modules folder to where programs write refused.
+ * trusted node_modules folder to where programs write refused.  P1: below
+ * ABI 6 (--max-abi 5), where a program can signal it, a Node Harness
+ * process without --disable-sigusr1 (SIGUSR1 opens its inspector) is
+ * refused; with the flag the check passes.
  *
- * Promises: E2 E8
+ * Promises: E2 E8 P1
  */
 #include "harness_helpers.h"
 
@@ -201,6 +204,25 @@ static void assert_node_refused(struct __test_metadata *_metadata,
 	ASSERT_EQ(ENOENT, errno);
 }
 
+/* serve --config HN_CONFIG -- CMD... starts. */
+static void assert_node_refused_not(struct __test_metadata *_metadata,
+				    struct hx *hx, const char *const cmd[])
+{
+	const char *extra[16] = {"--config", HN_CONFIG, "--"};
+	char log[8192];
+	int n = 3, rc;
+
+	for (int i = 0; cmd[i] && n < 15; i++)
+		extra[n++] = cmd[i];
+	extra[n] = NULL;
+	rc = hx_start(_metadata, hx, extra);
+	log_since(hx, log, sizeof(log));
+	ASSERT_EQ(0, rc)
+	{
+		TH_LOG("'%s ...' did not start: %s", cmd[0], log);
+	}
+}
+
 TEST_F(harness_node, E8_node_known_by_what_runs_not_by_name)
 {
 	struct hx *hx = &self->hx;
@@ -294,6 +316,57 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	ASSERT_EQ(0, unlink(HN_RO "/node_modules/dep"));
 	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
 	ASSERT_EQ(0, kill(hx->pid, 0));
+}
+
+TEST_F(harness_node, P1_E8_sigusr1_inspector_below_abi6_refused)
+{
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], log[8192];
+	const char *const plain[] = {node, HN_RO "/main.js", hx->harness, NULL};
+	const char *capped[] = {"--max-abi",	  "5",	       "--config",
+				HN_CONFIG,	  "--",	       node,
+				HN_RO "/main.js", hx->harness, NULL};
+	const char *flagged[] = {
+	    "--max-abi", "5",  "--config",	    HN_CONFIG,
+	    "--",	 node, "--disable-sigusr1", HN_RO "/main.js",
+	    hx->harness, NULL};
+	int rc;
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	if (hx->abi.in_force < 5)
+		SKIP(return, "Landlock ABI %d here: the test caps it at 5",
+			   hx->abi.in_force);
+	make_tree(_metadata);
+	rc = hx_start(_metadata, hx, capped);
+	log_since(hx, log, sizeof(log));
+	ASSERT_EQ(2, rc)
+	{
+		TH_LOG("serve --max-abi 5 -- node main.js: %d; log: %s", rc,
+		       log);
+	}
+	ASSERT_NE(NULL, strstr(log, "SIGUSR1"));
+	ASSERT_NE(NULL, strstr(log, "--disable-sigusr1"));
+	ASSERT_EQ(-1, access(HX_ROOT "/run", F_OK));
+	/* Positive control: with the flag the check passes and CMD starts
+	 * (a Node older than 22.14 then stops on the flag it lacks: serve
+	 * ends with its status). */
+	rc = hx_start(_metadata, hx, flagged);
+	log_since(hx, log, sizeof(log));
+	ASSERT_EQ(NULL, strstr(log, "refusing to start"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	if (rc == 0) {
+		kill(hx->pid, SIGTERM);
+		waitpid(hx->pid, NULL, 0);
+		hx->pid = 0;
+	}
+	/* Where the kernel scopes signals, the plain start runs. */
+	if (hx->abi.in_force >= 6)
+		assert_node_refused_not(_metadata, hx, plain);
 }
 
 TEST_HARNESS_MAIN

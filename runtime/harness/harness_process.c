@@ -830,7 +830,7 @@ static void check_node(char **argv, const char *exe_real)
 	const char *home = process_getenv("HOME");
 	const char *node_path = process_getenv("NODE_PATH");
 	size_t budget = JR2_NODE_WALK_MAX;
-	bool from_cwd = true, eval = false;
+	bool from_cwd = true, eval = false, no_sigusr1 = false;
 
 	for (char **a = argv + 1; *a; a++) {
 		char name[128];
@@ -864,6 +864,10 @@ static void check_node(char **argv, const char *exe_real)
 		if (kind == NODE_FLAG) {
 			if (eq)
 				refuse_node_option(*a, "takes no value");
+			if (!strcmp(name, "--disable-sigusr1"))
+				no_sigusr1 = true;
+			if (!strcmp(name, "--no-disable-sigusr1"))
+				no_sigusr1 = false;
 			continue;
 		}
 		value = eq ? eq + 1 : *++a;
@@ -879,6 +883,23 @@ static void check_node(char **argv, const char *exe_real)
 			check_node_file("file of a Node option", value,
 					&budget);
 	}
+	/*
+	 * Node starts its inspector (a debugger that runs any code sent to
+	 * 127.0.0.1:9229) on SIGUSR1, whatever disposition it was started
+	 * with: it resets every signal's at start.  From ABI 6 the spawner's
+	 * signal scope keeps the programs' signals from it; below, a program
+	 * of the same user reaches it, and only Node's --disable-sigusr1
+	 * (22.14+, 23.7+) closes that door.
+	 */
+	if (!no_sigusr1 && !jr2_abi_has(&harness.abi, JR2_FEAT_SCOPE_SIGNAL))
+		jr2_die(JR2_EXIT_USAGE,
+			"refusing to start: at Landlock ABI %d (below 6, no "
+			"signal scope) a program can send SIGUSR1 to the "
+			"Harness process's Node '%s', which opens its "
+			"inspector; give CMD Node's --disable-sigusr1 (Node "
+			"22.14+ or 23.7+), or run on a kernel with Landlock "
+			"ABI 6 (6.12+)",
+			harness.abi.in_force, exe_real);
 	if (from_cwd) {
 		if (!getcwd(cwd, sizeof(cwd)))
 			jr2_die_path(1, "cannot read", "the current folder");

@@ -648,7 +648,10 @@ static const char *process_getenv(const char *name)
  * '_' after the first two characters into '-', reads the value of a
  * value-taking option from the next argument when there is no '=', negates a
  * boolean by "--no-", and stops at the first argument that is no option (the
- * main script) or at "--".  Any other option is refused: it may load code
+ * main script) or at "--".  V8's options (--max-old-space-size ...) go to
+ * V8 as they are: their value comes after '=' only, and the argument after
+ * one is Node's next (the main script, maybe), so serve asks for the '='.
+ * Any other option is refused: it may load code
  * (--openssl-config, --icu-data-dir, --experimental-policy, --snapshot-blob,
  * --use-openssl-ca ...), write a file a program chose (--redirect-warnings,
  * --tls-keylog ...), open the inspector (--inspect ...) or change how
@@ -657,7 +660,7 @@ static const char *process_getenv(const char *name)
 /* The entries of the folders Node loads from that the check reads. */
 #define JR2_NODE_WALK_MAX 100000
 
-enum node_arg { NODE_FLAG, NODE_VALUE, NODE_CODE, NODE_EVAL };
+enum node_arg { NODE_FLAG, NODE_VALUE, NODE_V8_VALUE, NODE_CODE, NODE_EVAL };
 
 static const struct {
 	const char *name;
@@ -679,10 +682,10 @@ static const struct {
     {"-C", NODE_VALUE},
     {"--dns-result-order", NODE_VALUE},
     {"--unhandled-rejections", NODE_VALUE},
-    {"--max-old-space-size", NODE_VALUE},
-    {"--max-semi-space-size", NODE_VALUE},
-    {"--stack-size", NODE_VALUE},
-    {"--stack-trace-limit", NODE_VALUE},
+    {"--max-old-space-size", NODE_V8_VALUE},
+    {"--max-semi-space-size", NODE_V8_VALUE},
+    {"--stack-size", NODE_V8_VALUE},
+    {"--stack-trace-limit", NODE_V8_VALUE},
     {"--max-http-header-size", NODE_VALUE},
     {"--input-type", NODE_VALUE},
     {"--disable-proto", NODE_VALUE},
@@ -868,6 +871,15 @@ static void check_node(char **argv, const char *exe_real)
 				no_sigusr1 = true;
 			if (!strcmp(name, "--no-disable-sigusr1"))
 				no_sigusr1 = false;
+			continue;
+		}
+		if (kind == NODE_V8_VALUE) {
+			if (!eq)
+				refuse_node_option(
+				    *a, "is V8's, whose value comes after '=' "
+					"only (the next argument would be "
+					"Node's main script): give "
+					"--name=value");
 			continue;
 		}
 		value = eq ? eq + 1 : *++a;

@@ -15,7 +15,10 @@
  * trusted node_modules folder to where programs write refused.  P1: below
  * ABI 6 (--max-abi 5), where a program can signal it, a Node Harness
  * process without --disable-sigusr1 (SIGUSR1 opens its inspector) is
- * refused; with the flag the check passes.
+ * refused; with the flag the check passes.  E8: the Harness process's
+ * Node reads no OpenSSL config a program can write (one that loads a
+ * missing provider, bound over OPENSSLDIR/openssl.cnf, stops a Node that
+ * reads it) and uses its built-in CA store.
  *
  * Promises: E2 E8 P1
  */
@@ -327,6 +330,74 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	{
 		TH_LOG("main.js did not run a program: %s", text);
 	}
+}
+
+TEST_F(harness_node, E8_openssl_config_and_ca_store_pinned)
+{
+	static const char *const defaults[] = {"/etc/ssl/openssl.cnf",
+					       "/usr/lib/ssl/openssl.cnf"};
+	static const char evil[] = "openssl_conf = init\n"
+				   "nodejs_conf = init\n"
+				   "[init]\nproviders = providers\n"
+				   "[providers]\nevil = evil\n"
+				   "[evil]\nmodule = " HN_RW "/evil.so\n"
+				   "activate = 1\n";
+	struct hx *hx = &self->hx;
+	char node[PATH_MAX], text[4096], env[8192], path[64], log[8192];
+	const char *extra[] = {"--config",	 HN_CONFIG,   "--", node,
+			       HN_RO "/main.js", hx->harness, NULL};
+	const char *at;
+	int bound = 0, fd, rc;
+	ssize_t n;
+
+	if (!find_node(node, sizeof(node)))
+		SKIP(return, "no Node.js under /usr (/usr/bin/node): the "
+			     "Harness process's Node test needs one");
+	HX_REQUIRE_ACCEPTED(hx);
+	make_tree(_metadata);
+	fx_make_file(_metadata, HN_RO "/evil.cnf", evil, 0644);
+	for (size_t i = 0; i < 2; i++)
+		if (access(defaults[i], F_OK) == 0) {
+			ASSERT_EQ(0, mount(HN_RO "/evil.cnf", defaults[i], NULL,
+					   MS_BIND, NULL));
+			bound++;
+		}
+	if (!bound)
+		SKIP(return, "no OpenSSL config at /etc/ssl or /usr/lib/ssl");
+	rc = hx_start(_metadata, hx, extra);
+	hx_log(log, sizeof(log));
+	ASSERT_EQ(0, rc)
+	{
+		TH_LOG("serve -- node main.js ended with %d; log: %s", rc, log);
+	}
+	read_log(text, sizeof(text));
+	at = strstr(text, "main ");
+	ASSERT_NE(NULL, at)
+	{
+		TH_LOG("Node did not run main.js (read the config?); log: %s; "
+		       "serve: %s",
+		       text, log);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/environ", atoi(at + 5));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = read(fd, env, sizeof(env) - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	for (ssize_t i = 0; i < n; i++)
+		if (!env[i])
+			env[i] = '\n';
+	env[n] = '\0';
+	ASSERT_NE(NULL, strstr(env, "\nOPENSSL_CONF=" HX_PROTECTED
+				    "/harness-openssl.cnf\n"))
+	{
+		TH_LOG("the Harness process's environment: %s", env);
+	}
+	ASSERT_NE(NULL, strstr(env, "\nNODE_OPTIONS=--use-bundled-ca\n"));
+	/* Positive control: a Node that reads the default config stops. */
+	snprintf(log, sizeof(log),
+		 "env -u OPENSSL_CONF %s -e 0 >/dev/null 2>&1", node);
+	ASSERT_NE(0, system(log));
 }
 
 TEST_F(harness_node, P1_E8_sigusr1_inspector_below_abi6_refused)

@@ -59,6 +59,9 @@
  * to run it (a #! line longer than that is cut). */
 #define BINPRM_BUF 256
 
+/* What runs is Node (check_program found it). */
+static bool process_is_node;
+
 /* The trees no program can change: protected dirs, read-only trees, CA
  * bundles (read-only files), real paths. */
 static struct jr2_strv trusted;
@@ -625,8 +628,10 @@ static void check_program(const char *what, const char *path, char *real,
 		check_looked_in("loader's preload list", "/etc/ld.so.preload");
 		check_libraries(interp_real, real, &node);
 	}
-	if (node || elf_is_node(real))
+	if (node || elf_is_node(real)) {
+		process_is_node = true;
 		check_node(argv, real);
+	}
 }
 
 static const char *process_getenv(const char *name)
@@ -1038,12 +1043,50 @@ static void become_harness_process(const struct serve_options *opts,
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
+/*
+ * A Node Harness process reads no OpenSSL file a program can write: OpenSSL
+ * reads OPENSSLDIR/openssl.cnf at every Node start (/etc/ssl for Node's own
+ * OpenSSL, /usr/lib/ssl for Debian's), and loads each provider `module`
+ * it names, unless OPENSSL_CONF names another file: here an empty one in
+ * the protected dir, made by serve.  Its CA store is the one built into
+ * Node (--use-bundled-ca): a Node built to use OpenSSL's default store
+ * (Debian's) reads its folder, /usr/lib/ssl/certs, by hash at each
+ * handshake.  Both go in through names no other source may give it (E2).
+ */
+static void pin_node_files(void)
+{
+	static const char text[] =
+	    "# jr2: the Harness process's OpenSSL config, empty: no file of\n"
+	    "# /etc/ssl or /usr/lib/ssl is read, no provider is loaded.\n";
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/harness-openssl.cnf",
+		     harness.protected_dir) >= (int)sizeof(path))
+		jr2_die(1, "the protected dir '%s' is too long for its files",
+			harness.protected_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0 ||
+	    write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1) ||
+	    close(fd))
+		jr2_die_path(1,
+			     "cannot write the Harness process's OpenSSL "
+			     "config",
+			     path);
+	made_file(path);
+	jr2_env_set(&harness.process_env, "OPENSSL_CONF", path);
+	jr2_env_set(&harness.process_env, "NODE_OPTIONS", "--use-bundled-ca");
+}
+
 void harness_process_start(const struct serve_options *opts)
 {
 	pid_t serve_pid = getpid(), pid;
 
 	if (!opts->cmd)
 		return;
+	if (process_is_node)
+		pin_node_files();
 	pid = fork();
 	if (pid < 0)
 		jr2_die_path(1, "cannot fork the Harness process",

@@ -21,7 +21,11 @@
  * 2, naming the folder), nothing made; so is a program the kernel would
  * run otherwise than the check reads it: an ELF with two PT_INTERP
  * headers, a file that is neither ELF nor #! (binfmt_misc's), a #! line
- * through env (a program found by PATH).  P8: when it exits, serve stops and
+ * through env (a program found by PATH).  A Node (here a copy of a dynamic
+ * program that names napi_module_register, as Node does) whose build names
+ * an externalized builtin module where programs write, or with a global
+ * module folder Debian's Node looks in ($PREFIX/share/nodejs) where they
+ * write, is refused.  P8: when it exits, serve stops and
  * exits with its status.
  *
  * E4: a file the Harness process reads by a name of its environment
@@ -519,6 +523,82 @@ TEST_F(harness_process, E4_files_read_by_every_source_of_names)
 		  strstr(text, "\nNODE_EXTRA_CA_CERTS=" HP_RO "/ca.pem\n"))
 	{
 		TH_LOG("the Harness process's environment: %s", text);
+	}
+}
+
+/* A copy of a dynamic program that E8 takes for Node: a weak import's
+ * name in its dynamic string table made napi_module_register, and its
+ * build's define of an externalized builtin module at `builtin`. */
+static void make_fake_node(struct __test_metadata *_metadata, const char *from,
+			   const char *to, const char *builtin)
+{
+	static const char weak[] = "_ITM_deregisterTMCloneTable";
+	static const char napi[] = "napi_module_register";
+	char *text = NULL, define[256];
+	size_t size = 0;
+	FILE *file;
+	char *at;
+
+	copy_file(_metadata, from, to);
+	file = fopen(to, "r+e");
+	ASSERT_NE(NULL, file);
+	text = malloc(64 << 20);
+	ASSERT_NE(NULL, text);
+	size = fread(text, 1, 64 << 20, file);
+	at = memmem(text, size, weak, sizeof(weak));
+	ASSERT_NE(NULL, at)
+	{
+		TH_LOG("%s imports no %s", from, weak);
+	}
+	ASSERT_EQ(0, fseek(file, at - text, SEEK_SET));
+	ASSERT_EQ(sizeof(napi), fwrite(napi, 1, sizeof(napi), file));
+	ASSERT_EQ(0, fseek(file, 0, SEEK_END));
+	snprintf(define, sizeof(define),
+		 "%c\"NODE_SHARED_BUILTIN_ACORN_PATH=%s\"%c", 0, builtin, 0);
+	ASSERT_EQ(strlen(define + 1) + 2,
+		  fwrite(define, 1, strlen(define + 1) + 2, file));
+	ASSERT_EQ(0, fclose(file));
+	free(text);
+}
+
+TEST_F(harness_process, E8_node_builtins_and_global_folders)
+{
+	struct hx *hx = &self->hx;
+	const char *const open_builtin[] = {
+	    HP_RO "/open-node", "--disable-sigusr1", HP_RO "/main.js", NULL};
+	const char *const ok_cmd[] = {HP_RO "/fake-node", "--disable-sigusr1",
+				      HP_RO "/main.js", NULL};
+	char log[HX_OUT_SIZE];
+	int rc;
+
+	if (access("/usr/bin/sleep", X_OK))
+		SKIP(return, "no /usr/bin/sleep (a dynamic program) here");
+	make_trees(_metadata, hx,
+		   HP_CONFIG_TEXT "read-only /usr\nread-only /etc\n");
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, HP_RO "/main.js", "", 0644);
+	fx_make_file(_metadata, HP_RO "/acorn.js", "", 0644);
+	fx_make_file(_metadata, HP_RW "/acorn.js", "", 0644);
+	make_fake_node(_metadata, "/usr/bin/sleep", HP_RO "/open-node",
+		       HP_RW "/acorn.js");
+	make_fake_node(_metadata, "/usr/bin/sleep", HP_RO "/fake-node",
+		       HP_RO "/acorn.js");
+	assert_refused(_metadata, hx, open_builtin, NULL,
+		       "externalized builtin module '" HP_RW "/acorn.js'");
+	/* $PREFIX/share/nodejs ($PREFIX: /mnt here), made where programs
+	 * write. */
+	fx_make_dir(_metadata, HX_MNT "/share", 0755);
+	assert_refused(_metadata, hx, ok_cmd, NULL,
+		       "folder '" HX_MNT "/share/nodejs'");
+	ASSERT_EQ(0, rmdir(HX_MNT "/share"));
+	/* Positive control: the check passes (the copy then stops on
+	 * options it does not know: serve ends with its status). */
+	rc = start_cmd(_metadata, hx, ok_cmd, NULL);
+	hx_log(log, sizeof(log));
+	ASSERT_NE(2, rc);
+	ASSERT_NE(NULL, strstr(log, "the Harness process (pid"))
+	{
+		TH_LOG("log: %s", log);
 	}
 }
 

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -492,6 +493,53 @@ out:
 	return found;
 }
 
+/*
+ * A Node built with "externalized builtins" (Debian's: ./configure
+ * --shared-builtin-<name>-path) reads some of its own modules (acorn,
+ * undici, cjs-module-lexer) from the absolute paths built into it, at start
+ * or at first use, and aborts without them ("Cannot load externalized
+ * builtin").  Each path is in the build's defines, which Node keeps in its
+ * process.config text: "NODE_SHARED_BUILTIN_<NAME>_PATH=<path>".  Each is
+ * code of the Harness process: it must exist in a trusted tree.
+ */
+static void check_builtin_files(const char *elf)
+{
+	static const char mark[] = "NODE_SHARED_BUILTIN_";
+	int fd = open(elf, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	const char *map, *end, *at;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		jr2_die_path(JR2_EXIT_USAGE, "cannot read Node's program", elf);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		jr2_die_path(JR2_EXIT_USAGE, "cannot read Node's program", elf);
+	end = map + st.st_size;
+	for (at = map;
+	     (at = memmem(at, (size_t)(end - at), mark, sizeof(mark) - 1));
+	     at += sizeof(mark) - 1) {
+		const char *c = at + sizeof(mark) - 1, *path;
+		char file[PATH_MAX];
+
+		while (c < end && ((*c >= 'A' && *c <= 'Z') || *c == '_' ||
+				   (*c >= '0' && *c <= '9')))
+			c++;
+		if (end - c < 6 || memcmp(c - 5, "_PATH", 5) || *c != '=' ||
+		    c[1] != '/')
+			continue;
+		path = ++c;
+		while (c<end && * c> ' ' && *c < 0x7f && *c != '"' &&
+		       *c != '\'' && *c != ',')
+			c++;
+		if (c - path >= PATH_MAX)
+			continue;
+		snprintf(file, sizeof(file), "%.*s", (int)(c - path), path);
+		check_found("externalized builtin module", file, NULL);
+	}
+	munmap((void *)map, (size_t)st.st_size);
+}
+
 /* Each library the interpreter would load, as `INTERP --list` says. */
 static void check_libraries(const char *interp_real, const char *exe,
 			    bool *node)
@@ -555,7 +603,10 @@ static void check_libraries(const char *interp_real, const char *exe,
 			snprintf(lib, sizeof(lib), "%.*s",
 				 (int)strcspn(path, " "), path);
 			check_found("library", lib, real);
-			*node = *node || elf_is_node(real);
+			if (!*node && elf_is_node(real)) {
+				*node = true;
+				check_builtin_files(real);
+			}
 		}
 	}
 	free(text);
@@ -628,7 +679,11 @@ static void check_program(const char *what, const char *path, char *real,
 		check_looked_in("loader's preload list", "/etc/ld.so.preload");
 		check_libraries(interp_real, real, &node);
 	}
-	if (node || elf_is_node(real)) {
+	if (!node && elf_is_node(real)) {
+		node = true;
+		check_builtin_files(real);
+	}
+	if (node) {
 		process_is_node = true;
 		check_node(argv, real);
 	}
@@ -830,6 +885,21 @@ static void check_node_file(const char *what, const char *path, size_t *budget)
 	check_module_chain(real[0] ? real : "/", budget);
 }
 
+#if defined(__x86_64__)
+#define JR2_MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define JR2_MULTIARCH "aarch64-linux-gnu"
+#else
+#define JR2_MULTIARCH "linux-gnu"
+#endif
+
+static const char *const global_dirs[] = {
+    "/lib/node",
+    "/lib/" JR2_MULTIARCH "/nodejs",
+    "/share/nodejs",
+    "/lib/nodejs",
+};
+
 /* Node started with argv: its options, main script, and every folder it
  * looks in for a module. */
 static void check_node(char **argv, const char *exe_real)
@@ -940,17 +1010,25 @@ static void check_node(char **argv, const char *exe_real)
 		check_looked_in("global module folder", place);
 		check_links_under(place, &budget, 0);
 	}
-	/* $PREFIX: the folder above the one of Node's real path. */
-	snprintf(place, sizeof(place), "%s", exe_real);
-	for (int up = 0; up < 2; up++) {
-		char *slash = strrchr(place, '/');
+	/* $PREFIX: the folder above the one of Node's real path.  Node's
+	 * global folder is $PREFIX/lib/node; Debian's Node looks in
+	 * $PREFIX/lib/<multiarch>/nodejs and $PREFIX/share/nodejs instead
+	 * (and its older ones in $PREFIX/lib/nodejs). */
+	for (size_t i = 0; i < sizeof(global_dirs) / sizeof(global_dirs[0]);
+	     i++) {
+		char prefix[PATH_MAX];
 
-		if (slash)
-			*slash = '\0';
+		snprintf(prefix, sizeof(prefix), "%s", exe_real);
+		for (int up = 0; up < 2; up++) {
+			char *slash = strrchr(prefix, '/');
+
+			if (slash)
+				*slash = '\0';
+		}
+		snprintf(place, sizeof(place), "%s%s", prefix, global_dirs[i]);
+		check_looked_in("global module folder", place);
+		check_links_under(place, &budget, 0);
 	}
-	strcat(place, "/lib/node");
-	check_looked_in("global module folder", place);
-	check_links_under(place, &budget, 0);
 }
 
 void harness_process_check(const struct serve_options *opts)

@@ -8,8 +8,13 @@
  * there does (hx_write_denied: EROFS where the read-only mounts hold, else
  * EACCES) and leaves the file as it was.  `~/x` is the programs' HOME: what
  * `write '~/x'` writes, `exec -- cat "$HOME/x"` gives back.  edit replaces
- * text that is in the file exactly once, and refuses otherwise.  Positive
- * controls: a file of an ordinary folder is read, written and edited.
+ * text that is in the file exactly once, and refuses otherwise.  write
+ * through a dangling link lands where the link points, as the shell's `>`
+ * does: into the protected dir or a read-only tree it fails with the
+ * shell's error and leaves the link a link.  An existing file of a frozen
+ * folder (no new entry there) is written and edited, as the shell writes
+ * it; a new one there fails as the shell's does.  Positive controls: a
+ * file of an ordinary folder is read, written and edited.
  *
  * Promises: R12
  */
@@ -143,6 +148,109 @@ TEST_F(harness_files, R12_edit_once_or_refused)
 	ASSERT_EQ(1, tool(hx, NULL, out, sizeof(out), "edit", HX_STANDINS,
 			  "GH_TOKEN", "X"));
 	ASSERT_NE(NULL, strstr(out, "Permission denied"));
+}
+
+/* The error text of the shell's `echo x > path` in a program. */
+static void shell_error(struct hx *hx, const char *path, char *err, size_t size)
+{
+	char cmd[PATH_MAX + 32], out[HX_OUT_SIZE];
+	const char *const argv[] = {"/bin/sh", "-c", cmd, NULL};
+	const char *colon;
+
+	snprintf(cmd, sizeof(cmd), "echo x > '%s'", path);
+	hx_exec(hx, argv, out, sizeof(out));
+	out[strcspn(out, "\n")] = '\0';
+	colon = strrchr(out, ':');
+	snprintf(err, size, "%.200s", colon ? colon + 2 : out);
+}
+
+TEST_F(harness_files, R12_write_through_dangling_link_as_the_shell)
+{
+	struct hx *hx = &self->hx;
+	static const char *const links[] = {HF_RW "/to-protected",
+					    HF_RW "/to-read-only"};
+	static const char *const targets[] = {HX_PROTECTED "/new",
+					      HX_ETC "/new"};
+	char out[HX_OUT_SIZE], err[256], want[512], text[64];
+	struct stat st;
+
+	start(_metadata, hx);
+	for (size_t i = 0; i < 2; i++) {
+		ASSERT_EQ(0, symlink(targets[i], links[i]));
+		shell_error(hx, links[i], err, sizeof(err));
+		ASSERT_TRUE(!strcmp(err, strerror(EACCES)) ||
+			    !strcmp(err, strerror(EROFS)))
+		{
+			TH_LOG("the shell's > %s: %s", links[i], err);
+		}
+		ASSERT_EQ(1, tool(hx, "data\n", out, sizeof(out), "write",
+				  links[i], NULL, NULL));
+		snprintf(want, sizeof(want), "jr2-harness write: %s: %s\n",
+			 links[i], err);
+		ASSERT_STREQ(want, out);
+		ASSERT_EQ(0, lstat(links[i], &st));
+		ASSERT_TRUE(S_ISLNK(st.st_mode));
+		ASSERT_EQ(-1, access(targets[i], F_OK));
+		ASSERT_EQ(ENOENT, errno);
+	}
+	/* Positive control: a dangling link to an ordinary folder: the file
+	 * is made where it points, the link stays. */
+	ASSERT_EQ(0, symlink("made", HF_RW "/to-rw"));
+	ASSERT_EQ(0, tool(hx, "data\n", out, sizeof(out), "write",
+			  HF_RW "/to-rw", NULL, NULL))
+	{
+		TH_LOG("write: %s", out);
+	}
+	ASSERT_EQ(0, lstat(HF_RW "/to-rw", &st));
+	ASSERT_TRUE(S_ISLNK(st.st_mode));
+	read_text(HF_RW "/made", text, sizeof(text));
+	ASSERT_STREQ("data\n", text);
+}
+
+TEST_F(harness_files, R12_write_and_edit_in_frozen_folder_as_the_shell)
+{
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE], err[256], want[512], text[64];
+
+	/* HX_MNT is frozen (an ancestor of the read-only HX_ETC): the shell
+	 * writes a file that was there when the policy was made, and makes
+	 * no new one. */
+	fx_make_file(_metadata, HX_MNT "/f", "old text\n", 0644);
+	start(_metadata, hx);
+
+	shell_error(hx, HX_MNT "/f", err, sizeof(err));
+	read_text(HX_MNT "/f", text, sizeof(text));
+	ASSERT_STREQ("x\n", text)
+	{
+		TH_LOG("the shell's > " HX_MNT "/f: %s", err);
+	}
+	ASSERT_EQ(0, tool(hx, "whole new text\n", out, sizeof(out), "write",
+			  HX_MNT "/f", NULL, NULL))
+	{
+		TH_LOG("write: %s", out);
+	}
+	read_text(HX_MNT "/f", text, sizeof(text));
+	ASSERT_STREQ("whole new text\n", text);
+	ASSERT_EQ(0, tool(hx, "short\n", out, sizeof(out), "write", HX_MNT "/f",
+			  NULL, NULL));
+	read_text(HX_MNT "/f", text, sizeof(text));
+	ASSERT_STREQ("short\n", text);
+	ASSERT_EQ(0, tool(hx, NULL, out, sizeof(out), "edit", HX_MNT "/f",
+			  "short", "edited"))
+	{
+		TH_LOG("edit: %s", out);
+	}
+	read_text(HX_MNT "/f", text, sizeof(text));
+	ASSERT_STREQ("edited\n", text);
+	/* A new file there: refused as the shell's. */
+	shell_error(hx, HX_MNT "/new", err, sizeof(err));
+	ASSERT_EQ(-1, access(HX_MNT "/new", F_OK));
+	ASSERT_EQ(1, tool(hx, "data\n", out, sizeof(out), "write",
+			  HX_MNT "/new", NULL, NULL));
+	snprintf(want, sizeof(want), "jr2-harness write: %s: %s\n",
+		 HX_MNT "/new", err);
+	ASSERT_STREQ(want, out);
+	ASSERT_EQ(-1, access(HX_MNT "/new", F_OK));
 }
 
 TEST_HARNESS_MAIN

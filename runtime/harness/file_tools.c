@@ -9,14 +9,18 @@
  * Landlock answers the open EACCES, "Permission denied", exit 1.  In PATH,
  * `~` and a leading `~/` are the program's HOME (the programs' HOME).
  *
- * write: stdin to a new file beside the target (its links followed, as the
- * shell's `>` follows them), renamed over it once whole; a failure leaves
- * the target as it was.  edit OLD NEW: OLD must be in the file exactly
- * once; it becomes NEW, written as write writes.
+ * write: stdin to a new file beside the target (its links followed, a
+ * dangling one's too, as the shell's `>` follows them), renamed over it
+ * once whole; a failure leaves the target as it was.  Where the folder
+ * takes no new entry (frozen) and the file exists and opens to write, as
+ * the shell's `>` writes it: in place, its space reserved first.  edit OLD
+ * NEW: OLD must be in the file exactly once; it becomes NEW, written as
+ * write writes.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,18 +96,13 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
-/* Where a write lands: the target's links followed (as `>` follows them),
- * a missing last entry kept by name. */
-static void write_target(const char *verb, const char *path, char *out)
+/* A missing entry kept by name: its folder's real path, then its name. */
+static void missing_target(const char *verb, const char *shown,
+			   const char *path, char *out)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	const char *slash = strrchr(path, '/'), *base;
 
-	if (realpath(path, out))
-		return;
-	if (errno != ENOENT)
-		tool_fail(verb, path, errno, NULL);
-	/* Missing: its folder's real path, then its name. */
 	if (slash) {
 		snprintf(dir, sizeof(dir), "%.*s",
 			 (int)(slash == path ? 1 : slash - path), path);
@@ -113,21 +112,97 @@ static void write_target(const char *verb, const char *path, char *out)
 		base = path;
 	}
 	if (!realpath(dir, real))
-		tool_fail(verb, path, errno, NULL);
+		tool_fail(verb, shown, errno, NULL);
 	if (!*base)
-		tool_fail(verb, path, EISDIR, NULL);
+		tool_fail(verb, shown, EISDIR, NULL);
 	if ((size_t)snprintf(out, PATH_MAX, "%s/%s",
 			     strcmp(real, "/") ? real : "", base) >= PATH_MAX)
-		tool_fail(verb, path, ENAMETOOLONG, NULL);
+		tool_fail(verb, shown, ENAMETOOLONG, NULL);
 }
 
-/* The text to `path`, whole or not at all (a new file renamed over it). */
+/*
+ * Where a write lands, as the shell's `>` (open O_CREAT) finds it: the
+ * target's links followed, a dangling link's too (the kernel makes the file
+ * it names, so the write lands there, not over the link), a missing last
+ * entry kept by name.
+ */
+static void write_target(const char *verb, const char *path, char *out)
+{
+	char at[PATH_MAX], link[PATH_MAX], next[PATH_MAX];
+
+	snprintf(at, sizeof(at), "%s", path);
+	for (int hops = 0;; hops++) {
+		struct stat st;
+		ssize_t n;
+		const char *slash;
+
+		if (realpath(at, out))
+			return;
+		if (errno != ENOENT)
+			tool_fail(verb, path, errno, NULL);
+		if (lstat(at, &st) || !S_ISLNK(st.st_mode))
+			break;
+		if (hops >= 40)
+			tool_fail(verb, path, ELOOP, NULL);
+		n = readlink(at, link, sizeof(link) - 1);
+		if (n < 0)
+			tool_fail(verb, path, errno, NULL);
+		link[n] = '\0';
+		slash = strrchr(at, '/');
+		if (link[0] == '/' || !slash)
+			snprintf(next, sizeof(next), "%s", link);
+		else if ((size_t)snprintf(next, sizeof(next), "%.*s/%s",
+					  (int)(slash - at), at,
+					  link) >= sizeof(next))
+			tool_fail(verb, path, ENAMETOOLONG, NULL);
+		snprintf(at, sizeof(at), "%s", next);
+	}
+	missing_target(verb, path, at, out);
+}
+
+/*
+ * An existing file whose folder takes no new entry (a frozen folder: the
+ * shell's `>` still writes the file): written in place, its space
+ * reserved first (posix_fallocate), so that only an I/O error leaves it
+ * part written; then cut to the new length.
+ */
+static void write_in_place(const char *verb, const char *path,
+			   const char *target, const char *text, size_t len)
+{
+	int fd = open(target, O_WRONLY | O_CLOEXEC), err;
+	size_t at = 0;
+
+	if (fd < 0)
+		tool_fail(verb, path, errno, NULL);
+	err = len ? posix_fallocate(fd, 0, (off_t)len) : 0;
+	/* A file system without fallocate still takes the write. */
+	if (err && err != EOPNOTSUPP && err != EINVAL)
+		tool_fail(verb, path, err, NULL);
+	while (at < len) {
+		ssize_t n = pwrite(fd, text + at, len - at, (off_t)at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			tool_fail(verb, path, n < 0 ? errno : EIO, NULL);
+		at += (size_t)n;
+	}
+	if (ftruncate(fd, (off_t)len) || fsync(fd) || close(fd))
+		tool_fail(verb, path, errno, NULL);
+}
+
+/*
+ * The text to `path`: whole or not at all (a new file beside it, renamed
+ * over it) where its folder takes a new entry; in place where it does not
+ * (a frozen folder) and the file exists and opens to write.
+ */
 static void replace_file(const char *verb, const char *path, const char *text,
 			 size_t len)
 {
 	char target[PATH_MAX], tmp[PATH_MAX + 32];
 	struct stat st;
 	mode_t mask = umask(0), mode = 0666 & ~mask;
+	bool exists = false;
 	int fd;
 
 	umask(mask);
@@ -141,9 +216,15 @@ static void replace_file(const char *verb, const char *path, const char *text,
 		if (fd < 0)
 			tool_fail(verb, path, errno, NULL);
 		close(fd);
+		exists = true;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.jr2-XXXXXX", target);
 	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 && exists &&
+	    (errno == EACCES || errno == EPERM || errno == EROFS)) {
+		write_in_place(verb, path, target, text, len);
+		return;
+	}
 	if (fd < 0)
 		tool_fail(verb, path, errno, NULL);
 	if (write_all(fd, text, len) || fchmod(fd, mode) || fsync(fd) ||

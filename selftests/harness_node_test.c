@@ -271,6 +271,8 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	const char *const conditions[] = {node, "-C", HN_RO "/main.js",
 					  HN_RW "/evil.js", NULL};
 	const char *const v8[] = {node, "--stack-size", HN_RW "/evil.js", NULL};
+	const char *const url[] = {node, "--import=file://" HN_RW "/evil.js",
+				   HN_RO "/main.js", NULL};
 	const char *const after_eval[] = {
 	    node, "-e", "1", "--require", HN_RW "/evil.js", NULL};
 	const char *const shebang[] = {HN_RO "/hb", NULL};
@@ -304,6 +306,9 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	assert_node_refused(_metadata, hx, conditions, "'" HN_RW "/evil.js'");
 	/* V8's options take their value after '=' only. */
 	assert_node_refused(_metadata, hx, v8, "'--stack-size'");
+	/* A file: URL is a file too. */
+	assert_node_refused(_metadata, hx, url,
+			    "'--import=file://" HN_RW "/evil.js'");
 	/* Node reads options after -e's code. */
 	assert_node_refused(_metadata, hx, after_eval, "'" HN_RW "/evil.js'");
 	/* The #! line's argument is an argument of Node. */

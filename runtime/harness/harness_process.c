@@ -965,6 +965,16 @@ static void check_node(char **argv, const char *exe_real)
 		eval = eval || kind == NODE_EVAL;
 		if (kind != NODE_CODE)
 			continue;
+		/* --import and --loader take URLs too: a file: URL names a
+		 * file (refused: its path is checked, give that), data: and
+		 * node: carry no file; another scheme is not one Node loads
+		 * without an option serve refuses. */
+		if (strcspn(value, ":/") < strlen(value) &&
+		    value[strcspn(value, ":/")] == ':' &&
+		    strncmp(value, "data:", 5) && strncmp(value, "node:", 5))
+			refuse_node_option(*a,
+					   "names a URL; give a file's path "
+					   "(checked as the main script's)");
 		/* A bare name: looked for in node_modules, from the folder. */
 		if (value[0] == '/' || value[0] == '.')
 			check_node_file("file of a Node option", value,

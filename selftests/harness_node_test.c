@@ -278,6 +278,8 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	const char *const shebang[] = {HN_RO "/hb", NULL};
 	const char *const openssl[] = {node, "--openssl-config=" HN_RW "/x.cnf",
 				       HN_RO "/main.js", NULL};
+	const char *const env_file[] = {node, "--env-file=" HN_RO "/hook.js",
+					HN_RO "/main.js", NULL};
 	const char *const inspect[] = {node, "--inspect", HN_RO "/main.js",
 				       NULL};
 	const char *const linked[] = {node, HN_RO "/main.js", hx->harness,
@@ -322,6 +324,9 @@ TEST_F(harness_node, E8_node_arguments_as_node_reads_them)
 	assert_node_refused(_metadata, hx, openssl,
 			    "'--openssl-config=" HN_RW "/x.cnf'");
 	assert_node_refused(_metadata, hx, inspect, "'--inspect'");
+	/* Its names (NODE_OPTIONS among them) would pass E2 by. */
+	assert_node_refused(_metadata, hx, env_file,
+			    "'--env-file=" HN_RO "/hook.js'");
 	/* A package in a trusted node_modules that links out. */
 	fx_make_dir(_metadata, HN_RO "/node_modules", 0755);
 	ASSERT_EQ(0, symlink("../../rw/dep", HN_RO "/node_modules/dep"));

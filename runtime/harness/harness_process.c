@@ -26,7 +26,7 @@
  * environment once the interpreter itself passed), and, when what runs is
  * Node (by its code, not its name), Node's arguments as Node parses them
  * (options off serve's list refused), its main script, the options' files
- * (-r, --import, --env-file, ...), the node_modules folders and
+ * (-r, --import, --loader), the node_modules folders and
  * package.json files from the main script's folder up to /, NODE_PATH,
  * $HOME/.node_modules, $HOME/.node_libraries and $PREFIX/lib/node, and
  * every symbolic link under those folders.
@@ -715,7 +715,8 @@ static const char *process_getenv(const char *name)
  * (--openssl-config, --icu-data-dir, --experimental-policy, --snapshot-blob,
  * --use-openssl-ca ...), write a file a program chose (--redirect-warnings,
  * --tls-keylog ...), open the inspector (--inspect ...) or change how
- * modules are found (--preserve-symlinks ...).
+ * modules are found (--preserve-symlinks ...), or set names E2 keeps from
+ * it (--env-file: NODE_OPTIONS among them).
  */
 /* The entries of the folders Node loads from that the check reads. */
 #define JR2_NODE_WALK_MAX 100000
@@ -731,7 +732,6 @@ static const struct {
     {"--import", NODE_CODE},
     {"--loader", NODE_CODE},
     {"--experimental-loader", NODE_CODE},
-    {"--env-file", NODE_CODE},
     {"--eval", NODE_EVAL},
     {"-e", NODE_EVAL},
     {"--print", NODE_EVAL},

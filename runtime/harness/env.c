@@ -116,6 +116,8 @@ bool jr2_env_loads_code(const char *name)
 	    "LOCPATH",
 	    /* Node finds modules by the links' paths, not where E8 looked. */
 	    "NODE_PRESERVE_SYMLINKS",
+	    /* Node 22+ runs the compiled code it finds in that folder. */
+	    "NODE_COMPILE_CACHE",
 	    /* Node writes where it names: a file a program links elsewhere. */
 	    "NODE_REDIRECT_WARNINGS",
 	    "NODE_V8_COVERAGE",
@@ -162,6 +164,9 @@ bool jr2_env_names_read_file(const char *name)
 	    "SSL_CERT_DIR",
 	    "NODE_EXTRA_CA_CERTS",
 	    "NODE_ICU_DATA",
+	    /* glibc's resolver: aliases and its host.conf (getaddrinfo). */
+	    "HOSTALIASES",
+	    "RESOLV_HOST_CONF",
 	    "REQUESTS_CA_BUNDLE",
 	    "CURL_CA_BUNDLE",
 	    "GIT_SSL_CAINFO",

@@ -581,12 +581,15 @@ TEST(names_read_file_E4_every_source)
 	ASSERT_TRUE(jr2_env_names_read_file("SSL_CERT_DIR"));
 	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_SSL_CERT_DIR"));
 	ASSERT_TRUE(jr2_env_names_read_file("NODE_ICU_DATA"));
+	ASSERT_TRUE(jr2_env_names_read_file("HOSTALIASES"));
+	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_RESOLV_HOST_CONF"));
 	ASSERT_FALSE(jr2_env_names_read_file("JR2_ENVFROM_FOO"));
 	ASSERT_FALSE(jr2_env_names_read_file("NODE_EXTRA_CA_CERTSX"));
 	/* Node finds modules by the links' paths: kept from the Harness
 	 * process, as the names that write where they point. */
 	ASSERT_TRUE(jr2_env_loads_code("NODE_PRESERVE_SYMLINKS"));
 	ASSERT_TRUE(jr2_env_loads_code("NODE_REDIRECT_WARNINGS"));
+	ASSERT_TRUE(jr2_env_loads_code("NODE_COMPILE_CACHE"));
 	ASSERT_FALSE(jr2_env_loads_code("NODE_ENV"));
 }
 

@@ -85,6 +85,10 @@ fuzz: $(HARNESS_FUZZ)
 		> $(BUILD)/harness/fuzz-corpus/seed-status
 	printf '\021JR2H1\nop 5:spawn\nid 1:7\narg 9:/bin/true\nenv 3:A=1\n' \
 		> $(BUILD)/harness/fuzz-corpus/seed-spawn
+	printf '\000JR2H1\nop 6:signal\nbearer 3:abc\nid 2:12\nsignal 2:15\n' \
+		> $(BUILD)/harness/fuzz-corpus/seed-signal
+	printf '\00049\nJR2H1\nop 6:attach\ntoken 32:0123456789abcdef0123456789abcdef\nfd 1:1\n' \
+		> $(BUILD)/harness/fuzz-corpus/seed-attach
 	printf '\020' > $(BUILD)/harness/fuzz-corpus/seed-empty-16-fds
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
@@ -119,7 +123,7 @@ bench-harness-start: $(HARNESS_START_BENCH) $(BIN)/jr2-harness
 # The harness groups of the suite (their rule is selftests/build.mk's) also
 # depend on their shared header and on the programs they drive.
 HARNESS_SUITE := domains environment custodian fd_hygiene ptrace_proc \
-	harness_channel harness_trust harness_stop \
+	harness_channel harness_trust harness_stop harness_cancel \
 	scoped_signal scoped_abstract
 # They alone link the control channel's framing, for their raw requests (R8).
 HARNESS_SUITE_BINS := $(foreach t,$(HARNESS_SUITE),$(BUILD)/selftests/$(t)_test)

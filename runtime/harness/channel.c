@@ -51,8 +51,27 @@ int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
 	return 0;
 }
 
+static ssize_t recv_with(int sock, void *buf, size_t cap, int *fds,
+			 size_t max_fds, size_t *n_fds, int flags);
+
 ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds)
+{
+	return recv_with(sock, buf, cap, fds, max_fds, n_fds, MSG_TRUNC);
+}
+
+ssize_t jr2_recv_stream(int sock, void *buf, size_t cap)
+{
+	int fds[1];
+	size_t n_fds = 0;
+	ssize_t len = recv_with(sock, buf, cap, fds, 0, &n_fds, 0);
+
+	/* Descriptors have no place on the stream: every one is dropped. */
+	return len == -ETOOMANYREFS ? -EPROTO : len;
+}
+
+static ssize_t recv_with(int sock, void *buf, size_t cap, int *fds,
+			 size_t max_fds, size_t *n_fds, int flags)
 {
 	union {
 		/* Room for the kernel's most: what did not fit, the kernel
@@ -70,7 +89,7 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 
 	*n_fds = 0;
 	do {
-		len = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_TRUNC);
+		len = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags);
 	} while (len < 0 && errno == EINTR);
 	if (len < 0)
 		return -errno;
@@ -100,7 +119,8 @@ ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		*n_fds = 0;
 		return -ETOOMANYREFS;
 	}
-	/* With MSG_TRUNC, len is the whole message's length, even if longer. */
+	/* With MSG_TRUNC (a SEQPACKET message), len is the whole message's
+	 * length, even if longer. */
 	return len;
 }
 

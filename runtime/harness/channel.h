@@ -13,6 +13,7 @@
 #include "request.h"
 
 #define JR2_CONTROL_SOCKET   "control.sock"
+#define JR2_STREAM_SOCKET    "control-stream.sock"
 #define JR2_CUSTODIAN_SOCKET "custodian.sock"
 #define JR2_BEARER_FILE	     "control.bearer"
 #define JR2_STANDINS_FILE    "stand-ins"
@@ -31,6 +32,13 @@ int jr2_send_msg(int sock, const void *buf, size_t len, const int *fds,
  */
 ssize_t jr2_recv_msg(int sock, void *buf, size_t cap, int *fds, size_t max_fds,
 		     size_t *n_fds);
+/*
+ * Receives at most cap bytes of a SOCK_STREAM socket, never more (what
+ * follows stays queued for the next reader).  Descriptors sent with them
+ * are dropped (a stream carries none): -EPROTO when some came.  Returns
+ * the count, 0 at end of stream, or -errno.
+ */
+ssize_t jr2_recv_stream(int sock, void *buf, size_t cap);
 void jr2_close_fds(int *fds, size_t n);
 
 /*

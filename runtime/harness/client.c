@@ -3,9 +3,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -123,12 +126,42 @@ static void answer_failed(const char *buf)
 		buf);
 }
 
+/*
+ * The signals a parent (a shell, a Node Harness) sends its exec client to
+ * stop or steer the program: passed on to it (op signal), as a terminal
+ * passes Ctrl-C to its foreground job.
+ */
+static const int forwarded[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT,
+				SIGUSR1, SIGUSR2, SIGWINCH};
+
+/* signo to the program of request id, on a connection of its own. */
+static void forward_signal(const struct client_options *opts,
+			   const char *protected_dir, const char *id, int signo)
+{
+	char buf[4096], number[16];
+	struct jr2_msg msg;
+	int fd;
+
+	snprintf(number, sizeof(number), "%d", signo);
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "signal");
+	add_bearer(&msg, opts, protected_dir);
+	jr2_msg_field(&msg, "id", id);
+	jr2_msg_field(&msg, "signal", number);
+	fd = connect_control(protected_dir);
+	send_request(fd, &msg, NULL, 0);
+	/* "signalled", or "error 3": it ended meanwhile (its exit comes). */
+	read_answer(fd, buf, sizeof(buf));
+	close(fd);
+}
+
 int client_exec(const struct client_options *opts, char **argv)
 {
-	char protected_dir[PATH_MAX], cwd[PATH_MAX], buf[4096];
+	char protected_dir[PATH_MAX], cwd[PATH_MAX], buf[4096], id[24];
 	int fds[3 + 13] = {0, 1, 2};
 	struct jr2_msg msg;
-	int fd, code;
+	int fd, code, sigfd, pid;
+	sigset_t mask;
 
 	jr2_protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
 	if (!opts->cwd && !getcwd(cwd, sizeof(cwd)))
@@ -144,22 +177,52 @@ int client_exec(const struct client_options *opts, char **argv)
 		jr2_msg_field(&msg, "arg", *arg);
 	for (int i = 0; i < opts->n_pass_fds; i++)
 		fds[3 + i] = opts->pass_fds[i];
+	/* Held from before the request: one sent before the start is
+	 * passed on once the program runs. */
+	sigemptyset(&mask);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&mask, forwarded[i]);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) ||
+	    (sigfd = signalfd(-1, &mask, SFD_CLOEXEC)) < 0)
+		jr2_die_path(JR2_EXIT_REFUSED,
+			     "cannot hold the signals to pass "
+			     "on with",
+			     "signalfd");
 	fd = connect_control(protected_dir);
 	send_request(fd, &msg, fds, 3 + (size_t)opts->n_pass_fds);
 	read_answer(fd, buf, sizeof(buf));
-	if (strncmp(buf, "started ", 8))
+	if (sscanf(buf, "started %d %23[0-9]", &pid, id) != 2)
 		answer_failed(buf);
+	for (;;) {
+		struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN},
+					{.fd = sigfd, .events = POLLIN}};
+		struct signalfd_siginfo info;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			jr2_die_path(JR2_EXIT_REFUSED, "cannot wait for",
+				     "the harness");
+		}
+		if (pfd[0].revents)
+			break;
+		if (read(sigfd, &info, sizeof(info)) == sizeof(info))
+			forward_signal(opts, protected_dir, id,
+				       (int)info.ssi_signo);
+	}
 	read_answer(fd, buf, sizeof(buf));
 	if (sscanf(buf, "exit %d", &code) != 1)
 		answer_failed(buf);
 	close(fd);
+	close(sigfd);
 	return code;
 }
 
 int client_status(const struct client_options *opts)
 {
-	char protected_dir[PATH_MAX], buf[16384];
+	char protected_dir[PATH_MAX], *buf;
 	struct jr2_msg msg;
+	ssize_t size;
 	int fd;
 
 	jr2_protected_dir_of(opts->root, protected_dir, sizeof(protected_dir));
@@ -170,10 +233,24 @@ int client_status(const struct client_options *opts)
 		jr2_msg_field(&msg, "json", "1");
 	fd = connect_control(protected_dir);
 	send_request(fd, &msg, NULL, 0);
-	read_answer(fd, buf, sizeof(buf));
+	/* Its size first: the answer is read whole, however long. */
+	do {
+		size = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
+	} while (size < 0 && errno == EINTR);
+	if (size < 0)
+		jr2_die_path(JR2_EXIT_REFUSED, "cannot read the answer of",
+			     "the harness");
+	buf = malloc((size_t)size + 2);
+	if (!buf)
+		jr2_die(JR2_EXIT_REFUSED,
+			"out of memory for an answer of %zd "
+			"bytes",
+			size);
+	read_answer(fd, buf, (size_t)size + 2);
 	if (strncmp(buf, "status\n", 7))
 		answer_failed(buf);
 	fputs(buf + 7, stdout);
+	free(buf);
 	close(fd);
 	return 0;
 }

@@ -11,7 +11,10 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +24,7 @@
 #include "env.h"
 #include "log.h"
 #include "policy.h"
+#include "policy_internal.h"
 #include "request.h"
 #include "serve.h"
 #include "standins.h"
@@ -34,18 +38,83 @@
  */
 void conn_close(struct conn *c)
 {
+	/* A program whose client's connection closes while it runs is
+	 * cancelled: its exit status has no one left to reach. */
 	for (size_t i = 0; i < harness.n_programs; i++)
 		if (harness.programs[i].conn == c)
-			harness.programs[i].conn = NULL;
-	jr2_drop_fds(c->fds, c->n_fds);
+			cancel_program(i, "its client's connection closed");
+	for (size_t i = 0; i < c->n_fds; i++)
+		if (c->fds[i] >= 0)
+			jr2_drop_fds(&c->fds[i], 1);
 	c->n_fds = 0;
 	jr2_msg_free(&c->spawn);
+	if (c->frame) {
+		/* It may hold a bearer. */
+		explicit_bzero(c->frame,
+			       JR2_FRAME_HEAD_MAX + JR2_REQ_MAX_BYTES);
+		free(c->frame);
+	}
 	if (c->bearer_shown)
 		close(c->fd);
 	else
 		jr2_drop_fds(&c->fd, 1);
 	memset(c, 0, sizeof(*c));
 	c->kind = CONN_FREE;
+}
+
+/*
+ * Writes all of buf to a stream connection (non-blocking): what the socket
+ * does not take at once waits up to the request timeout for room.
+ */
+static void stream_write(struct conn *c, const char *buf, size_t len)
+{
+	long long deadline = jr2_now_ms() + harness.request_timeout_ms;
+
+	while (len > 0) {
+		ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+		struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+		long long left = deadline - jr2_now_ms();
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 || errno != EAGAIN || left <= 0 ||
+		    poll(&pfd, 1, (int)left) <= 0)
+			return; /* a client that left misses it */
+	}
+}
+
+/*
+ * One answer, whole: one SEQPACKET message, or a frame of the stream
+ * socket.  A SEQPACKET message larger than the socket's send buffer is
+ * refused (EMSGSIZE): the buffer grows for it first.
+ */
+void conn_send(struct conn *c, const char *buf, size_t len)
+{
+	char head[JR2_FRAME_HEAD_MAX + 8];
+	int size = (int)(len + 4096);
+
+	if (c->kind == CONN_CUSTODIAN) {
+		if (write(c->fd, buf, len) < 0)
+			return;
+		return;
+	}
+	if (c->stream) {
+		snprintf(head, sizeof(head), "%zu\n", len);
+		stream_write(c, head, strlen(head));
+		stream_write(c, buf, len);
+		return;
+	}
+	if (len > 2048)
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (jr2_send_msg(c->fd, buf, len, NULL, 0) == -EMSGSIZE)
+		say("an answer of %zu bytes is larger than the control "
+		    "socket's send buffer (net.core.wmem_max); raise it",
+		    len);
 }
 
 /* One answer to a client; a client that left just misses it. */
@@ -60,10 +129,7 @@ void conn_reply(struct conn *c, const char *fmt, ...)
 	va_end(ap);
 	if (len >= (int)sizeof(buf))
 		len = sizeof(buf) - 1;
-	if (c->kind == CONN_CONTROL)
-		jr2_send_msg(c->fd, buf, (size_t)len, NULL, 0);
-	else if (write(c->fd, buf, (size_t)len) < 0)
-		return;
+	conn_send(c, buf, (size_t)len);
 }
 
 /* A refusal ends the connection; the harness keeps serving. */
@@ -146,10 +212,12 @@ void flush_queue(void)
 
 void exit_status_to_client(struct conn *c, int status)
 {
-	int code =
-	    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-
-	conn_reply(c, "exit %d\n", code);
+	/* The signal is said apart: a program can exit 143 itself. */
+	if (WIFEXITED(status))
+		conn_reply(c, "exit %d\n", WEXITSTATUS(status));
+	else
+		conn_reply(c, "exit %d signal %d\n", 128 + WTERMSIG(status),
+			   WTERMSIG(status));
 	conn_close(c);
 }
 
@@ -171,7 +239,7 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 			return;
 		}
 	}
-	if (n_fds < 3) {
+	if (n_fds < 3 && !c->stream) {
 		jr2_drop_fds(fds, n_fds);
 		refuse(c,
 		       "the request passed %zu descriptors; pass stdin, stdout "
@@ -219,11 +287,147 @@ static void accept_exec(struct conn *c, const struct jr2_request *req, int *fds,
 		       JR2_SPAWN_MAX_BYTES);
 		return;
 	}
+	if (c->stream) {
+		/* Its stdio comes as three more connections that name it by
+		 * a token of its own, given here once. */
+		uint8_t raw[JR2_TOKEN_BYTES];
+
+		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+			refuse(c, "cannot draw a token (getrandom: %s); retry",
+			       strerror(errno));
+			return;
+		}
+		for (size_t i = 0; i < sizeof(raw); i++)
+			snprintf(c->token + 2 * i, 3, "%02x", raw[i]);
+		explicit_bzero(raw, sizeof(raw));
+		c->fds[0] = c->fds[1] = c->fds[2] = -1;
+		c->n_fds = 3;
+		c->state = ATTACHING;
+		c->deadline_ms = jr2_now_ms() + harness.request_timeout_ms;
+		conn_reply(c, "attach %s\n", c->token);
+		return;
+	}
 	memcpy(c->fds, fds, n_fds * sizeof(*fds));
 	c->n_fds = n_fds;
 	c->state = QUEUED;
 	if (harness.spawner_ready)
 		send_to_spawner(c);
+}
+
+/*
+ * An attach: connection `a` becomes stdin, stdout or stderr of the stream
+ * exec whose token it names.  Its socket moves to that exec (the harness
+ * reads nothing more from it: what follows the frame is the program's),
+ * and its own slot is freed without a close.
+ */
+static void on_attach(struct conn *a, const struct jr2_request *req)
+{
+	struct conn *c = NULL;
+
+	for (int i = 0; i < harness.conn_slots && !c; i++) {
+		struct conn *e = &harness.conns[i];
+
+		if (e->kind == CONN_CONTROL && e->state == ATTACHING &&
+		    !jr2_secret_equal(e->token, req->token, JR2_TOKEN_HEX))
+			c = e;
+	}
+	if (!c) {
+		refuse(a,
+		       "no stream exec waits for this token; send the "
+		       "token its 'attach' answer gave, while its "
+		       "connection is open, within %u ms",
+		       harness.request_timeout_ms);
+		return;
+	}
+	if (c->fds[req->stdio] >= 0) {
+		refuse(a,
+		       "fd %d of that exec is attached already; attach "
+		       "each of 0, 1 and 2 once",
+		       req->stdio);
+		return;
+	}
+	c->fds[req->stdio] = a->fd;
+	free(a->frame);
+	memset(a, 0, sizeof(*a));
+	a->kind = CONN_FREE;
+	if (c->fds[0] < 0 || c->fds[1] < 0 || c->fds[2] < 0)
+		return;
+	explicit_bzero(c->token, sizeof(c->token));
+	c->state = QUEUED;
+	if (harness.spawner_ready)
+		send_to_spawner(c);
+}
+
+/* A signal to the program of request `id`, for a client with the bearer. */
+static void on_signal_request(struct conn *c, const struct jr2_request *req)
+{
+	unsigned long id = strtoul(req->id, NULL, 10);
+
+	for (size_t i = 0; i < harness.n_programs; i++) {
+		if (harness.programs[i].id != id)
+			continue;
+		signal_program(&harness.programs[i], req->signo);
+		conn_reply(c, "signalled %lu %d\n", id, req->signo);
+		conn_close(c);
+		return;
+	}
+	conn_reply(c,
+		   "error %d no program of request %lu runs: it ended, or no "
+		   "'started' answer gave that id\n",
+		   ESRCH, id);
+	conn_close(c);
+}
+
+/*
+ * Reads the stream connection's frame, never past its end (an attach's
+ * socket goes on as a program's stdin).  As jr2_control_take: 0 with *req,
+ * -EAGAIN, 1 at the end, or -1 with *err.
+ */
+static int stream_take(struct conn *c, struct jr2_request *req,
+		       struct jr2_err *err)
+{
+	const size_t cap = JR2_FRAME_HEAD_MAX + JR2_REQ_MAX_BYTES;
+	int ret;
+
+	memset(req, 0, sizeof(*req));
+	if (!c->frame)
+		c->frame = jr2_xrealloc(NULL, cap);
+	for (;;) {
+		/* The head a byte at a time: its end is not known before. */
+		size_t want = c->frame_head ? c->frame_head + c->frame_body -
+						  c->frame_have
+					    : 1;
+		ssize_t n =
+		    jr2_recv_stream(c->fd, c->frame + c->frame_have, want);
+
+		if (n == -EAGAIN)
+			return -EAGAIN;
+		if (n == -EPROTO)
+			return jr2_fail(err, EPROTO, true,
+					"stream: descriptors came with a "
+					"frame; the stream socket takes none");
+		if (n <= 0)
+			return 1;
+		c->frame_have += (size_t)n;
+		if (!c->frame_head) {
+			ret = jr2_frame_head(c->frame, c->frame_have,
+					     JR2_REQ_MAX_BYTES, &c->frame_body,
+					     err);
+			if (ret == -EAGAIN)
+				continue;
+			if (ret)
+				return -1;
+			c->frame_head = c->frame_have;
+			continue;
+		}
+		if (c->frame_have < c->frame_head + c->frame_body)
+			continue;
+		ret = jr2_request_parse(c->frame + c->frame_head, c->frame_body,
+					JR2_REQ_MAX_BYTES, req, err);
+		explicit_bzero(c->frame, c->frame_have);
+		c->frame_have = c->frame_head = c->frame_body = 0;
+		return ret ? -1 : 0;
+	}
 }
 
 void on_control_readable(struct conn *c)
@@ -238,19 +442,27 @@ void on_control_readable(struct conn *c)
 	if (c->state != WAIT_REQUEST) {
 		/* Only a hang-up is expected now; anything else is dropped,
 		 * descriptors included (R10). */
-		char scratch[1];
+		char scratch[64];
 
-		ret = (int)jr2_recv_msg(c->fd, scratch, sizeof(scratch), fds,
-					JR2_REQ_MAX_FDS, &n_fds);
+		if (c->stream)
+			ret = (int)jr2_recv_stream(c->fd, scratch,
+						   sizeof(scratch));
+		else
+			ret = (int)jr2_recv_msg(c->fd, scratch, 1, fds,
+						JR2_REQ_MAX_FDS, &n_fds);
 		jr2_drop_fds(fds, n_fds);
-		if (ret == 0 || (ret < 0 && ret != -EAGAIN))
+		if (ret == 0 || (ret < 0 && ret != -EAGAIN && ret != -EPROTO))
 			conn_close(c);
 		return;
 	}
 	/* Every descriptor of a refused or empty message is dropped there. */
 	harness.request_buf_used = true;
-	ret = jr2_control_take(c->fd, harness.request_buf, JR2_REQ_MAX_BYTES,
-			       &req, fds, &n_fds, &err);
+	if (c->stream)
+		ret = stream_take(c, &req, &err);
+	else
+		ret = jr2_control_take(c->fd, harness.request_buf,
+				       JR2_REQ_MAX_BYTES, &req, fds, &n_fds,
+				       &err);
 	if (ret == -EAGAIN)
 		return;
 	if (ret == 1) {
@@ -260,6 +472,10 @@ void on_control_readable(struct conn *c)
 	if (ret) {
 		refuse(c, "%s", err.msg);
 		return;
+	}
+	if (req.op == JR2_OP_ATTACH && c->stream) {
+		on_attach(c, &req);
+		goto out;
 	}
 	if (!req.bearer) {
 		refuse(c,
@@ -283,11 +499,18 @@ void on_control_readable(struct conn *c)
 		status_reply(c, req.json);
 		goto out;
 	}
+	if (req.op == JR2_OP_SIGNAL) {
+		on_signal_request(c, &req);
+		goto out;
+	}
 	if (req.op != JR2_OP_EXEC) {
 		refuse(c,
-		       "op '%s' is not served on the control channel; use exec "
-		       "or status",
-		       jr2_op_name(req.op));
+		       "op '%s' is not served on the %s; use exec, status or "
+		       "signal%s",
+		       jr2_op_name(req.op),
+		       c->stream ? "stream socket" : "control channel",
+		       c->stream ? " (attach: on a connection of its own)"
+				 : "");
 		goto out;
 	}
 	accept_exec(c, &req, fds, n_fds);
@@ -407,7 +630,7 @@ static size_t conns_of(enum conn_kind kind, pid_t peer)
  * Takes every waiting connection (so a full backlog never stalls the
  * socket); one over its budget is closed at once.
  */
-void on_accept(int listen_fd, enum conn_kind kind)
+void on_accept(int listen_fd, enum conn_kind kind, bool stream)
 {
 	const size_t budget =
 	    kind == CONN_CONTROL ? MAX_CONTROL_CONNS : MAX_CUSTODIAN_CONNS;
@@ -465,6 +688,7 @@ void on_accept(int listen_fd, enum conn_kind kind)
 		c->fd = fd;
 		c->peer = cred.pid;
 		c->from_program = program;
+		c->stream = stream;
 		c->state = WAIT_REQUEST;
 		c->deadline_ms = jr2_now_ms() + harness.request_timeout_ms;
 	}
@@ -512,6 +736,14 @@ void expire_waiting(long long now)
 			conn_close(c);
 			if (harness.spawner_pid > 0)
 				kill(harness.spawner_pid, SIGKILL);
+			continue;
+		}
+		if (c->state == ATTACHING) {
+			refuse(c,
+			       "stdin, stdout and stderr did not all attach "
+			       "within %u ms of the 'attach' answer; open the "
+			       "three connections at once",
+			       harness.request_timeout_ms);
 			continue;
 		}
 		if (c->state != WAIT_REQUEST)

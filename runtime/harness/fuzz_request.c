@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target of the control channel's intake (`make fuzz`): each input
- * is sent as one SOCK_SEQPACKET message with descriptors attached (its first
+ * is read as the head of a stream socket's frame (jr2_frame_head), then sent
+ * as one SOCK_SEQPACKET message with descriptors attached (its first
  * byte says how many, 0 to 20, so more than the 16 allowed too) and taken by
  * jr2_control_take(), the code the harness runs.  Any bytes must give either
  * a request whose fields satisfy the parser's own rules (re-encoded, it
@@ -11,6 +12,8 @@
  * the process holds as many descriptors after each input as before.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,7 +30,11 @@ static void check_accepted(const struct jr2_request *req)
 	struct jr2_msg msg;
 	struct jr2_err err = {0};
 
-	if (req->op == JR2_OP_NONE || (req->op != JR2_OP_STATUS && !req->argc))
+	if (req->op == JR2_OP_NONE ||
+	    ((req->op == JR2_OP_EXEC || req->op == JR2_OP_SPAWN) &&
+	     !req->argc) ||
+	    (req->op == JR2_OP_SIGNAL && (!req->id || !req->signo)) ||
+	    (req->op == JR2_OP_ATTACH && (!req->token || req->stdio < 0)))
 		abort();
 	jr2_msg_init(&msg);
 	jr2_msg_field(&msg, "op", jr2_op_name(req->op));
@@ -39,6 +46,19 @@ static void check_accepted(const struct jr2_request *req)
 		jr2_msg_field(&msg, "id", req->id);
 	if (req->json)
 		jr2_msg_field(&msg, "json", "1");
+	if (req->token)
+		jr2_msg_field(&msg, "token", req->token);
+	if (req->signo) {
+		char number[16];
+
+		snprintf(number, sizeof(number), "%d", req->signo);
+		jr2_msg_field(&msg, "signal", number);
+	}
+	if (req->stdio >= 0)
+		jr2_msg_field(&msg, "fd",
+			      req->stdio == 0	? "0"
+			      : req->stdio == 1 ? "1"
+						: "2");
 	for (size_t i = 0; i < req->argc; i++)
 		jr2_msg_field(&msg, "arg", req->argv[i]);
 	for (size_t i = 0; i < req->envc; i++)
@@ -49,7 +69,8 @@ static void check_accepted(const struct jr2_request *req)
 	    jr2_request_parse(msg.buf, msg.len, msg.len, &again, &err))
 		abort();
 	if (again.argc != req->argc || again.envc != req->envc ||
-	    again.n_secrets != req->n_secrets || again.op != req->op)
+	    again.n_secrets != req->n_secrets || again.op != req->op ||
+	    again.signo != req->signo || again.stdio != req->stdio)
 		abort();
 	for (size_t i = 0; i < req->argc; i++)
 		if (strcmp(again.argv[i], req->argv[i]))
@@ -122,6 +143,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size > 2 * JR2_REQ_MAX_BYTES)
 		return 0;
+	/* The stream socket's frame head, on the same bytes: a length it
+	 * accepts is within the bound and ends at a newline. */
+	{
+		size_t body = 0;
+		int head = jr2_frame_head((const char *)data, size,
+					  JR2_REQ_MAX_BYTES, &body, &err);
+
+		if (head == 0 && (body == 0 || body > JR2_REQ_MAX_BYTES ||
+				  !memchr(data, '\n', size < 9 ? size : 9)))
+			abort();
+		if (head == -1 && !err.msg[0])
+			abort();
+		if (head == -EAGAIN && size >= JR2_FRAME_HEAD_MAX)
+			abort();
+		memset(&err, 0, sizeof(err));
+	}
 	before = open_fds();
 	for (size_t i = 0; i < n_sent; i++)
 		if ((sent[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)

@@ -19,6 +19,10 @@ const char *jr2_op_name(enum jr2_op op)
 		return "status";
 	case JR2_OP_SPAWN:
 		return "spawn";
+	case JR2_OP_SIGNAL:
+		return "signal";
+	case JR2_OP_ATTACH:
+		return "attach";
 	case JR2_OP_NONE:
 		break;
 	}
@@ -37,6 +41,34 @@ bool jr2_env_name(const char *name, size_t len)
 	return true;
 }
 
+/* Decimal digits only, no leading zero, from min to max. */
+static bool small_number(const char *value, int min, int max, int *out)
+{
+	long n = 0;
+
+	if (!value[0] || (value[0] == '0' && value[1]) || strlen(value) > 9)
+		return false;
+	for (const char *p = value; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		n = n * 10 + (*p - '0');
+	}
+	if (n < min || n > max)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
+/* An id: digits only, no leading zero, at most 19 (an unsigned long). */
+static bool id_number(const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len == 0 || len > 19 || (value[0] == '0' && len > 1))
+		return false;
+	return strspn(value, "0123456789") == len;
+}
+
 /* Stores one value under its key; `at` is the field's offset for messages. */
 static int store(struct jr2_request *req, const char *key, const char *value,
 		 size_t at, struct jr2_err *err)
@@ -49,6 +81,8 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 		single = &req->cwd;
 	else if (!strcmp(key, "id"))
 		single = &req->id;
+	else if (!strcmp(key, "token"))
+		single = &req->token;
 	if (single) {
 		if (*single)
 			return jr2_fail(err, EPROTO, true,
@@ -70,12 +104,34 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 			req->op = JR2_OP_STATUS;
 		else if (!strcmp(value, "spawn"))
 			req->op = JR2_OP_SPAWN;
+		else if (!strcmp(value, "signal"))
+			req->op = JR2_OP_SIGNAL;
+		else if (!strcmp(value, "attach"))
+			req->op = JR2_OP_ATTACH;
 		else
 			return jr2_fail(
 			    err, EPROTO, true,
 			    "request: unknown op '%.64s' at byte %zu; "
-			    "use exec or status",
+			    "use exec, status, signal or attach",
 			    value, at);
+		return 0;
+	}
+	if (!strcmp(key, "signal")) {
+		if (req->signo || !small_number(value, 1, 64, &req->signo))
+			return jr2_fail(err, EPROTO, true,
+					"request: field 'signal' at byte %zu "
+					"is '%.16s' or given twice; send one "
+					"signal number from 1 to 64",
+					at, value);
+		return 0;
+	}
+	if (!strcmp(key, "fd")) {
+		if (req->stdio >= 0 || !small_number(value, 0, 2, &req->stdio))
+			return jr2_fail(err, EPROTO, true,
+					"request: field 'fd' at byte %zu is "
+					"'%.16s' or given twice; send 0, 1 or "
+					"2 once",
+					at, value);
 		return 0;
 	}
 	if (!strcmp(key, "json")) {
@@ -140,7 +196,7 @@ static int store(struct jr2_request *req, const char *key, const char *value,
 	return jr2_fail(
 	    err, EPROTO, true,
 	    "request: unknown field '%s' at byte %zu; known: op bearer "
-	    "cwd id json layer arg env secret",
+	    "cwd id json layer arg env secret signal token fd",
 	    key, at);
 }
 
@@ -152,6 +208,34 @@ static int validate(const struct jr2_request *req, struct jr2_err *err)
 		return jr2_fail(
 		    err, EPROTO, true,
 		    "request: no 'op' field; send op exec or op status");
+	case JR2_OP_SIGNAL:
+		if (!req->id || !id_number(req->id) || !req->signo)
+			return jr2_fail(err, EPROTO, true,
+					"request: op signal needs an 'id' (the "
+					"number its 'started' answer gave) and "
+					"a 'signal' number");
+		if (req->argc || req->envc || req->n_secrets || req->cwd ||
+		    req->json || req->token || req->stdio >= 0)
+			return jr2_fail(err, EPROTO, true,
+					"request: op signal takes only bearer, "
+					"id and signal");
+		return 0;
+	case JR2_OP_ATTACH:
+		if (!req->token || strlen(req->token) != JR2_TOKEN_HEX ||
+		    strspn(req->token, "0123456789abcdef") != JR2_TOKEN_HEX ||
+		    req->stdio < 0)
+			return jr2_fail(err, EPROTO, true,
+					"request: op attach needs a 'token' of "
+					"%d lowercase hex digits (the exec's "
+					"'attach' answer) and an 'fd' of 0, 1 "
+					"or 2",
+					JR2_TOKEN_HEX);
+		if (req->bearer || req->argc || req->envc || req->n_secrets ||
+		    req->cwd || req->json || req->id || req->signo)
+			return jr2_fail(err, EPROTO, true,
+					"request: op attach takes only token "
+					"and fd");
+		return 0;
 	case JR2_OP_STATUS:
 		if (req->argc || req->envc || req->n_secrets || req->cwd)
 			return jr2_fail(err, EPROTO, true,
@@ -188,8 +272,13 @@ static int validate(const struct jr2_request *req, struct jr2_err *err)
 				"request: op spawn needs an 'id' and takes no "
 				"bearer or secret");
 	if (req->op != JR2_OP_SPAWN && req->id)
+		return jr2_fail(
+		    err, EPROTO, true,
+		    "request: field 'id' belongs to op spawn and signal only");
+	if (req->signo || req->token || req->stdio >= 0)
 		return jr2_fail(err, EPROTO, true,
-				"request: field 'id' belongs to op spawn only");
+				"request: fields 'signal', 'token' and 'fd' "
+				"belong to op signal and attach only");
 	if (req->op != JR2_OP_SPAWN && req->own_layer)
 		return jr2_fail(
 		    err, EPROTO, true,
@@ -205,6 +294,7 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 	char *out;
 
 	memset(req, 0, sizeof(*req));
+	req->stdio = -1;
 	if (len > max_bytes)
 		return jr2_fail(
 		    err, EPROTO, true,
@@ -296,6 +386,35 @@ void jr2_request_free(struct jr2_request *req)
 		explicit_bzero(req->storage, req->storage_size);
 	free(req->storage);
 	memset(req, 0, sizeof(*req));
+	req->stdio = -1;
+}
+
+int jr2_frame_head(const char *buf, size_t len, size_t max, size_t *body,
+		   struct jr2_err *err)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		if (i == 1 && buf[0] == '0')
+			break;
+		n = n * 10 + (size_t)(buf[i] - '0');
+		if (i + 1 >= JR2_FRAME_HEAD_MAX || n > max)
+			goto bad;
+	}
+	if (i == len)
+		return -EAGAIN;
+	if (i == 0 || buf[i] != '\n' || n == 0)
+		goto bad;
+	*body = n;
+	return 0;
+bad:
+	return jr2_fail(
+	    err, EPROTO, true,
+	    "stream: a frame starts with its length in decimal "
+	    "(1 to %zu, no leading zero) and a newline; got "
+	    "'%.*s'",
+	    max, (int)(len < JR2_FRAME_HEAD_MAX ? len : JR2_FRAME_HEAD_MAX),
+	    buf);
 }
 
 static void append(struct jr2_msg *msg, const void *data, size_t len)

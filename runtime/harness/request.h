@@ -30,13 +30,24 @@ enum jr2_op {
 	JR2_OP_EXEC, /* client: run argv through the spawner */
 	JR2_OP_STATUS, /* client: report the state */
 	JR2_OP_SPAWN, /* harness to spawner: start argv with env */
+	JR2_OP_SIGNAL, /* client: a signal to a program it started */
+	JR2_OP_ATTACH, /* stream client: a connection as a program's stdio */
 };
+
+/* A stream connection's frame: "<length>\n" then length bytes. */
+#define JR2_FRAME_HEAD_MAX 8 /* at most 7 digits and the newline */
+/* The one-time token of an exec over the stream socket: hex of 16 bytes. */
+#define JR2_TOKEN_BYTES 16
+#define JR2_TOKEN_HEX	(2 * JR2_TOKEN_BYTES)
 
 struct jr2_request {
 	enum jr2_op op;
 	const char *bearer; /* NULL when absent */
 	const char *cwd; /* NULL when absent */
-	const char *id; /* spawn: the harness's request id */
+	const char *id; /* spawn, signal: the harness's request id */
+	const char *token; /* attach: the token the exec's answer gave */
+	int signo; /* signal: 1 to 64 */
+	int stdio; /* attach: 0 stdin, 1 stdout, 2 stderr; -1 absent */
 	bool json; /* status: answer in JSON */
 	bool own_layer; /* spawn: the env holds a Stand-in ("layer own") */
 	const char *argv[JR2_REQ_MAX_ARGS + 1]; /* NULL-terminated */
@@ -59,6 +70,14 @@ int jr2_request_parse(const char *buf, size_t len, size_t max_bytes,
 		      struct jr2_request *req, struct jr2_err *err);
 void jr2_request_free(struct jr2_request *req);
 const char *jr2_op_name(enum jr2_op op);
+
+/*
+ * The head of a frame of the stream socket in buf[0, len): 0 with *body set
+ * when it is whole ("<digits>\n", no leading zero, at most max), -EAGAIN
+ * when more bytes may still complete it, -1 with *err filled when it cannot.
+ */
+int jr2_frame_head(const char *buf, size_t len, size_t max, size_t *body,
+		   struct jr2_err *err);
 
 /* An environment (and secret) name: [A-Za-z_][A-Za-z0-9_]*, len bytes. */
 bool jr2_env_name(const char *name, size_t len);

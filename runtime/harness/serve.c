@@ -38,7 +38,8 @@ struct harness harness;
 static void remove_run_files(void)
 {
 	static const char *const names[] = {
-	    JR2_CONTROL_SOCKET, JR2_CUSTODIAN_SOCKET, JR2_STANDINS_FILE,
+	    JR2_CONTROL_SOCKET, JR2_STREAM_SOCKET, JR2_CUSTODIAN_SOCKET,
+	    JR2_STANDINS_FILE,
 	    JR2_BEARER_FILE /* last: only when bearer_made */};
 	size_t n = sizeof(names) / sizeof(names[0]) - !harness.bearer_made;
 	char path[PATH_MAX + 32];
@@ -73,6 +74,7 @@ static void shut_down(int signo)
 		    harness.stop_grace_ms);
 	remove_run_files();
 	close(harness.control_fd);
+	close(harness.stream_fd);
 	close(harness.custodian_fd);
 	close(harness.abstract_fd);
 	if (harness.spawner_pid > 0) {
@@ -119,7 +121,7 @@ static void on_signal(void)
 
 int serve(const struct serve_options *opts)
 {
-	enum { FIXED = 5 };
+	enum { FIXED = 6 };
 	struct pollfd pfd[FIXED + MAX_CONNS];
 	struct conn *polled[MAX_CONNS];
 	char frozen[1024];
@@ -172,6 +174,8 @@ int serve(const struct serve_options *opts)
 					 .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = harness.abstract_fd,
 					 .events = POLLIN};
+		pfd[5] =
+		    (struct pollfd){.fd = harness.stream_fd, .events = POLLIN};
 		pfd[4] = (struct pollfd){
 		    .fd = harness.spawner_fd,
 		    .events =
@@ -183,14 +187,25 @@ int serve(const struct serve_options *opts)
 		peers = peer_room(&room);
 		if (!peers && (timeout < 0 || timeout > PEER_PAUSE_MS))
 			timeout = PEER_PAUSE_MS;
-		for (int i = 1; i <= 3; i++)
-			pfd[i].events = peers ? POLLIN : 0;
+		for (int i = 1; i <= 5; i++)
+			if (i != 4)
+				pfd[i].events = peers ? POLLIN : 0;
+		/* A cancelled program's SIGKILL, when its grace ends. */
+		if (cancel_next_ms()) {
+			long long left = cancel_next_ms() - now;
+
+			if (left < 0)
+				left = 0;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
 		for (int i = 0; i < harness.conn_slots && peers; i++) {
 			struct conn *c = &harness.conns[i];
 
 			if (c->kind == CONN_FREE)
 				continue;
-			if (c->state == WAIT_REQUEST || c->state == IN_FLIGHT) {
+			if (c->state == WAIT_REQUEST || c->state == IN_FLIGHT ||
+			    c->state == ATTACHING) {
 				int left = (int)(c->deadline_ms - now);
 
 				if (left < 0)
@@ -207,6 +222,7 @@ int serve(const struct serve_options *opts)
 			jr2_die_path(1, "poll failed in", "the main loop");
 		if (ready <= 0) {
 			expire_waiting(jr2_now_ms());
+			cancel_tick(jr2_now_ms());
 			continue;
 		}
 		/* Reports first: a program's report precedes its exit. */
@@ -231,11 +247,14 @@ int serve(const struct serve_options *opts)
 				on_custodian_readable(c);
 		}
 		if (pfd[1].revents)
-			on_accept(harness.control_fd, CONN_CONTROL);
+			on_accept(harness.control_fd, CONN_CONTROL, false);
+		if (pfd[5].revents)
+			on_accept(harness.stream_fd, CONN_CONTROL, true);
 		if (pfd[2].revents)
-			on_accept(harness.custodian_fd, CONN_CUSTODIAN);
+			on_accept(harness.custodian_fd, CONN_CUSTODIAN, false);
 		if (pfd[3].revents)
-			on_accept(harness.abstract_fd, CONN_CUSTODIAN);
+			on_accept(harness.abstract_fd, CONN_CUSTODIAN, false);
 		expire_waiting(jr2_now_ms());
+		cancel_tick(jr2_now_ms());
 	}
 }

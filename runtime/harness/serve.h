@@ -55,6 +55,7 @@ enum conn_kind { CONN_FREE, CONN_CONTROL, CONN_CUSTODIAN };
 
 enum conn_state {
 	WAIT_REQUEST, /* connected, nothing read yet */
+	ATTACHING, /* a stream exec: waiting for its stdio connections */
 	QUEUED, /* authenticated exec, waiting for a ready spawner */
 	IN_FLIGHT, /* sent to the spawner, no answer yet */
 	RUNNING, /* program started, waiting for its exit */
@@ -67,8 +68,12 @@ struct conn {
 	pid_t peer; /* SO_PEERCRED at accept */
 	bool from_program; /* the peer descends from the harness */
 	bool bearer_shown; /* a client's: a request with the bearer came */
+	bool stream; /* of the stream socket: frames "<length>\n" + bytes */
+	char *frame; /* stream: the frame being read (wiped, freed at close) */
+	size_t frame_have, frame_head, frame_body; /* head 0: not whole yet */
+	char token[JR2_TOKEN_HEX + 1]; /* ATTACHING: the one-time token */
 	unsigned long id;
-	long long deadline_ms; /* WAIT_REQUEST and IN_FLIGHT */
+	long long deadline_ms; /* WAIT_REQUEST, ATTACHING and IN_FLIGHT */
 	char cmd[80]; /* argv[0], for messages */
 	struct jr2_msg spawn; /* QUEUED: the message for the spawner */
 	int fds[JR2_REQ_MAX_FDS];
@@ -83,7 +88,20 @@ struct program {
 	pid_t pid; /* for status and logs */
 	int pidfd;
 	unsigned int generation;
+	unsigned long id; /* its request's, as "started" gave it */
 	struct conn *conn; /* NULL once its client went away */
+};
+
+/*
+ * A cancel: the client of program `sid` went away while it ran.  Its
+ * session had SIGTERM; at kill_at_ms, SIGKILL.  gone_ticks: when the
+ * program (the session's leader) was reaped, in /proc's starttime units
+ * (clock ticks of CLOCK_BOOTTIME); ULLONG_MAX while it is not.
+ */
+struct cancel {
+	pid_t sid;
+	unsigned long long gone_ticks;
+	long long kill_at_ms;
 };
 
 struct harness {
@@ -103,7 +121,7 @@ struct harness {
 	unsigned int stop_grace_ms;
 	unsigned int request_timeout_ms; /* to send a request or a line */
 
-	int signal_fd, control_fd, custodian_fd, abstract_fd;
+	int signal_fd, control_fd, stream_fd, custodian_fd, abstract_fd;
 	int spawner_fd; /* -1: none */
 	pid_t spawner_pid;
 	bool spawner_ready;
@@ -139,6 +157,8 @@ struct harness {
 	int conn_slots;
 	struct program programs[MAX_PROGRAMS];
 	size_t n_programs;
+	struct cancel cancels[MAX_PROGRAMS];
+	size_t n_cancels;
 	unsigned long next_id;
 };
 
@@ -177,12 +197,13 @@ bool peer_room(size_t *room);
 bool queue_waits(void);
 struct conn *conn_by_id(unsigned long id, bool running_too);
 void conn_close(struct conn *c);
+void conn_send(struct conn *c, const char *buf, size_t len);
 void conn_reply(struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void exit_status_to_client(struct conn *c, int status);
 void expire_waiting(long long now);
 void flush_queue(void);
-void on_accept(int listen_fd, enum conn_kind kind);
+void on_accept(int listen_fd, enum conn_kind kind, bool stream);
 void on_control_readable(struct conn *c);
 void on_custodian_readable(struct conn *c);
 void refuse(struct conn *c, const char *fmt, ...)
@@ -193,6 +214,10 @@ void frozen_folders(char *out, size_t size);
 void status_reply(struct conn *c, bool json);
 
 /* children.c: the spawner, its protocol, and the reaping */
+void cancel_program(size_t i, const char *why);
+void cancel_tick(long long now);
+long long cancel_next_ms(void); /* 0: none */
+void signal_program(const struct program *p, int signo);
 bool children_left(void);
 /* The parent of pid (0: outside this pid namespace), or -1: not known. */
 pid_t proc_parent(pid_t pid);

@@ -189,6 +189,9 @@ void open_sockets(void)
 {
 	harness.control_fd =
 	    bind_path(SOCK_SEQPACKET, JR2_CONTROL_SOCKET, 0600);
+	/* The same requests in frames, for clients that have no SEQPACKET
+	 * or SCM_RIGHTS (Node's net): stdio comes as connections. */
+	harness.stream_fd = bind_path(SOCK_STREAM, JR2_STREAM_SOCKET, 0600);
 	/* R8: the Custodian's socket is for everyone; its answer needs the
 	 * control Stand-in. */
 	harness.custodian_fd =

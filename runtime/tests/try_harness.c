@@ -189,6 +189,108 @@ static int on_term(const struct try_call *c)
 	return 3;
 }
 
+/* Writes text to path whole: a reader never sees a part (rename). */
+static int write_whole(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    close(fd) || rename(tmp, path))
+		return errno;
+	return 0;
+}
+
+/*
+ * A program and a child of its session, for a cancel.  The child moves to
+ * a process group of its own (still the session's), or with "setsid" to a
+ * session of its own (a server started on purpose).  "catch": both exit 3
+ * on SIGTERM; "ignore": both ignore it; "exit": the program exits 0 once
+ * ready, its child (which exits 3 on SIGTERM) lives on; "setsid": the
+ * program exits 3 on SIGTERM, its child (setsid) too.  PATH.ready holds
+ * "PID CHILD" once both wait.
+ */
+static int session(const struct try_call *c)
+{
+	const char *mode = c->arg[0], *path = c->arg[1];
+	char ready[PATH_MAX], pids[64];
+	int report[2], sig, err;
+	sigset_t term;
+	pid_t child;
+
+	snprintf(ready, sizeof(ready), "%s.ready", path);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	if (!strcmp(mode, "ignore"))
+		signal(SIGTERM, SIG_IGN);
+	else
+		sigprocmask(SIG_BLOCK, &term, NULL);
+	if (pipe(report))
+		return try_report(errno);
+	child = fork();
+	if (child < 0)
+		return try_report(errno);
+	if (child == 0) {
+		if (!strcmp(mode, "setsid") ? setsid() < 0 : setpgid(0, 0))
+			_exit(1);
+		close(report[0]);
+		close(report[1]); /* ready: the parent reads its end */
+		if (!strcmp(mode, "ignore"))
+			for (;;)
+				pause();
+		if (sigwait(&term, &sig))
+			_exit(1);
+		_exit(3);
+	}
+	close(report[1]);
+	while (read(report[0], &sig, 1) > 0)
+		;
+	close(report[0]);
+	snprintf(pids, sizeof(pids), "%d %d", (int)getpid(), (int)child);
+	err = write_whole(ready, pids);
+	if (err)
+		return try_report(err);
+	if (!strcmp(mode, "exit"))
+		return 0;
+	if (!strcmp(mode, "ignore"))
+		for (;;)
+			pause();
+	if (sigwait(&term, &sig))
+		return 1;
+	return 3;
+}
+
+/*
+ * Waits for one of the signals a client passes on; writes its number to
+ * PATH and exits with it (PATH.ready once it waits).
+ */
+static int on_signal(const struct try_call *c)
+{
+	static const int sigs[] = {SIGTERM, SIGINT,  SIGHUP,  SIGQUIT,
+				   SIGUSR1, SIGUSR2, SIGWINCH};
+	char ready[PATH_MAX], number[16];
+	sigset_t set;
+	int sig, err;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	snprintf(ready, sizeof(ready), "%s.ready", c->arg[0]);
+	err = write_whole(ready, "ready");
+	if (err)
+		return try_report(err);
+	if (sigwait(&set, &sig))
+		return 1;
+	snprintf(number, sizeof(number), "%d", sig);
+	err = write_whole(c->arg[0], number);
+	if (err)
+		return try_report(err);
+	return sig;
+}
+
 /* Sends one line to a Custodian socket (pathname, or @abstract) and prints
  * its answer, or the errno of connect. */
 static int custodian(const struct try_call *c)
@@ -492,6 +594,10 @@ const struct try_verb try_harness_verbs[] = {
      "its pid, then exits CODE after MS"},
     {"on-term", 2, "catch|ignore|orphan|late-orphan PATH", on_term, 0,
      "meets SIGTERM so (PATH.ready once it waits)"},
+    {"session", 2, "catch|ignore|exit|setsid PATH", session, 0,
+     "a child in its session; \"PID CHILD\" in PATH.ready"},
+    {"on-signal", 1, "PATH", on_signal, 0,
+     "the signal a client passes on: its number to PATH, exits with it"},
     {"custodian", 2, "SOCKET LINE", custodian, 0,
      "LINE to a Custodian socket (@NAME: abstract); its answer"},
     {"flood", 4, "SOCKET N PROCS SECONDS", flood, 0,

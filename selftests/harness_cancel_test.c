@@ -26,8 +26,8 @@ static pid_t start_client(struct hx *hx, const char *const verb[])
 	pid_t client = fork();
 
 	if (client == 0) {
-		char *argv[16] = {hx->harness, "exec", "--root", HX_ROOT, "--",
-				  hx->try_tool};
+		char *argv[16] = {hx->harness, "exec", "--root",
+				  HX_ROOT,     "--",   hx->try_tool};
 		int null = open("/dev/null", O_RDWR), n = 6;
 
 		for (int i = 0; verb[i] && n < 15; i++)
@@ -193,7 +193,8 @@ static void cancel_by_sigkill(struct __test_metadata *_metadata, struct hx *hx,
 						    : GRACE_MS + 3000))
 		{
 			TH_LOG("%s %d still runs after its client was killed",
-			       i ? "the child" : "the program", i ? child : pid);
+			       i ? "the child" : "the program",
+			       i ? child : pid);
 		}
 		close(fds[i]);
 	}
@@ -300,8 +301,9 @@ TEST_F(harness_cancel, P9_signal_request_by_id)
 			    out, sizeof(out));
 		at = strstr(out, "{\"pid\": ");
 		if (at) {
-			ASSERT_EQ(2, sscanf(at, "{\"pid\": %d, \"generation\": "
-						"%*u, \"id\": %lu",
+			ASSERT_EQ(2, sscanf(at,
+					    "{\"pid\": %d, \"generation\": "
+					    "%*u, \"id\": %lu",
 					    &pid, &id));
 		} else {
 			usleep(5000);
@@ -310,8 +312,9 @@ TEST_F(harness_cancel, P9_signal_request_by_id)
 	fd = pidfd_of(pid);
 	ASSERT_LE(0, fd);
 	/* Without the bearer: refused, the program runs on. */
-	n = snprintf(req, sizeof(req), "JR2H1\nop 6:signal\nid %d:%lu\nsignal "
-				       "2:15\n",
+	n = snprintf(req, sizeof(req),
+		     "JR2H1\nop 6:signal\nid %d:%lu\nsignal "
+		     "2:15\n",
 		     snprintf(NULL, 0, "%lu", id), id);
 	raw_request(_metadata, req, (size_t)n, out, sizeof(out));
 	ASSERT_EQ(0, strncmp(out, "refused no bearer", 17))
@@ -390,8 +393,12 @@ TEST_F(harness_cancel, P9_status_whole_with_many_programs_and_trees)
 	for (int i = 0; i < PROGRAMS; i++)
 		clients[i] = start_client(hx, sleeper);
 	for (int json = 0; json < 2; json++) {
-		char *args[] = {hx->harness, "status", "--root", HX_ROOT,
-				json ? "--json" : NULL, NULL};
+		char *args[] = {hx->harness,
+				"status",
+				"--root",
+				HX_ROOT,
+				json ? "--json" : NULL,
+				NULL};
 
 		for (int waited = 0;; waited += 20) {
 			ASSERT_LT(waited, 4 * HX_READY_MS);

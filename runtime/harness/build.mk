@@ -133,3 +133,36 @@ $(HARNESS_SUITE_BINS): SELFTESTS_LIBS += $(OBJ)/libjr2harness.a $(OBJ)/libjr2.a
 
 $(OBJ)/libjr2harness.a: $(OBJ)/harness/channel.o $(OBJ)/harness/request.o
 	rm -f $@ && ar rcs $@ $^
+
+# The Node module (runtime/harness/node): `node --test` against a real
+# harness, and its benchmark.  Node 18 or later (Debian 12's nodejs is 18;
+# CI has Node 20 at /usr/bin/node); none: the step says so and skips.
+NODE ?= node
+HARNESS_NODE_MIN := 18
+TEST_STEPS += harness-node
+BENCH_STEPS += node
+.PHONY: test-harness-node bench-node
+
+# Prints why Node cannot run here, or nothing.
+HARNESS_NODE_WHY = v=$$($(NODE) -p 'process.versions.node.split(".")[0]' \
+	2>/dev/null) || v=; if [ -z "$$v" ]; then echo "no '$(NODE)' (Node.js \
+	$(HARNESS_NODE_MIN) or later: apt-get install nodejs, or NODE=PATH)"; \
+	elif [ "$$v" -lt $(HARNESS_NODE_MIN) ]; then echo "'$(NODE)' is Node.js \
+	$$v, older than $(HARNESS_NODE_MIN) (node --test); give NODE=PATH"; fi
+
+test-harness-node: $(BIN)/jr2-harness
+	@mkdir -p $(TEST_RESULTS)
+	@why=$$($(HARNESS_NODE_WHY)); if [ -n "$$why" ]; then \
+		printf 'TAP version 13\n1..1\nok 1 - harness-node # SKIP %s\n' "$$why" \
+			| tee $(TEST_RESULTS)/harness-node.tap; exit 0; fi; \
+	JR2_BIN_DIR=$(abspath $(BIN)) $(NODE) --test --test-reporter=tap \
+		runtime/harness/node/test/ > $(TEST_RESULTS)/harness-node.tap; \
+	status=$$?; cat $(TEST_RESULTS)/harness-node.tap; exit $$status
+
+BENCH_NODE_SPAWNS ?= 400
+# N confined /bin/true from Node against N child_process.spawn of it.
+bench-node: $(BIN)/jr2-harness
+	@why=$$($(HARNESS_NODE_WHY)); if [ -n "$$why" ]; then \
+		echo "bench-node: $$why" >&2; exit 1; fi
+	$(NODE) runtime/harness/node/bench.mjs $(BIN)/jr2-harness \
+		$(BENCH_NODE_SPAWNS)

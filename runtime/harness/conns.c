@@ -328,7 +328,7 @@ static void on_attach(struct conn *a, const struct jr2_request *req)
 		struct conn *e = &harness.conns[i];
 
 		if (e->kind == CONN_CONTROL && e->state == ATTACHING &&
-		    !jr2_secret_equal(e->token, req->token, JR2_TOKEN_HEX))
+		    jr2_secret_equal(e->token, req->token, JR2_TOKEN_HEX))
 			c = e;
 	}
 	if (!c) {
@@ -344,6 +344,13 @@ static void on_attach(struct conn *a, const struct jr2_request *req)
 		       "fd %d of that exec is attached already; attach "
 		       "each of 0, 1 and 2 once",
 		       req->stdio);
+		return;
+	}
+	/* The program's stdio blocks, as a pipe does: accept4 made the
+	 * socket's file O_NONBLOCK, and the program shares that file. */
+	if (fcntl(a->fd, F_SETFL, fcntl(a->fd, F_GETFL) & ~O_NONBLOCK)) {
+		refuse(a, "cannot make the stdio socket blocking: %s; retry",
+		       strerror(errno));
 		return;
 	}
 	c->fds[req->stdio] = a->fd;

@@ -248,6 +248,124 @@ TEST(request_refusals_name_the_problem)
 	}
 }
 
+/* op signal and op attach: their fields, each bounded. */
+TEST(request_signal_and_attach)
+{
+	static const struct {
+		const char *text, *message_part; /* NULL: accepted */
+	} cases[] = {
+	    {"JR2H1\nop 6:signal\nbearer 1:b\nid 2:12\nsignal 2:15\n", NULL},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 2:64\n", NULL},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 1:0\n", "from 1 to 64"},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 2:65\n", "from 1 to 64"},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 2:09\n", "from 1 to 64"},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 3:-15\n", "from 1 to 64"},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 1:9\nsignal 1:9\n",
+	     "given twice"},
+	    {"JR2H1\nop 6:signal\nsignal 1:9\n", "needs an 'id'"},
+	    {"JR2H1\nop 6:signal\nid 2:07\nsignal 1:9\n", "needs an 'id'"},
+	    {"JR2H1\nop 6:signal\nid 20:12345678901234567890\nsignal 1:9\n",
+	     "needs an 'id'"},
+	    {"JR2H1\nop 6:signal\nid 1:1\n", "needs an 'id'"},
+	    {"JR2H1\nop 6:signal\nid 1:1\nsignal 1:9\narg 1:x\n",
+	     "takes only bearer, id and signal"},
+	    {"JR2H1\nop 6:attach\ntoken 32:0123456789abcdef0123456789abcdef\n"
+	     "fd 1:2\n",
+	     NULL},
+	    {"JR2H1\nop 6:attach\ntoken 32:0123456789ABCDEF0123456789abcdef\n"
+	     "fd 1:2\n",
+	     "32 lowercase hex digits"},
+	    {"JR2H1\nop 6:attach\ntoken 31:0123456789abcdef0123456789abcde\n"
+	     "fd 1:0\n",
+	     "32 lowercase hex digits"},
+	    {"JR2H1\nop 6:attach\ntoken 32:0123456789abcdef0123456789abcdef\n",
+	     "an 'fd' of 0, 1 or 2"},
+	    {"JR2H1\nop 6:attach\ntoken 32:0123456789abcdef0123456789abcdef\n"
+	     "fd 1:3\n",
+	     "send 0, 1 or 2 once"},
+	    {"JR2H1\nop 6:attach\ntoken 32:0123456789abcdef0123456789abcdef\n"
+	     "fd 1:1\nbearer 1:b\n",
+	     "takes only token and fd"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nsignal 1:9\n",
+	     "belong to op signal and attach only"},
+	    {"JR2H1\nop 6:status\nfd 1:1\n",
+	     "belong to op signal and attach only"},
+	    {"JR2H1\nop 4:exec\narg 1:x\nfd 1:1\n",
+	     "belong to op signal and attach only"},
+	};
+	struct jr2_request req;
+	struct jr2_err err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		memset(&err, 0, sizeof(err));
+		ret = parse(cases[i].text, &req, &err);
+		if (!cases[i].message_part) {
+			ASSERT_EQ(0, ret)
+			{
+				TH_LOG("case %zu refused: %s", i, err.msg);
+			}
+			jr2_request_free(&req);
+			continue;
+		}
+		ASSERT_EQ(-1, ret)
+		{
+			TH_LOG("case %zu accepted: '%s'", i, cases[i].text);
+		}
+		ASSERT_EQ(EPROTO, err.code);
+		ASSERT_NE(NULL, strstr(err.msg, cases[i].message_part))
+		{
+			TH_LOG("case %zu: '%s' lacks '%s'", i, err.msg,
+			       cases[i].message_part);
+		}
+	}
+	/* The values as parsed. */
+	ASSERT_EQ(0, parse(cases[0].text, &req, &err));
+	ASSERT_EQ(JR2_OP_SIGNAL, req.op);
+	ASSERT_EQ(15, req.signo);
+	ASSERT_STREQ("12", req.id);
+	jr2_request_free(&req);
+	ASSERT_EQ(0, parse(cases[12].text, &req, &err));
+	ASSERT_EQ(JR2_OP_ATTACH, req.op);
+	ASSERT_EQ(2, req.stdio);
+	jr2_request_free(&req);
+}
+
+/* The stream socket's frame head: "<1-7 digits>\n", no leading zero,
+ * within the bound; a head cut short may still complete. */
+TEST(frame_head)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		size_t body;
+	} cases[] = {
+	    {"1\n", 0, 1},	 {"65536\nJR2H1", 0, 65536},
+	    {"65537\n", -1, 0},	 {"0\n", -1, 0},
+	    {"01\n", -1, 0},	 {"\n", -1, 0},
+	    {"12x", -1, 0},	 {"", -EAGAIN, 0},
+	    {"123", -EAGAIN, 0}, {"1234567", -1, 0},
+	    {" 1\n", -1, 0},	 {"-1\n", -1, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jr2_err err = {0};
+		size_t body = 0;
+		int ret = jr2_frame_head(cases[i].text, strlen(cases[i].text),
+					 JR2_REQ_MAX_BYTES, &body, &err);
+
+		ASSERT_EQ(cases[i].ret, ret)
+		{
+			TH_LOG("case %zu '%s': %d", i, cases[i].text, ret);
+		}
+		if (!ret)
+			ASSERT_EQ(cases[i].body, body);
+		if (ret == -1)
+			ASSERT_NE(NULL, strstr(err.msg, "a frame starts with"));
+	}
+}
+
 TEST(request_nul_and_oversize)
 {
 	static const char nul[] = "JR2H1\nop 4:exec\narg 3:a\0b\n";

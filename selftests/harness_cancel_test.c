@@ -428,6 +428,33 @@ TEST_F(harness_cancel, P9_status_whole_with_many_programs_and_trees)
 			ASSERT_EQ(PROGRAMS, count_of(out, "{\"pid\": "));
 		}
 	}
+	/* The start line's list is cut at a folder's end, and says so. */
+	{
+		static char log[64 * 1024];
+		const char *line, *end;
+
+		hx_log(log, sizeof(log));
+		line = strstr(log, "serving; ");
+		ASSERT_NE(NULL, line);
+		end = strchr(line, '\n');
+		ASSERT_NE(NULL, end);
+		ASSERT_EQ(0, strncmp(end - strlen(" more (see status)"),
+				     " more (see status)",
+				     strlen(" more (see status)")))
+		{
+			TH_LOG("start line: %.*s", (int)(end - line), line);
+		}
+		/* The last folder before the note is whole: "... (why)". */
+		{
+			const char *note = NULL;
+
+			for (const char *at = line;
+			     (at = strstr(at, "; and ")) && at < end; at++)
+				note = at;
+			ASSERT_NE(NULL, note);
+			ASSERT_EQ(')', note[-1]);
+		}
+	}
 	for (int i = 0; i < PROGRAMS; i++)
 		kill(clients[i], SIGKILL);
 	for (int i = 0; i < PROGRAMS; i++)

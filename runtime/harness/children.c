@@ -81,6 +81,12 @@ static void forget_secrets(void)
 		 * control Stand-in. */
 		explicit_bzero(harness.conns[i].line,
 			       sizeof(harness.conns[i].line));
+		/* A stream exec's token, a frame read in part (a bearer). */
+		explicit_bzero(harness.conns[i].token,
+			       sizeof(harness.conns[i].token));
+		if (harness.conns[i].frame)
+			explicit_bzero(harness.conns[i].frame,
+				       harness.conns[i].frame_have);
 	}
 }
 

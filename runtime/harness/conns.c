@@ -103,14 +103,16 @@ void conn_send(struct conn *c, const char *buf, size_t len)
 			return;
 		return;
 	}
+	/* Room for the whole answer at once (a status may be long): the
+	 * loop does not wait on a client that reads slowly. */
+	if (len > 2048)
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	if (c->stream) {
 		snprintf(head, sizeof(head), "%zu\n", len);
 		stream_write(c, head, strlen(head));
 		stream_write(c, buf, len);
 		return;
 	}
-	if (len > 2048)
-		setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	if (jr2_send_msg(c->fd, buf, len, NULL, 0) == -EMSGSIZE)
 		say("an answer of %zu bytes is larger than the control "
 		    "socket's send buffer (net.core.wmem_max); raise it",

@@ -367,10 +367,14 @@ export class ConfinedProcess extends EventEmitter {
 
 /**
  * Starts argv confined by the harness; returns at once, as
- * child_process.spawn does.
+ * child_process.spawn does: a harness that cannot be reached, a refusal
+ * or a program that cannot be run come as 'error' (then 'close').
  * @param {string[]} argv the program and its arguments (argv[0] along PATH)
  * @param {SpawnOptions} [opts]
  * @returns {ConfinedProcess}
+ * @throws {TypeError} argv names no program
+ * @throws {Error} the bearer file cannot be read, or the request is larger
+ *   than the harness takes (64 KiB)
  */
 export function spawnConfined(argv, opts = {}) {
   if (!Array.isArray(argv) || argv.length === 0 || !argv[0]) {

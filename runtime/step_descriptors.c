@@ -3,7 +3,8 @@
  * Step 1 of the confinement step (confine_step.h): no descriptor into a
  * protected dir, and none open for writing into a read-only tree, crosses
  * into the domain.  Landlock checks paths at open(2), never a descriptor
- * already open.
+ * already open.  Nor does a descriptor cross that hands out others: what it
+ * hands out was opened outside the domain too (carriers(), below).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -120,6 +122,112 @@ static int places_of(const struct jr2_policy *policy, struct places *pl,
 	return 0;
 }
 
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
+
+/* The number after `key` in /proc/self/fdinfo/FD, or -1 without one. */
+static long fdinfo_number(int fd, const char *key)
+{
+	char path[64], buf[1024];
+	size_t klen = strlen(key);
+	ssize_t n;
+	int info;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (info < 0)
+		return -1;
+	n = read(info, buf, sizeof(buf) - 1);
+	close(info);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (!strncmp(line, key, klen))
+			return strtol(line + klen, NULL, 10);
+	}
+	return -1;
+}
+
+/*
+ * A descriptor that hands out descriptors: what it hands out was opened
+ * outside the domain, and Landlock checks paths at open(2) only.
+ *  - A unix socket carries descriptors (SCM_RIGHTS): one listening takes
+ *    connections that carry them, and one with descriptors queued
+ *    (fdinfo's scm_fds) gives them at the program's first recvmsg.  The
+ *    rest cross with SO_PASSRIGHTS off where the kernel has it (6.16), set
+ *    before the queue is read: a later sendmsg with descriptors to it gives
+ *    EPERM.  stdio of a Node parent are such sockets (libuv's pipes).
+ *  - io_uring: its registered files, and its credentials (SQPOLL's thread
+ *    and registered personalities act as the ring's maker, outside the
+ *    domain).
+ *  - fanotify: each event read carries a descriptor of the file it reports.
+ *  - a pidfd: pidfd_getfd(2) copies its process's descriptors, where ptrace
+ *    may (Yama's and Landlock's rules, which differ by kernel).
+ * Pipes, terminals, epoll, signalfd, eventfd, timerfd and other sockets
+ * hand out none (epoll_wait gives back data, never a descriptor).
+ */
+static int carriers(int fd, int shown_as, const char *target,
+		    const struct stat *st, struct jr2_err *err)
+{
+	static const struct {
+		const char *target, *why;
+	} kinds[] = {
+	    {"anon_inode:[io_uring]",
+	     "an io_uring acts with its maker's files and credentials"},
+	    {"anon_inode:[fanotify]",
+	     "a fanotify group's events carry descriptors of the files"},
+	    {"anon_inode:[pidfd]",
+	     "a pidfd hands out its process's descriptors (pidfd_getfd)"},
+	};
+	int domain = 0, listening = 0, off = 0;
+	socklen_t len = sizeof(domain);
+	long queued;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strcmp(target, kinds[i].target))
+			return jr2_fail(err, EPERM, false,
+					"descriptor %d is '%s': %s, opened "
+					"outside the domain; do not pass it",
+					shown_as, target, kinds[i].why);
+	if (!S_ISSOCK(st->st_mode) ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
+	    domain != AF_UNIX)
+		return 0;
+	len = sizeof(listening);
+	if (!getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) &&
+	    listening)
+		return jr2_fail(err, EPERM, false,
+				"descriptor %d is a listening unix socket "
+				"('%s'): its connections carry descriptors "
+				"opened outside the domain; pass a connected "
+				"socket or a pipe",
+				shown_as, target);
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off)) &&
+	    errno != ENOPROTOOPT)
+		return jr2_fail(err, errno, false,
+				"descriptor %d ('%s'): setsockopt "
+				"SO_PASSRIGHTS: %s",
+				shown_as, target, strerror(errno));
+	queued = fdinfo_number(fd, "scm_fds:");
+	if (queued < 0)
+		return jr2_fail(err, EPERM, false,
+				"descriptor %d is a unix socket ('%s') whose "
+				"queued descriptors /proc/self/fdinfo does "
+				"not show: mount /proc or pass a pipe",
+				shown_as, target);
+	if (queued > 0)
+		return jr2_fail(err, EPERM, false,
+				"descriptor %d is a unix socket ('%s') with "
+				"%ld descriptors queued on it, opened outside "
+				"the domain: receive them first or pass a pipe",
+				shown_as, target, queued);
+	return 0;
+}
+
 /*
  * A file one descriptor of a batch was checked on: what the verdict depends
  * on (its inode, its path: fd_inside reads nothing else) and which checks
@@ -156,6 +264,8 @@ static int check_fd_in(const struct places *pl, int fd, int shown_as,
 	target[len] = '\0';
 	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
 		target[len - 10] = '\0';
+	if (carriers(fd, shown_as, target, &st, err))
+		return -1;
 	writing = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	for (size_t i = 0; i < *n_seen && !same; i++)
 		if (seen[i].dev == st.st_dev && seen[i].ino == st.st_ino &&

@@ -6,11 +6,22 @@
  * included), or open for writing into a read-only tree, is refused with
  * exit 125 naming the descriptor and the path.  Through `jr2-confine run`
  * and `jr2-harness exec`; controls: the same descriptors read unconfined,
- * and descriptors elsewhere passed on purpose.
+ * and descriptors elsewhere passed on purpose.  A descriptor that hands out
+ * descriptors (a unix socket listening or with some queued, io_uring,
+ * fanotify, a pidfd) is refused the same way; a connected unix socket with
+ * none queued arrives, closed to later ones where the kernel has
+ * SO_PASSRIGHTS.
  *
  * Promises: R10
  */
+#include <linux/io_uring.h>
+#include <sys/fanotify.h>
+
 #include "step_helpers.h"
+
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83
+#endif
 
 ST_FIXTURE(escapes)
 
@@ -35,16 +46,23 @@ static off_t size_of(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
-static int pass_fd(struct st *st, enum st_path path, const char *fd, char *out,
-		   size_t size)
+static int pass_fd_to(struct st *st, enum st_path path, const char *fd,
+		      const char *what, char *out, size_t size)
 {
 	const char *const opts[] = {"--pass-fd", fd, NULL};
-	const char *const verb[] = {"fd-read", "3", NULL};
-	const char *const verb_run[] = {"fd-read", fd, NULL};
+	const char *const verb[] = {what, "3", NULL};
+	const char *const verb_run[] = {what, fd, NULL};
 
 	/* exec renumbers passed descriptors from 3; run keeps them. */
 	return st_try_opts(st, path, opts, false,
 			   path == ST_EXEC ? verb : verb_run, out, size);
+}
+
+/* jr2-try fd-read of the passed descriptor `fd`. */
+static int pass_fd(struct st *st, enum st_path path, const char *fd, char *out,
+		   size_t size)
+{
+	return pass_fd_to(st, path, fd, "fd-read", out, size);
 }
 
 /* `exec 5<P/k 6>>P/k; jr2-confine run -- sh -c 'cat <&5; ...'`. */
@@ -168,6 +186,229 @@ TEST_F(escapes, R10_descriptors_passed_on_purpose_arrive)
 		ASSERT_STREQ("ok ro-data\n\n", out);
 	}
 	close(9);
+}
+
+/* Sends the descriptor `fd` on the socket `sock`, with one byte; errno. */
+static int send_fd(int sock, int fd)
+{
+	char byte = 'x', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+	return sendmsg(sock, &msg, MSG_DONTWAIT) < 0 ? errno : 0;
+}
+
+/* `fd` made descriptor 9 (closed as itself). */
+static void at_9(struct __test_metadata *_metadata, int fd)
+{
+	ASSERT_LE(0, fd);
+	if (fd != 9) {
+		ASSERT_EQ(9, dup2(fd, 9));
+		ASSERT_EQ(0, close(fd));
+	}
+}
+
+/*
+ * Passing descriptor 9 by `path` is refused (125), the message naming
+ * `what`; by exec, `exec_what` where not NULL (the client's own refusal).
+ */
+static void refused_9_as(struct __test_metadata *_metadata, struct st *st,
+			 const char *what, const char *exec_what)
+{
+	char out[ST_OUT_SIZE], expected[160];
+
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		ASSERT_EQ(125, pass_fd(st, path, "9", out, sizeof(out)))
+		{
+			TH_LOG("%s, %s: %s", st_path_name[path], what, out);
+		}
+		snprintf(expected, sizeof(expected), "descriptor %d %s",
+			 path == ST_RUN ? 9 : 3, what);
+		if (path == ST_EXEC && exec_what)
+			snprintf(expected, sizeof(expected), "%s", exec_what);
+		ASSERT_NE(NULL, strstr(out, expected))
+		{
+			TH_LOG("%s: '%s' lacks '%s'", st_path_name[path], out,
+			       expected);
+		}
+	}
+}
+
+static void refused_9(struct __test_metadata *_metadata, struct st *st,
+		      const char *what)
+{
+	refused_9_as(_metadata, st, what, NULL);
+}
+
+/*
+ * A unix socket with a descriptor of the Stand-ins queued on it, passed or
+ * as stdin; a listening one; io_uring, fanotify, a pidfd: refused, 125.
+ * Control: unconfined, the queued descriptor reads the Stand-ins.
+ */
+TEST_F(escapes, R10_descriptors_carriers_refused)
+{
+	struct st *st = &self->st;
+	static const char *const kinds[] = {
+	    "'anon_inode:[pidfd]'",
+	    "'anon_inode:[fanotify]'",
+	    "'anon_inode:[io_uring]'",
+	};
+	char out[ST_OUT_SIZE];
+	int sv[2], standins, made, carried;
+
+	ST_START(st);
+	standins = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, standins);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, send_fd(sv[1], standins));
+	at_9(_metadata, dup(sv[0]));
+	refused_9(_metadata, st, "is a unix socket");
+	close(9);
+	st->in_fd = sv[0];
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		const char *const verb[] = {"fd-recv", "0", NULL};
+
+		ASSERT_EQ(125, st_try_opts(st, path, NULL, false, verb, out,
+					   sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_NE(NULL, strstr(out, "descriptor 0 is a unix socket"))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_NE(NULL, strstr(out, "1 descriptors queued"));
+	}
+	/* Control: unconfined, stdin gives the Stand-ins' descriptor. */
+	{
+		const char *line =
+		    ST_TRY_LINE(st, ST_UNCONFINED, "fd-recv", "0");
+		char first[512] = "";
+		int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+
+		ASSERT_LE(0, read(fd, first, sizeof(first) - 1));
+		close(fd);
+		first[strcspn(first, "\n")] = '\0';
+		ASSERT_EQ(0, strncmp("ok got ", line, 7));
+		ASSERT_LT(20, strlen(line + 7));
+		ASSERT_EQ(0, strncmp(first, line + 7, strlen(line + 7)));
+	}
+	st->in_fd = -1;
+	close(sv[0]);
+	close(sv[1]);
+	/* A listening socket: connections bring descriptors. */
+	at_9(_metadata, socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	{
+		struct sockaddr_un sun = {.sun_family = AF_UNIX};
+
+		ASSERT_EQ(
+		    0, bind(9, (struct sockaddr *)&sun, sizeof(sa_family_t)));
+		ASSERT_EQ(0, listen(9, 1));
+	}
+	refused_9(_metadata, st, "is a listening unix socket");
+	close(9);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		struct io_uring_params params = {0};
+
+		if (i == 0)
+			made = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		else if (i == 1)
+			made = fanotify_init(FAN_CLOEXEC, O_RDONLY);
+		else
+			made = (int)syscall(SYS_io_uring_setup, 4, &params);
+		if (made < 0) {
+			TH_LOG("%s: not made here (%s): not tried", kinds[i],
+			       strerror(errno));
+			continue;
+		}
+		/* The kernel carries no io_uring in SCM_RIGHTS (EINVAL, 6.x):
+		 * then exec's client is refused its send. */
+		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+		carried = send_fd(sv[0], made);
+		close(sv[0]);
+		close(sv[1]);
+		at_9(_metadata, made);
+		refused_9_as(_metadata, st, "is ",
+			     carried == EINVAL ? "cannot send the request to "
+						 "'the harness': Invalid "
+						 "argument"
+					       : NULL);
+		ASSERT_EQ(125, pass_fd(st, ST_RUN, "9", out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, kinds[i]))
+		{
+			TH_LOG("'%s' lacks %s", out, kinds[i]);
+		}
+		close(9);
+	}
+	close(standins);
+}
+
+/*
+ * Control: a connected unix socket with nothing queued arrives, passed and
+ * as stdin (a Node parent's stdio).  Where the kernel has SO_PASSRIGHTS
+ * (the probe: setsockopt on a socket of the test's own), a descriptor its
+ * peer sends after the check is refused (EPERM); without it, the send is
+ * taken (SECURITY.md).
+ */
+TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
+{
+	struct st *st = &self->st;
+	char out[ST_OUT_SIZE];
+	int sv[2], off = 0, probe, standins, expected_send;
+
+	ST_START(st);
+	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, probe);
+	expected_send =
+	    setsockopt(probe, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off))
+		? 0
+		: EPERM;
+	TH_LOG("SO_PASSRIGHTS: %s", expected_send ? "yes" : strerror(errno));
+	close(probe);
+	standins = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, standins);
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		const char *const stdin_verb[] = {"fd-recv", "0", NULL};
+
+		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+		at_9(_metadata, dup(sv[0]));
+		ASSERT_EQ(
+		    0, pass_fd_to(st, path, "9", "fd-recv", out, sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_STREQ("ok none\n", out);
+		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
+		close(9);
+		close(sv[0]);
+		close(sv[1]);
+		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+		st->in_fd = sv[0];
+		ASSERT_EQ(0, st_try_opts(st, path, NULL, false, stdin_verb, out,
+					 sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_STREQ("ok none\n", out);
+		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
+		st->in_fd = -1;
+		close(sv[0]);
+		close(sv[1]);
+	}
+	/* Control: a socket the step never saw takes the descriptor. */
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, send_fd(sv[1], standins));
+	close(sv[0]);
+	close(sv[1]);
+	close(standins);
 }
 
 TEST_HARNESS_MAIN

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -182,6 +183,40 @@ static int fd_read(const struct try_call *c)
 	return 0;
 }
 
+/*
+ * recvmsg on the socket FD (not waiting): a descriptor that comes with it
+ * is read from its start, "ok got TEXT"; none, "ok none"; else the errno.
+ */
+static int fd_recv(const struct try_call *c)
+{
+	int fd = (int)try_number(c->arg[0], "FD"), got = -1;
+	char byte, cbuf[CMSG_SPACE(sizeof(int) * 4)], text[256];
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	ssize_t n;
+
+	if (recvmsg(fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0 &&
+	    errno != EAGAIN)
+		return try_report(errno);
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h && got < 0;
+	     h = CMSG_NXTHDR(&msg, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+			memcpy(&got, CMSG_DATA(h), sizeof(got));
+	if (got < 0) {
+		printf("ok none\n");
+		return 0;
+	}
+	n = pread(got, text, sizeof(text) - 1, 0);
+	if (n < 0)
+		return try_report(errno);
+	text[n] = '\0';
+	printf("ok got %s\n", text);
+	return 0;
+}
+
 /* The five capability sets of /proc/self/status: "BND PRM EFF INH AMB". */
 static int caps(const struct try_call *c)
 {
@@ -269,6 +304,8 @@ const struct try_verb try_step_verbs[] = {
     {"late-chmod", 3, "READY GO PATH", late_chmod, 0,
      "makes READY, waits for GO, then chmods PATH"},
     {"fd-read", 1, "FD", fd_read, 0, "reads FD: \"ok TEXT\""},
+    {"fd-recv", 1, "FD", fd_recv, 0,
+     "recvmsg on FD: a descriptor it brings read, \"ok got TEXT\""},
     {"caps", 0, "", caps, 0, "its capability sets: \"BND PRM EFF INH AMB\""},
     {"handle", 1, "PATH", handle, 0, "open_by_handle_at of PATH's handle"},
     {"environ-of", 1, "PID", environ_of, 0, "reads /proc/PID/environ"},

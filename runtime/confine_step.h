@@ -96,6 +96,16 @@ int jr2_step_check_fd(const struct jr2_policy *policy, int fd, int shown_as,
 		      struct jr2_err *err);
 
 /*
+ * SO_PASSRIGHTS off on the unix socket fd (Linux 6.16): a later sendmsg of
+ * descriptors to it gives the sender EPERM.  0 when off, else -1 and errno
+ * (ENOPROTOOPT: the kernel has no such switch; EOPNOTSUPP, ENOTSOCK: not a
+ * unix socket; EPERM: under the confinement's filter, which keeps it as it
+ * is).  The harness calls it on each descriptor of a request as it takes
+ * it, before its spawner (filtered) checks them.
+ */
+int jr2_fd_refuse_rights(int fd);
+
+/*
  * The same for fds[0..n), each shown as its index (a request's descriptors,
  * the spawner).  The restricted places are looked up once for all, and a
  * descriptor on a file already checked (same inode, same path: all the

@@ -152,6 +152,18 @@ static long fdinfo_number(int fd, const char *key)
 	return -1;
 }
 
+int jr2_fd_refuse_rights(int fd)
+{
+	int on = 1, off = 0;
+	socklen_t len = sizeof(on);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &on, &len))
+		return -1;
+	if (!on)
+		return 0;
+	return setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
+}
+
 /*
  * A descriptor that hands out descriptors: what it hands out was opened
  * outside the domain, and Landlock checks paths at open(2) only.
@@ -183,7 +195,7 @@ static int carriers(int fd, int shown_as, const char *target,
 	    {"anon_inode:[pidfd]",
 	     "a pidfd hands out its process's descriptors (pidfd_getfd)"},
 	};
-	int domain = 0, listening = 0, off = 0;
+	int domain = 0, listening = 0;
 	socklen_t len = sizeof(domain);
 	long queued;
 
@@ -206,11 +218,10 @@ static int carriers(int fd, int shown_as, const char *target,
 				"opened outside the domain; pass a connected "
 				"socket or a pipe",
 				shown_as, target);
-	if (setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off)) &&
-	    errno != ENOPROTOOPT)
+	if (jr2_fd_refuse_rights(fd) && errno != ENOPROTOOPT)
 		return jr2_fail(err, errno, false,
-				"descriptor %d ('%s'): setsockopt "
-				"SO_PASSRIGHTS: %s",
+				"descriptor %d ('%s'): SO_PASSRIGHTS stays on: "
+				"%s; pass a pipe",
 				shown_as, target, strerror(errno));
 	queued = fdinfo_number(fd, "scm_fds:");
 	if (queued < 0)

@@ -21,6 +21,7 @@ struct jr2_syscall_rule {
 #define JR2_X86_64_MAX 472
 #define JR2_X86_64_PRLIMIT64 302
 #define JR2_X86_64_FCNTL 72
+#define JR2_X86_64_SETSOCKOPT 54
 static const struct jr2_syscall_rule jr2_x86_64_refused[] = {
     {248, EPERM, "add_key"},
     {249, EPERM, "request_key"},
@@ -43,6 +44,8 @@ static const struct jr2_syscall_rule jr2_x86_64_refused[] = {
 #define JR2_I386_PRLIMIT64 340
 #define JR2_I386_FCNTL 55
 #define JR2_I386_FCNTL64 221
+#define JR2_I386_SETSOCKOPT 366
+#define JR2_I386_SOCKETCALL 102
 static const struct jr2_syscall_rule jr2_i386_refused[] = {
     {286, EPERM, "add_key"},
     {287, EPERM, "request_key"},

@@ -13,6 +13,7 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ struct sys_table {
 	unsigned int arch;
 	unsigned int max; /* the highest number the census knows */
 	unsigned int prlimit64, fcntl, fcntl64; /* fcntl64: 0 where none */
+	unsigned int setsockopt, socketcall; /* socketcall: 0 where none */
 	const struct jr2_syscall_rule *refused;
 	size_t n_refused;
 	bool wide; /* 64-bit pointers: both halves of an argument count */
@@ -38,9 +40,11 @@ struct sys_table {
 
 static const struct sys_table sys_tables[] = {
     {AUDIT_ARCH_X86_64, JR2_X86_64_MAX, JR2_X86_64_PRLIMIT64, JR2_X86_64_FCNTL,
-     0, jr2_x86_64_refused, N_OF(jr2_x86_64_refused), true},
+     0, JR2_X86_64_SETSOCKOPT, 0, jr2_x86_64_refused, N_OF(jr2_x86_64_refused),
+     true},
     {AUDIT_ARCH_I386, JR2_I386_MAX, JR2_I386_PRLIMIT64, JR2_I386_FCNTL,
-     JR2_I386_FCNTL64, jr2_i386_refused, N_OF(jr2_i386_refused), false},
+     JR2_I386_FCNTL64, JR2_I386_SETSOCKOPT, JR2_I386_SOCKETCALL,
+     jr2_i386_refused, N_OF(jr2_i386_refused), false},
 };
 
 #define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
@@ -51,13 +55,19 @@ static const struct sys_table sys_tables[] = {
 #define F_SETDELEG (F_SETLEASE + 16)
 #endif
 
+/* Linux 6.16's switch of a unix socket's SCM_RIGHTS (socket.h: 83). */
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83
+#endif
+#define SOCKETCALL_SETSOCKOPT 14 /* linux/net.h's SYS_SETSOCKOPT */
+
 /*
  * A filter is written from its end to its start: every jump goes forward,
  * so its target is already in place and its offset known when it is put.
  * A jump spans at most one table's part (PART_MAX, below 256: the 8 bits of
  * an offset); FILTER_MAX holds them all (static checks below).
  */
-#define PART_FIXED  24 /* a part's instructions besides its refused calls */
+#define PART_FIXED  32 /* a part's instructions besides its refused calls */
 #define PART_MAX(t) (PART_FIXED + N_OF(t))
 #define FILTER_MAX \
 	(2 + PART_MAX(jr2_x86_64_refused) + PART_MAX(jr2_i386_refused))
@@ -110,7 +120,10 @@ static void jeq(struct filter *p, unsigned int k, size_t jt)
  * 0x40000200, are all above it); the census's refused calls their errno;
  * prlimit64(pid, resource, new, old) with new limits for another pid (not
  * 0) EPERM; fcntl(fd, F_SETLEASE or F_SETDELEG, ...) EPERM (the command is
- * an unsigned int: its low half); all else is allowed.
+ * an unsigned int: its low half); setsockopt(fd, SOL_SOCKET,
+ * SO_PASSRIGHTS, ...) EPERM (level and name are ints: their low half), and
+ * i386's socketcall(SYS_SETSOCKOPT, args) EPERM (its arguments lie in
+ * memory, out of the filter's reach); all else is allowed.
  */
 static void emit_table(struct filter *p, const struct sys_table *t)
 {
@@ -125,8 +138,17 @@ static void emit_table(struct filter *p, const struct sys_table *t)
 	const size_t deleg =
 	    put(p, BPF_JMP | BPF_JEQ | BPF_K, F_SETDELEG, eperm, allow);
 	const size_t lease = load_jeq(p, ARG_LO(1), F_SETLEASE, eperm, deleg);
+	const size_t rights =
+	    load_jeq(p, ARG_LO(2), SO_PASSRIGHTS, eperm, allow);
+	const size_t sockopt =
+	    load_jeq(p, ARG_LO(1), SOL_SOCKET, rights, allow);
+	const size_t socketcall =
+	    load_jeq(p, ARG_LO(0), SOCKETCALL_SETSOCKOPT, eperm, allow);
 
 	ret(p, SECCOMP_RET_ALLOW);
+	jeq(p, t->setsockopt, sockopt);
+	if (t->socketcall)
+		jeq(p, t->socketcall, socketcall);
 	jeq(p, t->prlimit64, prlimit);
 	jeq(p, t->fcntl, lease);
 	if (t->fcntl64)
@@ -157,6 +179,9 @@ static void emit_table(struct filter *p, const struct sys_table *t)
  *    of it, by any process, then waits fs.lease-break-time (the harness
  *    looking at its peer's /proc status, the spawner's execve): F_SETLEASE
  *    and 6.19's F_SETDELEG give EPERM;
+ *  - SCM_RIGHTS switched back on (setsockopt SO_PASSRIGHTS, EPERM): a
+ *    passed unix socket crosses with it off (step 1), so that its peer sends
+ *    it no descriptor opened outside the domain;
  *  - clone3 (ENOSYS, so that libc falls back to clone): CLONE_INTO_CGROUP
  *    moves the child into any cgroup of a read-only descriptor, by an inode
  *    permission check, no open;

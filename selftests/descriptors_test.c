@@ -387,6 +387,10 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 		}
 		ASSERT_STREQ("ok none\n", out);
 		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
+		/* Nor does the program turn SCM_RIGHTS back on. */
+		ASSERT_EQ(1, pass_fd_to(st, path, "9", "passrights-on", out,
+					sizeof(out)));
+		ASSERT_STREQ("EPERM\n", out);
 		close(9);
 		close(sv[0]);
 		close(sv[1]);
@@ -403,9 +407,14 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 		close(sv[0]);
 		close(sv[1]);
 	}
-	/* Control: a socket the step never saw takes the descriptor. */
+	/* Control: a socket the step never saw takes the descriptor, and
+	 * unconfined, SO_PASSRIGHTS is the kernel's to refuse or take. */
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	ASSERT_EQ(0, send_fd(sv[1], standins));
+	at_9(_metadata, dup(sv[0]));
+	ASSERT_STREQ(expected_send ? "ok" : "ENOPROTOOPT",
+		     ST_TRY_LINE(st, ST_UNCONFINED, "passrights-on", "9"));
+	close(9);
 	close(sv[0]);
 	close(sv[1]);
 	close(standins);

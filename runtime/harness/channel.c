@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "confine_step.h"
 #include "policy.h"
 #include "request.h"
 
@@ -362,5 +363,8 @@ int jr2_control_take(int sock, char *buf, size_t cap, struct jr2_request *req,
 		*n_fds = 0;
 		return -1;
 	}
+	/* The spawner's filter keeps SO_PASSRIGHTS as it is: off here. */
+	for (size_t i = 0; i < *n_fds; i++)
+		(void)jr2_fd_refuse_rights(fds[i]);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -65,6 +66,10 @@ static long call64(long nr, long a0, long a1, long a2, long a3)
 			 : "rcx", "r11", "memory");
 	return ret < 0 && ret > -4096 ? -ret : 0;
 }
+
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
 
 static sigjmp_buf no_int80;
 
@@ -162,6 +167,13 @@ static void probe(bool open, bool int80)
 			       (int)call64(nr, 0, F_SETLEASE, 0, 0));
 			expect(&t, "x86_64", nr, "F_GETFL", PROBE_REACHED,
 			       (int)call64(nr, 0, F_GETFL, 0, 0));
+		} else if (nr == JR2_X86_64_SETSOCKOPT) {
+			expect(
+			    &t, "x86_64", nr, "SO_PASSRIGHTS",
+			    open ? PROBE_REACHED : EPERM,
+			    (int)call64(nr, 0, SOL_SOCKET, SO_PASSRIGHTS, 0));
+			expect(&t, "x86_64", nr, "SO_REUSEADDR", PROBE_REACHED,
+			       (int)call64(nr, 0, SOL_SOCKET, SO_REUSEADDR, 0));
 		} else {
 			expect(&t, "x86_64", nr, "", want,
 			       (int)call64(nr, 0, 0, 0, 0));
@@ -186,7 +198,28 @@ static void probe(bool open, bool int80)
 				       open ? PROBE_REACHED : EPERM,
 				       (int)call32(nr, 0, F_SETLEASE, 0, 0,
 						   PROBE_COOKIE));
-			else
+			else if (nr == JR2_I386_SETSOCKOPT) {
+				expect(&t, "i386", nr, "SO_PASSRIGHTS",
+				       open ? PROBE_REACHED : EPERM,
+				       (int)call32(nr, 0, SOL_SOCKET,
+						   SO_PASSRIGHTS, 0,
+						   PROBE_COOKIE));
+				expect(&t, "i386", nr, "SO_REUSEADDR",
+				       PROBE_REACHED,
+				       (int)call32(nr, 0, SOL_SOCKET,
+						   SO_REUSEADDR, 0,
+						   PROBE_COOKIE));
+			} else if (nr == JR2_I386_SOCKETCALL) {
+				/* linux/net.h: 14 SYS_SETSOCKOPT, 1 SYS_SOCKET
+				 */
+				expect(
+				    &t, "i386", nr, "SYS_SETSOCKOPT",
+				    open ? PROBE_REACHED : EPERM,
+				    (int)call32(nr, 14, 0, 0, 0, PROBE_COOKIE));
+				expect(
+				    &t, "i386", nr, "SYS_SOCKET", PROBE_REACHED,
+				    (int)call32(nr, 1, 0, 0, 0, PROBE_COOKIE));
+			} else
 				expect(
 				    &t, "i386", nr, "", want,
 				    (int)call32(nr, 0, 0, 0, 0, PROBE_COOKIE));

@@ -217,6 +217,19 @@ static int fd_recv(const struct try_call *c)
 	return 0;
 }
 
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
+
+/* setsockopt(FD, SOL_SOCKET, SO_PASSRIGHTS, 1): SCM_RIGHTS back on. */
+static int passrights_on(const struct try_call *c)
+{
+	int fd = (int)try_number(c->arg[0], "FD"), on = 1;
+
+	return try_report(TRY_ERR(
+	    setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &on, sizeof(on))));
+}
+
 /* The five capability sets of /proc/self/status: "BND PRM EFF INH AMB". */
 static int caps(const struct try_call *c)
 {
@@ -306,6 +319,8 @@ const struct try_verb try_step_verbs[] = {
     {"fd-read", 1, "FD", fd_read, 0, "reads FD: \"ok TEXT\""},
     {"fd-recv", 1, "FD", fd_recv, 0,
      "recvmsg on FD: a descriptor it brings read, \"ok got TEXT\""},
+    {"passrights-on", 1, "FD", passrights_on, 0,
+     "setsockopt SO_PASSRIGHTS 1 on the socket FD"},
     {"caps", 0, "", caps, 0, "its capability sets: \"BND PRM EFF INH AMB\""},
     {"handle", 1, "PATH", handle, 0, "open_by_handle_at of PATH's handle"},
     {"environ-of", 1, "PID", environ_of, 0, "reads /proc/PID/environ"},

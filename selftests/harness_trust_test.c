@@ -7,7 +7,9 @@
  * refuses it (E4); every bad input of `serve` and `exec` gets its documented
  * exit code, one line with the fix, and leaves the file system as it was
  * (E6); a squatted abstract name is refused naming its holder (R8, E6); the
- * internal --start-env-fd cannot bring a name that loads code in (E2).
+ * internal --start-env-fd cannot bring a name that loads code in (E2); a
+ * bearer file that is not a regular file is refused at once by serve, status
+ * and exec, and a client with no harness on its --root says so (E6).
  *
  * Promises: E2 E4 E6 R8
  */
@@ -587,6 +589,129 @@ TEST_F(harness_trust, E6_a_start_with_stderr_closed_serves)
 	/* Positive control: with stderr open (to /dev/null), it serves. */
 	ASSERT_EQ(0, serve_after(_metadata, hx, "exec 2>/dev/null"));
 	ASSERT_EQ(0, serve_after(_metadata, hx, "exec 2>&-"));
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * --bearer-file naming a FIFO, a directory, a socket or /dev/zero: `serve`,
+ * `status` and `exec` each give one line naming its type and exit 2, in
+ * under a second (a FIFO's plain open waits for a writer for ever), and the
+ * refused start changes nothing.  Control: the harness's own bearer file.
+ */
+TEST_F(harness_trust, E6_bearer_file_not_regular_refused)
+{
+	struct hx *hx = &self->hx;
+	static const struct {
+		const char *path, *kind;
+	} bad[] = {
+	    {HX_SECRET "/fifo", "is a FIFO"},
+	    {HX_SECRET "/dir", "is a directory"},
+	    {HX_SECRET "/sock", "is a socket"},
+	    {"/dev/zero", "is a character device"},
+	};
+	const char *const truth[] = {"/bin/true", NULL};
+	char before[8192], after[8192], out[HX_OUT_SIZE], expected[128];
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int sock;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_dir(_metadata, HX_SECRET, 0700);
+	ASSERT_EQ(0, mkfifo(HX_SECRET "/fifo", 0600));
+	fx_make_dir(_metadata, HX_SECRET "/dir", 0700);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", HX_SECRET "/sock");
+	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, sock);
+	ASSERT_EQ(0, bind(sock, (struct sockaddr *)&sun, sizeof(sun)));
+	ASSERT_EQ(0, listen(sock, 1));
+	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC HX_TRUST_SECRET, 0644);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		const char *const args[] = {"--bearer-file", bad[i].path,
+					    "--config", CONFIG, NULL};
+		long start = now_ms();
+
+		snapshot(before, sizeof(before));
+		ASSERT_EQ(2,
+			  refused_start(_metadata, hx, args, out, sizeof(out)))
+		{
+			TH_LOG("serve, %s: %s", bad[i].path, out);
+		}
+		ASSERT_GT(1000, now_ms() - start);
+		snprintf(expected, sizeof(expected), "'%s' %s", bad[i].path,
+			 bad[i].kind);
+		ASSERT_NE(NULL, strstr(out, expected))
+		{
+			TH_LOG("serve: '%s' lacks '%s'", out, expected);
+		}
+		snapshot(after, sizeof(after));
+		ASSERT_STREQ(before, after);
+	}
+	HX_START(hx, NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		long start = now_ms();
+
+		snprintf(expected, sizeof(expected), "'%s' %s", bad[i].path,
+			 bad[i].kind);
+		hx->bearer_file = bad[i].path;
+		ASSERT_EQ(2, hx_status(hx, out, sizeof(out)))
+		{
+			TH_LOG("status, %s: %s", bad[i].path, out);
+		}
+		ASSERT_NE(NULL, strstr(out, expected)) TH_LOG("%s", out);
+		ASSERT_EQ(2, hx_exec(hx, truth, out, sizeof(out)))
+		{
+			TH_LOG("exec, %s: %s", bad[i].path, out);
+		}
+		ASSERT_NE(NULL, strstr(out, expected)) TH_LOG("%s", out);
+		ASSERT_GT(1000, now_ms() - start);
+		hx->bearer_file = NULL;
+	}
+	/* Control: the harness's own bearer file. */
+	ASSERT_EQ(0, hx_status(hx, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out))) TH_LOG("%s", out);
+	close(sock);
+}
+
+/*
+ * exec and status with no harness serving their --root say so first,
+ * naming `jr2-harness serve` and the --root; with one serving, they run.
+ */
+TEST_F(harness_trust, E6_exec_without_harness_names_serve)
+{
+	struct hx *hx = &self->hx;
+	const char *const truth[] = {"/bin/true", NULL};
+	char out[HX_OUT_SIZE];
+
+	HX_START(hx, NULL);
+	ASSERT_EQ(0, hx_exec(hx, truth, out, sizeof(out))) TH_LOG("%s", out);
+	hx_stop(hx);
+	for (int i = 0; i < 2; i++) {
+		int status = i ? hx_status(hx, out, sizeof(out))
+			       : hx_exec(hx, truth, out, sizeof(out));
+
+		ASSERT_EQ(125, status) TH_LOG("%s", out);
+		ASSERT_EQ(
+		    0, strncmp(out,
+			       "jr2-harness: no harness serves --root '" HX_ROOT
+			       "'",
+			       strlen("jr2-harness: no harness serves "
+				      "--root '" HX_ROOT "'")))
+		{
+			TH_LOG("%s", out);
+		}
+		ASSERT_NE(
+		    NULL,
+		    strstr(out, "start `jr2-harness serve --root " HX_ROOT "`"))
+		{
+			TH_LOG("%s", out);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -17,6 +17,7 @@
 #include "die.h"
 #include "harness.h"
 #include "request.h"
+#include "serve.h"
 
 static int connect_control(const char *protected_dir)
 {
@@ -42,29 +43,56 @@ static int connect_control(const char *protected_dir)
 	return fd;
 }
 
-/* The bearer: the first line of the file. */
+/*
+ * The bearer: the first line of the file, a regular file of at most 64 KiB
+ * (opened non-blocking: a FIFO or a device there holds no client).  The
+ * default file is missing when no harness serves this --root: that is said
+ * first.
+ */
 static void add_bearer(struct jr2_msg *msg, const struct client_options *opts,
 		       const char *protected_dir)
 {
-	char path[PATH_MAX + 32], line[512];
-	FILE *file;
+	const char *root = opts->root ? opts->root : "/";
+	char path[PATH_MAX + 32], *text;
+	mode_t mode = 0;
+	size_t size;
+	int ret;
 
 	if (opts->bearer_file)
 		snprintf(path, sizeof(path), "%s", opts->bearer_file);
 	else
 		snprintf(path, sizeof(path), "%s/%s", protected_dir,
 			 JR2_BEARER_FILE);
-	file = fopen(path, "re");
-	if (!file)
+	ret = jr2_read_regular(path, 64 * 1024, &text, &mode);
+	if (ret > 0)
+		jr2_die(JR2_EXIT_USAGE,
+			"--bearer-file '%s' is %s, not a regular file; name "
+			"the bearer file `jr2-harness serve` was given",
+			path, jr2_file_kind(mode));
+	if (ret == -EFBIG)
+		jr2_die(JR2_EXIT_USAGE,
+			"--bearer-file '%s' is larger than 64 KiB, so not a "
+			"bearer; name the bearer file `jr2-harness serve` was "
+			"given",
+			path);
+	if (ret == -ENOENT && !opts->bearer_file)
+		jr2_die(JR2_EXIT_REFUSED,
+			"no harness serves --root '%s' (its bearer file '%s' "
+			"does not exist): start `jr2-harness serve --root %s`, "
+			"or give the --root the running harness was started "
+			"with",
+			root, path, root);
+	if (ret) {
+		errno = -ret;
 		jr2_die_path(JR2_EXIT_REFUSED,
 			     "cannot read the bearer file (--bearer-file)",
 			     path);
-	if (!fgets(line, sizeof(line), file))
-		line[0] = '\0';
-	fclose(file);
-	line[strcspn(line, "\r\n")] = '\0';
-	jr2_msg_field(msg, "bearer", line);
-	explicit_bzero(line, sizeof(line));
+	}
+	size = strlen(text);
+	text[strcspn(text, "\r\n")] = '\0';
+	jr2_msg_field(msg, "bearer", text);
+	explicit_bzero(text, size);
+	free(text);
 }
 
 static void send_request(int fd, struct jr2_msg *msg, const int *fds,

@@ -170,6 +170,16 @@ void start_act(const struct serve_options *opts);
 void start_check(const struct serve_options *opts);
 
 /* trust.c: the files the harness trusts (E4, R9) */
+/* "a FIFO", "a directory", ...: the type of `mode` for a message. */
+const char *jr2_file_kind(mode_t mode);
+/*
+ * The regular file `path` whole, at most `max` bytes, into *text (a new
+ * NUL-terminated string): opened non-blocking, so that no FIFO or device
+ * holds the caller.  0; 1 when it is not a regular file (its type in
+ * *mode); -EFBIG when larger than max; else -errno of the open or read.
+ */
+int jr2_read_regular(const char *path, size_t max, char **text, mode_t *mode);
+/* The same, for a flag's file: exit 2 with one line naming `what`. */
 char *read_small_file(const char *path, const char *what);
 void check_no_symlink(const char *input, const char *path);
 void check_read_file(const char *input, const char *path);

@@ -5,11 +5,13 @@
  * program can change them, and --root has no symlink on the way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "die.h"
 #include "env.h"
@@ -18,37 +20,106 @@
 #include "policy_internal.h"
 #include "serve.h"
 
-char *read_small_file(const char *path, const char *what)
+const char *jr2_file_kind(mode_t mode)
 {
-	char *text = NULL;
-	size_t size = 0, len = 0;
-	FILE *file = fopen(path, "re");
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "not a regular file";
+	}
+}
 
-	if (!file)
-		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
-			what, path, strerror(errno));
+int jr2_read_regular(const char *path, size_t max, char **text, mode_t *mode)
+{
+	/* Non-blocking: a FIFO's open waits for a writer, a device's may. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	size_t size = 0, len = 0;
+	struct stat st;
+	char *buf = NULL;
+
+	*text = NULL;
+	if (fd < 0) {
+		int err = errno;
+
+		/* A socket cannot be opened (ENXIO): say what it is. */
+		if (err == ENXIO && !stat(path, &st) && !S_ISREG(st.st_mode)) {
+			*mode = st.st_mode;
+			return 1;
+		}
+		return -err;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		*mode = st.st_mode;
+		close(fd);
+		return 1;
+	}
+	*mode = st.st_mode;
 	for (;;) {
+		ssize_t n;
+
 		if (len + 4096 + 1 > size) {
 			size = size ? size * 2 : 8192;
-			if (size > 1024 * 1024)
-				jr2_die(JR2_EXIT_USAGE,
-					"%s '%s' is larger than 1 MiB; give a "
-					"smaller file",
-					what, path);
-			text = realloc(text, size);
-			if (!text)
-				jr2_die_path(1, "out of memory reading", path);
+			if (size > max + 4096 + 1)
+				size = max + 4096 + 1;
+			buf = jr2_xrealloc(buf, size);
 		}
-		size_t n = fread(text + len, 1, 4096, file);
+		n = read(fd, buf + len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
 
-		len += n;
-		if (n < 4096)
+			free(buf);
+			close(fd);
+			return -err;
+		}
+		len += (size_t)n;
+		if (len > max) {
+			explicit_bzero(buf, len);
+			free(buf);
+			close(fd);
+			return -EFBIG;
+		}
+		if (n == 0)
 			break;
 	}
-	if (ferror(file))
-		jr2_die_path(JR2_EXIT_USAGE, what, path);
-	fclose(file);
-	text[len] = '\0';
+	close(fd);
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+char *read_small_file(const char *path, const char *what)
+{
+	char *text;
+	mode_t mode = 0;
+	int ret = jr2_read_regular(path, 1024 * 1024, &text, &mode);
+
+	if (ret > 0)
+		jr2_die(JR2_EXIT_USAGE,
+			"%s '%s' is %s, not a regular file; name a regular "
+			"file",
+			what, path, jr2_file_kind(mode));
+	if (ret == -EFBIG)
+		jr2_die(JR2_EXIT_USAGE,
+			"%s '%s' is larger than 1 MiB; give a smaller file",
+			what, path);
+	if (ret)
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name a readable file",
+			what, path, strerror(-ret));
 	return text;
 }
 
@@ -65,6 +136,14 @@ void check_read_file(const char *input, const char *path)
 	if (!realpath(path, resolved))
 		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
+	if (stat(resolved, &st))
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
+			input, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		jr2_die(JR2_EXIT_USAGE,
+			"%s '%s' is %s, not a regular file; name a regular "
+			"file",
+			input, path, jr2_file_kind(st.st_mode));
 	if (jr2_path_in_sandbox_area(resolved))
 		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' (%s) is in a folder the sandbox writes "

@@ -478,6 +478,94 @@ TEST_F(domains, P4_E6_restart_refused_while_an_earlier_harness_programs_run)
 	ASSERT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_MNT "/later/key"));
 }
 
+/*
+ * The same with a program that chrooted into a folder of its own (root
+ * keeps CAP_SYS_CHROOT), `verb`: its /proc/PID/mountinfo then lists nothing
+ * of the protected dir, yet the next start is refused naming it, and when
+ * it is gone the start serves and its programs get EACCES on the new
+ * folder.  *hid: false when the program could not hide (said why).
+ */
+static void restart_refused_while_hidden(struct __test_metadata *_metadata,
+					 struct hx *hx, const char *verb,
+					 bool *hid)
+{
+	const char *const extra[] = {"--config", DOMAINS_CONFIG, NULL};
+	const char *const argv[] = {verb, HX_MNT "/jail", NULL};
+	char log[HX_OUT_SIZE * 4], want[128], path[64], info[8192] = "";
+	const char *at;
+	pid_t client, program;
+	ssize_t n;
+	int fd;
+
+	unlink(DOMAINS_CONFIG);
+	HX_START(hx, NULL);
+	program = hx_start_program(_metadata, hx, &client, NULL, argv);
+	/* Its own view holds no mount of the protected dir. */
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)program);
+	for (int ms = 0; ms < HX_READY_MS; ms += 10) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, info, sizeof(info) - 1);
+		if (fd >= 0)
+			close(fd);
+		info[n > 0 ? n : 0] = '\0';
+		if (n >= 0 && !strstr(info, HX_PROTECTED))
+			break; /* empty: nothing is mounted under its root */
+		usleep(10000);
+	}
+	if (kill(program, 0) || n < 0 || strstr(info, HX_PROTECTED)) {
+		TH_LOG("%s: the program did not hide (no user namespace for "
+		       "programs here?): not tried",
+		       verb);
+		waitpid(client, NULL, 0);
+		hx_stop(hx);
+		*hid = false;
+		return;
+	}
+	*hid = true;
+	EXPECT_EQ(0, kill(hx->pid, SIGKILL));
+	EXPECT_EQ(hx->pid, waitpid(hx->pid, NULL, 0));
+	hx->pid = 0;
+	fx_make_file(_metadata, DOMAINS_CONFIG,
+		     "protect " HX_MNT "/later\n" HX_TRUST_ETC, 0644);
+	EXPECT_EQ(1, hx_start(_metadata, hx, extra)) TH_LOG("%s", verb);
+	hx_log(log, sizeof(log));
+	at = strstr(log, "still run under its policy, which this config does "
+			 "not change: ");
+	EXPECT_NE(NULL, at) TH_LOG("%s: log: %s", verb, log);
+	snprintf(want, sizeof(want), " %d (", (int)program);
+	EXPECT_NE(NULL, at ? strstr(at, want) : NULL)
+	TH_LOG("%s: log: %s", verb, log);
+	kill(program, SIGKILL);
+	waitpid(client, NULL, 0);
+	for (int ms = 0; ms < HX_READY_MS && !kill(program, 0); ms += 10)
+		usleep(10000);
+	EXPECT_EQ(0, hx_start(_metadata, hx, extra));
+	EXPECT_STREQ("EACCES", HX_TRY(hx, "read-file", HX_MNT "/later/key"));
+	hx_stop(hx);
+}
+
+TEST_F(domains, P4_E6_restart_refused_while_a_chrooted_program_runs)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE * 4];
+
+	fx_make_dir(_metadata, HX_MNT "/later", 0755);
+	fx_make_file(_metadata, HX_MNT "/later/key", "later\n", 0644);
+	fx_make_dir(_metadata, HX_MNT "/jail", 0755);
+	HX_START(hx, NULL);
+	hx_log(log, sizeof(log));
+	hx_stop(hx);
+	if (!strstr(log, "jr2-harness: metadata: holds"))
+		SKIP(return, "the spawner made no read-only mounts (no "
+			     "CAP_SYS_ADMIN): earlier programs cannot be told");
+	bool hid;
+
+	restart_refused_while_hidden(_metadata, hx, "chroot-sleep", &hid);
+	ASSERT_TRUE(hid);
+	restart_refused_while_hidden(_metadata, hx, "unshare-chroot-sleep",
+				     &hid);
+}
+
 TEST_F(domains, G6_each_spawner_start_logs_generation_and_unavailable)
 {
 	struct hx *hx = &self->hx;

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The programs an earlier harness left running (see leftovers.h). */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "leftovers.h"
 
@@ -33,14 +39,16 @@ static void unescape(char *s)
  * when unreadable.  Another harness's dir of the same name elsewhere (in
  * another mount namespace, another file system) is not counted.
  */
-static int mounts_on(const char *path, const char *dir, dev_t dev)
+static int mounts_on_fd(int fd, const char *dir, dev_t dev)
 {
-	FILE *file = fopen(path, "re");
+	FILE *file = fdopen(fd, "re");
 	char line[8192];
 	int n = 0;
 
-	if (!file)
+	if (!file) {
+		close(fd);
 		return -1;
+	}
 	/* "ID PARENT MAJ:MIN ROOT MOUNT-POINT ...". */
 	while (fgets(line, sizeof(line), file)) {
 		unsigned int major, minor;
@@ -53,6 +61,64 @@ static int mounts_on(const char *path, const char *dir, dev_t dev)
 		n += !strcmp(point, dir) && makedev(major, minor) == dev;
 	}
 	fclose(file);
+	return n;
+}
+
+static int mounts_on(const char *path, const char *dir, dev_t dev)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	return fd < 0 ? -1 : mounts_on_fd(fd, dir, dev);
+}
+
+/*
+ * The mounts on `dir` of `dev` in the mount namespace of `pid`, read from
+ * that namespace's own root: a child joins it (setns resets its root and
+ * cwd to the namespace's root) and reads its own mountinfo.  A process's
+ * /proc/PID/mountinfo lists only the mounts under its root, which chroot
+ * moves (root keeps CAP_SYS_CHROOT); its namespace it cannot leave (setns
+ * needs CAP_SYS_ADMIN, dropped; a namespace it unshares copies the mounts,
+ * which Landlock keeps it from unmounting).  -1 when the namespace cannot
+ * be joined (no CAP_SYS_ADMIN: then the spawner made no such mounts).
+ */
+static int ns_mounts_on(pid_t pid, int proc, const char *dir, dev_t dev)
+{
+	char path[64];
+	int fds[2], n = -1, status;
+	pid_t child;
+	int ns;
+
+	snprintf(path, sizeof(path), "%d/ns/mnt", (int)pid);
+	ns = openat(proc, path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return -1;
+	if (pipe2(fds, O_CLOEXEC)) {
+		close(ns);
+		return -1;
+	}
+	child = fork();
+	if (child == 0) {
+		int got = -1, info;
+
+		close(fds[0]);
+		if (!setns(ns, CLONE_NEWNS) &&
+		    (info = openat(proc, "self/mountinfo",
+				   O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+			got = mounts_on_fd(info, dir, dev);
+		}
+		if (write(fds[1], &got, sizeof(got)) != sizeof(got))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	close(ns);
+	if (child > 0) {
+		if (read(fds[0], &n, sizeof(n)) != sizeof(n))
+			n = -1;
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
 	return n;
 }
 
@@ -79,6 +145,7 @@ size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids, size_t max)
 		pid_t pid = (pid_t)atoi(entry->d_name);
 		char path[64];
 		struct stat ns;
+		int mounts;
 		size_t i;
 
 		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
@@ -94,8 +161,12 @@ size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids, size_t max)
 			else
 				n_seen++;
 			seen[i].ino = ns.st_ino;
-			seen[i].leftover =
-			    mounts_on(path, protected_dir, dir.st_dev) > own;
+			mounts = ns_mounts_on(pid, dirfd(proc), protected_dir,
+					      dir.st_dev);
+			if (mounts < 0) /* not joined: the process's view */
+				mounts =
+				    mounts_on(path, protected_dir, dir.st_dev);
+			seen[i].leftover = mounts > own;
 		}
 		if (!seen[i].leftover)
 			continue;

@@ -7,6 +7,9 @@
  * Landlock refuses umount, setns needs capabilities the programs lack, and
  * a namespace a program unshares (with a user namespace) copies it.  Those
  * programs keep the policy of their spawner, whatever a later config says.
+ * Each namespace is read from its own root (a child joins it), never
+ * through a program's /proc/PID/mountinfo, which lists only the mounts
+ * under that program's root: a chroot of its own would hide them.
  */
 #ifndef JR2_HARNESS_LEFTOVERS_H
 #define JR2_HARNESS_LEFTOVERS_H

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,25 @@ static int harness_like(const struct try_call *c)
 	if (errno)
 		return try_report(errno);
 	sleeping_thread(NULL);
+	return 0;
+}
+
+/*
+ * A program that hides where it came from: keeps "/" open (O_PATH), then
+ * (how 1: first in a user and mount namespace of its own) chroots into DIR
+ * (root keeps CAP_SYS_CHROOT) and lives 120 s; its /proc/PID/mountinfo
+ * then lists only what lies under DIR.
+ */
+static int chroot_sleep(const struct try_call *c)
+{
+	int root = open("/", O_PATH | O_DIRECTORY);
+
+	if (c->how && unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return try_report(errno);
+	if (root < 0 || chroot(c->arg[0]) || chdir("/"))
+		return try_report(errno);
+	for (int i = 0; i < 120; i++)
+		sleep(1);
 	return 0;
 }
 
@@ -276,6 +296,10 @@ const struct try_verb try_domain_verbs[] = {
     {"sleep-unnamed", 0, "", sleeper, 0, "lives 120 s, naming no tracer"},
     {"harness-like", 1, "NAME", harness_like, 0,
      "a sleeper listening on @NAME (fd 3) with a second thread"},
+    {"chroot-sleep", 1, "DIR", chroot_sleep, 0,
+     "keeps / open, chroots into DIR, lives 120 s"},
+    {"unshare-chroot-sleep", 1, "DIR", chroot_sleep, 1,
+     "the same in a user and mount namespace of its own"},
     {"vm-read", 1, "PID", vm_read, 0,
      "process_vm_readv of PID's copy of a sleeper's marker"},
     {"pidfd-getfd", 2, "PID FD", pidfd_getfd, 0, "pidfd_getfd(2) of PID's FD"},

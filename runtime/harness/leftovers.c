@@ -177,3 +177,28 @@ size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids, size_t max)
 	closedir(proc);
 	return found;
 }
+
+void jr2_proc_comm(pid_t pid, char *out, size_t size)
+{
+	char path[64], buf[64];
+	ssize_t n = -1;
+	size_t o = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		n--; /* the kernel's line end */
+	for (ssize_t i = 0; i < n && o + 1 < size; i++)
+		out[o++] = (unsigned char)buf[i] < 0x20 || buf[i] == 0x7f
+			       ? '?'
+			       : buf[i];
+	if (!o && size > 1)
+		out[o++] = '?';
+	if (size)
+		out[o] = '\0';
+}

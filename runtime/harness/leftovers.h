@@ -25,4 +25,12 @@
 size_t jr2_leftover_programs(const char *protected_dir, pid_t *pids,
 			     size_t max);
 
+/*
+ * The name of pid (/proc/PID/comm) for a message, every control byte
+ * shown as '?': a program sets its own name (prctl PR_SET_NAME, 15 bytes,
+ * newlines and terminal escapes included), and a message is one line of
+ * text.  "?" when it cannot be read.
+ */
+void jr2_proc_comm(pid_t pid, char *out, size_t size);
+
 #endif /* JR2_HARNESS_LEFTOVERS_H */

@@ -21,6 +21,7 @@
 
 #include "channel.h"
 #include "die.h"
+#include "leftovers.h"
 #include "serve.h"
 
 /* Before anything in the protected dir is rewritten: one harness per dir. */
@@ -100,17 +101,8 @@ static pid_t abstract_holder(const char *name, char *comm, size_t size)
 		closedir(fds);
 	}
 	closedir(proc);
-	if (found) {
-		char path[64];
-		FILE *c;
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)found);
-		c = fopen(path, "re");
-		if (c && fgets(comm, (int)size, c))
-			comm[strcspn(comm, "\n")] = '\0';
-		if (c)
-			fclose(c);
-	}
+	if (found)
+		jr2_proc_comm(found, comm, size);
 	return found;
 }
 

@@ -342,16 +342,10 @@ static void refuse_leftover_programs(void)
 	if (!n)
 		return;
 	for (size_t i = 0; i < n && i < 8; i++) {
-		char path[64], comm[32] = "?";
+		char comm[32];
 		size_t used = strlen(list), kused = strlen(kill_list);
-		FILE *file;
 
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
-		file = fopen(path, "re");
-		if (file && fgets(comm, sizeof(comm), file))
-			comm[strcspn(comm, "\n")] = '\0';
-		if (file)
-			fclose(file);
+		jr2_proc_comm(pids[i], comm, sizeof(comm));
 		snprintf(list + used, sizeof(list) - used, "%s%d (%s)",
 			 i ? ", " : "", (int)pids[i], comm);
 		snprintf(kill_list + kused, sizeof(kill_list) - kused, " %d",

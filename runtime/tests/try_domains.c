@@ -98,7 +98,8 @@ static int harness_like(const struct try_call *c)
  * A program that hides where it came from: keeps "/" open (O_PATH), then
  * (how 1: first in a user and mount namespace of its own) chroots into DIR
  * (root keeps CAP_SYS_CHROOT) and lives 120 s; its /proc/PID/mountinfo
- * then lists only what lies under DIR.
+ * then lists only what lies under DIR.  Its name holds an escape and a
+ * newline.
  */
 static int chroot_sleep(const struct try_call *c)
 {
@@ -108,6 +109,8 @@ static int chroot_sleep(const struct try_call *c)
 		return try_report(errno);
 	if (root < 0 || chroot(c->arg[0]) || chdir("/"))
 		return try_report(errno);
+	/* A name that would end a message's line and clear a terminal. */
+	prctl(PR_SET_NAME, "hid\033[2J\nx", 0, 0, 0);
 	for (int i = 0; i < 120; i++)
 		sleep(1);
 	return 0;

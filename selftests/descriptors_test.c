@@ -420,4 +420,76 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 	close(standins);
 }
 
+/*
+ * Dirs opened before the confinement and passed: "/" and /proc/PID of the
+ * test (outside the domain).  Landlock checks the path at openat(2) from
+ * any dir (the Stand-ins: EACCES), and /proc's environ, fd/N and root
+ * links ask ptrace, which Landlock refuses outside the domain (EACCES).
+ * Control: the same opens unconfined succeed.
+ */
+TEST_F(escapes, R10_descriptors_dirs_opened_before_lead_nowhere)
+{
+	struct st *st = &self->st;
+	char out[ST_OUT_SIZE], proc[64], fd_name[32];
+	const char *standins = HX_STANDINS + 1; /* relative to "/" */
+	int held;
+
+	ST_START(st);
+	held = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, held);
+	snprintf(fd_name, sizeof(fd_name), "fd/%d", held);
+	at_9(_metadata, open("/", O_RDONLY | O_DIRECTORY));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		const char *const opts[] = {"--pass-fd", "9", NULL};
+		const char *const verb[] = {
+		    "fd-openat", path == ST_RUN ? "9" : "3", standins, NULL};
+
+		ASSERT_EQ(1, st_try_opts(st, path, opts, false, verb, out,
+					 sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_STREQ("EACCES\n", out);
+	}
+	ASSERT_EQ(0, strncmp("ok ",
+			     ST_TRY_LINE(st, ST_UNCONFINED, "fd-openat", "9",
+					 standins),
+			     3));
+	close(9);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)getpid());
+	at_9(_metadata, open(proc, O_RDONLY | O_DIRECTORY));
+	{
+		const char *const names[] = {"environ", fd_name,
+					     "root/etc/hostname"};
+
+		for (size_t i = 0; i < 3; i++) {
+			for (int path = ST_RUN; path <= ST_EXEC; path++) {
+				const char *const opts[] = {"--pass-fd", "9",
+							    NULL};
+				const char *const verb[] = {
+				    "fd-openat", path == ST_RUN ? "9" : "3",
+				    names[i], NULL};
+
+				ASSERT_EQ(1,
+					  st_try_opts(st, path, opts, false,
+						      verb, out, sizeof(out)))
+				{
+					TH_LOG("%s, %s: %s", st_path_name[path],
+					       names[i], out);
+				}
+				ASSERT_STREQ("EACCES\n", out)
+				TH_LOG("%s", names[i]);
+			}
+			ASSERT_EQ(
+			    0, strncmp("ok",
+				       ST_TRY_LINE(st, ST_UNCONFINED,
+						   "fd-openat", "9", names[i]),
+				       2))
+			TH_LOG("%s", names[i]);
+		}
+	}
+	close(9);
+	close(held);
+}
+
 TEST_HARNESS_MAIN

@@ -217,6 +217,26 @@ static int fd_recv(const struct try_call *c)
 	return 0;
 }
 
+/* openat(FD, NAME) and a read of it: "ok TEXT" or the errno. */
+static int fd_openat(const struct try_call *c)
+{
+	int dir = (int)try_number(c->arg[0], "FD");
+	int fd = openat(dir, c->arg[1], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char buf[128];
+	ssize_t n;
+
+	if (fd < 0)
+		return try_report(errno);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return try_report(errno);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("ok %s\n", buf);
+	return 0;
+}
+
 #ifndef SO_PASSRIGHTS
 #define SO_PASSRIGHTS 83 /* Linux 6.16 */
 #endif
@@ -319,6 +339,8 @@ const struct try_verb try_step_verbs[] = {
     {"fd-read", 1, "FD", fd_read, 0, "reads FD: \"ok TEXT\""},
     {"fd-recv", 1, "FD", fd_recv, 0,
      "recvmsg on FD: a descriptor it brings read, \"ok got TEXT\""},
+    {"fd-openat", 2, "FD NAME", fd_openat, 0,
+     "openat(FD, NAME) and a read: \"ok TEXT\""},
     {"passrights-on", 1, "FD", passrights_on, 0,
      "setsockopt SO_PASSRIGHTS 1 on the socket FD"},
     {"caps", 0, "", caps, 0, "its capability sets: \"BND PRM EFF INH AMB\""},

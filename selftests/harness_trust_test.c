@@ -714,4 +714,63 @@ TEST_F(harness_trust, E6_exec_without_harness_names_serve)
 	}
 }
 
+/*
+ * Two `serve` started at once on one dir: exactly one serves, the other is
+ * refused (exit 1) naming a holder, whoever wins the race; the abstract
+ * name @jr2:<protected dir> is taken by one bind(2), which the kernel
+ * gives to one of them.  Five rounds.
+ */
+TEST_F(harness_trust, E6_two_serves_at_once_one_serves)
+{
+	struct hx *hx = &self->hx;
+	char out[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	for (int round = 0; round < 5; round++) {
+		pid_t pids[2];
+		int refused = 0, alive = -1, status;
+
+		for (int i = 0; i < 2; i++) {
+			pids[i] = fork();
+			ASSERT_LE(0, pids[i]);
+			if (pids[i] == 0) {
+				int null = open("/dev/null", O_RDWR);
+
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				dup2(null, 0);
+				dup2(null, 1);
+				dup2(null, 2);
+				execl(hx->harness, hx->harness, "serve",
+				      "--root", HX_ROOT, (char *)NULL);
+				_exit(127);
+			}
+		}
+		/* The refused one ends within the start's checks. */
+		for (int ms = 0; ms < HX_READY_MS && !refused; ms += 10) {
+			for (int i = 0; i < 2; i++) {
+				if (waitpid(pids[i], &status, WNOHANG) !=
+				    pids[i])
+					continue;
+				ASSERT_TRUE(WIFEXITED(status));
+				ASSERT_EQ(1, WEXITSTATUS(status));
+				refused++;
+				alive = 1 - i;
+			}
+			usleep(10000);
+		}
+		ASSERT_EQ(1, refused) TH_LOG("round %d", round);
+		ASSERT_EQ(0, kill(pids[alive], 0));
+		for (int ms = 0; ms < HX_READY_MS; ms += 10) {
+			if (hx_status(hx, out, sizeof(out)) == 0)
+				break;
+			usleep(10000);
+		}
+		ASSERT_EQ(0, hx_status(hx, out, sizeof(out))) TH_LOG("%s", out);
+		ASSERT_EQ(0, kill(pids[alive], SIGTERM));
+		ASSERT_EQ(pids[alive], waitpid(pids[alive], &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -386,11 +386,20 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 			TH_LOG("%s: %s", st_path_name[path], out);
 		}
 		ASSERT_STREQ("ok none\n", out);
-		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
-		/* Nor does the program turn SCM_RIGHTS back on. */
+		/* Nor does the program turn SCM_RIGHTS back on (the filter:
+		 * EPERM on every kernel). */
 		ASSERT_EQ(1, pass_fd_to(st, path, "9", "passrights-on", out,
-					sizeof(out)));
+					sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
 		ASSERT_STREQ("EPERM\n", out);
+		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
+		/* Without SO_PASSRIGHTS the late one is queued: the next
+		 * pass of the socket is refused. */
+		if (!expected_send)
+			ASSERT_EQ(125, pass_fd_to(st, path, "9", "fd-recv", out,
+						  sizeof(out)));
 		close(9);
 		close(sv[0]);
 		close(sv[1]);
@@ -460,7 +469,7 @@ TEST_F(escapes, R10_descriptors_dirs_opened_before_lead_nowhere)
 	at_9(_metadata, open(proc, O_RDONLY | O_DIRECTORY));
 	{
 		const char *const names[] = {"environ", fd_name,
-					     "root/etc/hostname"};
+					     "root/dev/null"};
 
 		for (size_t i = 0; i < 3; i++) {
 			for (int path = ST_RUN; path <= ST_EXEC; path++) {

@@ -679,6 +679,50 @@ TEST_F(harness_trust, E6_bearer_file_not_regular_refused)
 }
 
 /*
+ * The other files serve reads: a --config and a file its environment names
+ * (AWS_CONFIG_FILE) that are FIFOs give one line (the latter naming the
+ * type) and exit 2 in under a second, and the refused start changes nothing.
+ * Control: the same names as regular files start.
+ */
+TEST_F(harness_trust, E4_E6_read_files_not_regular_refused)
+{
+	struct hx *hx = &self->hx;
+	const char *const fifo_config[] = {"--config", HX_SECRET "/fifo", NULL};
+	const char *const env_config[] = {"--config", CONFIG, NULL};
+	char before[8192], after[8192], out[HX_OUT_SIZE];
+	long start;
+
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_dir(_metadata, HX_SECRET, 0700);
+	ASSERT_EQ(0, mkfifo(HX_SECRET "/fifo", 0600));
+	fx_make_file(_metadata, CONFIG,
+		     "env AWS_CONFIG_FILE=" HX_SECRET
+		     "/fifo\n" HX_TRUST_ETC HX_TRUST_SECRET,
+		     0644);
+	snapshot(before, sizeof(before));
+	start = now_ms();
+	ASSERT_EQ(2,
+		  refused_start(_metadata, hx, fifo_config, out, sizeof(out)));
+	ASSERT_GT(1000, now_ms() - start);
+	ASSERT_NE(NULL, strstr(out, "--config '" HX_SECRET
+				    "/fifo' is not a regular file"))
+	TH_LOG("%s", out);
+	start = now_ms();
+	ASSERT_EQ(2,
+		  refused_start(_metadata, hx, env_config, out, sizeof(out)));
+	ASSERT_GT(1000, now_ms() - start);
+	ASSERT_NE(NULL,
+		  strstr(out, "AWS_CONFIG_FILE '" HX_SECRET "/fifo' is a FIFO"))
+	TH_LOG("%s", out);
+	snapshot(after, sizeof(after));
+	ASSERT_STREQ(before, after);
+	/* Control: a regular file under the same name starts. */
+	ASSERT_EQ(0, unlink(HX_SECRET "/fifo"));
+	fx_make_file(_metadata, HX_SECRET "/fifo", "[default]\n", 0600);
+	ASSERT_EQ(0, hx_start(_metadata, hx, env_config));
+}
+
+/*
  * exec and status with no harness serving their --root say so first,
  * naming `jr2-harness serve` and the --root; with one serving, they run.
  */

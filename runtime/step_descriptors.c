@@ -9,12 +9,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "confine_step.h"
@@ -167,6 +169,9 @@ int jr2_fd_refuse_rights(int fd)
 /*
  * A descriptor that hands out descriptors: what it hands out was opened
  * outside the domain, and Landlock checks paths at open(2) only.
+ *  - A unix socket connected to a socket in a protected dir (by the name
+ *    its peer was bound to) is a door into it, refused as a descriptor of
+ *    it is.
  *  - A unix socket carries descriptors (SCM_RIGHTS): one listening takes
  *    connections that carry them, and one with descriptors queued
  *    (fdinfo's scm_fds) gives them at the program's first recvmsg.  The
@@ -182,8 +187,9 @@ int jr2_fd_refuse_rights(int fd)
  * Pipes, terminals, epoll, signalfd, eventfd, timerfd and other sockets
  * hand out none (epoll_wait gives back data, never a descriptor).
  */
-static int carriers(int fd, int shown_as, const char *target,
-		    const struct stat *st, struct jr2_err *err)
+static int carriers(const struct places *pl, int fd, int shown_as,
+		    const char *target, const struct stat *st,
+		    struct jr2_err *err)
 {
 	static const struct {
 		const char *target, *why;
@@ -197,6 +203,7 @@ static int carriers(int fd, int shown_as, const char *target,
 	};
 	int domain = 0, listening = 0;
 	socklen_t len = sizeof(domain);
+	struct sockaddr_un peer;
 	long queued;
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
@@ -209,6 +216,24 @@ static int carriers(int fd, int shown_as, const char *target,
 	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) ||
 	    domain != AF_UNIX)
 		return 0;
+	/* Connected to a socket in a protected dir (the Harness's control
+	 * socket): a door to what serves there, passed on. */
+	len = sizeof(peer);
+	memset(&peer, 0, sizeof(peer));
+	if (!getpeername(fd, (struct sockaddr *)&peer, &len) &&
+	    len > offsetof(struct sockaddr_un, sun_path) &&
+	    peer.sun_path[0] == '/') {
+		peer.sun_path[sizeof(peer.sun_path) - 1] = '\0';
+		for (size_t i = 0; i < pl->n_prot; i++)
+			if (jr2_path_within(peer.sun_path, pl->prot[i].path))
+				return jr2_fail(
+				    err, EPERM, false,
+				    "descriptor %d is a unix socket connected "
+				    "to '%s' in the protected dir '%s': no "
+				    "door into a protected dir reaches a "
+				    "program; do not pass it",
+				    shown_as, peer.sun_path, pl->prot[i].path);
+	}
 	len = sizeof(listening);
 	if (!getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) &&
 	    listening)
@@ -275,7 +300,7 @@ static int check_fd_in(const struct places *pl, int fd, int shown_as,
 	target[len] = '\0';
 	if (len > 10 && !strcmp(target + len - 10, " (deleted)"))
 		target[len - 10] = '\0';
-	if (carriers(fd, shown_as, target, &st, err))
+	if (carriers(pl, fd, shown_as, target, &st, err))
 		return -1;
 	writing = (flags & O_ACCMODE) != O_RDONLY && !(flags & O_PATH);
 	for (size_t i = 0; i < *n_seen && !same; i++)

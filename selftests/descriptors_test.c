@@ -429,6 +429,52 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 	close(standins);
 }
 
+/* A unix socket connected to `path`, at descriptor 9. */
+static void connected_9(struct __test_metadata *_metadata, const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	at_9(_metadata, socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	ASSERT_EQ(0, connect(9, (struct sockaddr *)&sun, sizeof(sun)));
+}
+
+/*
+ * A socket connected to the harness's control socket (in the protected
+ * dir) passed: refused (125), naming where it leads.  Control: one
+ * connected to a listener elsewhere arrives.
+ */
+TEST_F(escapes, R10_descriptors_socket_into_protected_dir_refused)
+{
+	struct st *st = &self->st;
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char out[ST_OUT_SIZE];
+	int listener;
+
+	ST_START(st);
+	connected_9(_metadata, HX_PROTECTED "/control.sock");
+	refused_9(_metadata, st,
+		  "is a unix socket connected to '" HX_PROTECTED
+		  "/control.sock");
+	close(9);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", ST_FREE "/sock");
+	listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, listener);
+	ASSERT_EQ(0, bind(listener, (struct sockaddr *)&sun, sizeof(sun)));
+	ASSERT_EQ(0, listen(listener, 4));
+	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		connected_9(_metadata, ST_FREE "/sock");
+		ASSERT_EQ(
+		    0, pass_fd_to(st, path, "9", "fd-recv", out, sizeof(out)))
+		{
+			TH_LOG("%s: %s", st_path_name[path], out);
+		}
+		ASSERT_STREQ("ok none\n", out);
+		close(9);
+	}
+	close(listener);
+}
+
 /*
  * Dirs opened before the confinement and passed: "/" and /proc/PID of the
  * test (outside the domain).  Landlock checks the path at openat(2) from

@@ -232,6 +232,12 @@ static void describe_fallback(const struct jr2_policy *policy,
 			 "chown, touch, setxattr them; run as root with "
 			 "CAP_SYS_ADMIN",
 			 (unsigned int)uid);
+	/* No mount namespace: no devpts instance of the programs' own. */
+	used = strlen(step->metadata);
+	if (used < sizeof(step->metadata))
+		snprintf(step->metadata + used, sizeof(step->metadata) - used,
+			 "; other sessions' terminals stay reachable by path "
+			 "(/dev/pts): the same fix");
 }
 
 #ifndef MOUNT_ATTR_RDONLY

@@ -630,6 +630,7 @@ TEST_F(abi, G4_restrict_without_nnp_nor_cap_sys_admin)
 	int fd;
 
 	KERNEL_ABI(&self->fx);
+	FX_SKIP_WITH_NO_NEW_PRIVS("restrict_self without no_new_privs");
 	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
 	ASSERT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	ASSERT_EQ(0, drop_cap_sys_admin());
@@ -647,6 +648,9 @@ TEST_F(abi, G4_restrict_with_cap_sys_admin_without_nnp)
 {
 	int fd;
 
+	FX_SKIP_WITH_NO_NEW_PRIVS("restrict_self without no_new_privs");
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN,
+			    "restrict_self without no_new_privs");
 	KERNEL_ABI(&self->fx);
 	fd = RULESET(JR2_ACCESS_FS_READ_FILE);
 	ASSERT_EQ(0, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
@@ -663,8 +667,10 @@ TEST_F(abi, G4_restrict_with_cap_sys_admin_without_nnp)
 static int unknown_flag_errno(struct __test_metadata *_metadata, int kernel)
 {
 	int status;
-	pid_t child = fork();
+	pid_t child;
 
+	FX_SKIP_WITH_NO_NEW_PRIVS("an unprivileged restrict_self's errno");
+	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0) {
 		if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0 ||

@@ -43,6 +43,7 @@ FIXTURE_SETUP(agent_day)
 
 	fx_setup(_metadata, &self->fx);
 	ASSERT_EQ(0, mkdir("/tmp/ovl", 0755));
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's overlays");
 	ASSERT_EQ(0, mount("jr2-ovl", "/tmp/ovl", "tmpfs", 0, "size=256m"));
 	self->overlays = true;
 	for (size_t i = 0; i < 3 && self->overlays; i++) {

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
@@ -26,8 +27,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -579,6 +585,74 @@ static inline int fx_suite_names_in(const char *dir)
 }
 
 /*
+ * JR2_FIXTURE=runtime: an OCI runtime made the test's mounts, as a pod's
+ * runtime makes its volumes (vmtest's container profiles,
+ * vmtest/jr2vm/profiles.py): a tmpfs on /tmp and on /mnt, the container's
+ * own mount and network namespaces, whose tests run one at a time.  Without
+ * CAP_SYS_ADMIN there, a test neither unshares nor mounts: its fixture
+ * empties the runtime's tmpfs instead (fx_mount_tmpfs).
+ */
+static inline bool fx_runtime_fixture(void)
+{
+	const char *fixture = getenv("JR2_FIXTURE");
+
+	return fixture && !strcmp(fixture, "runtime");
+}
+
+/* A folder of the runtime's tmpfs opened to its owner, so that its
+   entries can go (a test leaves folders of mode 0). */
+static inline int fx_open_up(const char *path, const struct stat *st, int type,
+			     struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_D && (st->st_mode & 0700) != 0700)
+		chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+static inline int fx_remove(const char *path, const struct stat *st, int type,
+			    struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	if (ftw->level > 0 && remove(path))
+		return errno;
+	return 0;
+}
+
+/* The runtime's tmpfs on `target`, emptied, its mode that of `options`'
+   "mode=" (an octal number). */
+static inline void fx_empty_tmpfs(struct __test_metadata *_metadata,
+				  const char *target, const char *options)
+{
+	const char *mode = strstr(options, "mode=");
+	struct statfs fs;
+	int err;
+
+	ASSERT_EQ(0, statfs(target, &fs))
+	{
+		TH_LOG("statfs '%s': %s: the runtime gives a tmpfs there "
+		       "(vmtest/jr2vm/profiles.py)",
+		       target, strerror(errno));
+	}
+	ASSERT_EQ(TMPFS_MAGIC, fs.f_type)
+	{
+		TH_LOG("'%s' is no tmpfs (f_type %#lx): JR2_FIXTURE=runtime "
+		       "needs the runtime's tmpfs there",
+		       target, (unsigned long)fs.f_type);
+	}
+	nftw(target, fx_open_up, 16, FTW_PHYS | FTW_MOUNT);
+	err = nftw(target, fx_remove, 16, FTW_PHYS | FTW_MOUNT | FTW_DEPTH);
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("emptying the runtime's tmpfs '%s': %s", target,
+		       strerror(err));
+	}
+	if (mode)
+		ASSERT_EQ(0, chmod(target, strtoul(mode + 5, NULL, 8)));
+}
+
+/*
  * Mounts a tmpfs on `target` (an absolute path, no trailing slash) and keeps
  * the suite's own programs where they were: each folder of fx_suite_dirs()
  * that `target` would cover is bound back at its own path on the new tmpfs.
@@ -593,9 +667,15 @@ static inline void fx_mount_tmpfs(struct __test_metadata *_metadata,
 				  const char *options)
 {
 	char dirs[3][PATH_MAX], kept[3][PATH_MAX], proc[32];
-	int fds[3] = {-1, -1, -1}, n = fx_suite_dirs(dirs);
+	int fds[3] = {-1, -1, -1}, n;
 	size_t len = strlen(target);
 
+	(void)source;
+	if (fx_runtime_fixture()) {
+		fx_empty_tmpfs(_metadata, target, options);
+		return;
+	}
+	n = fx_suite_dirs(dirs);
 	for (int i = 0; i < n; i++) {
 		bool seen = false;
 
@@ -849,6 +929,11 @@ static inline void fx_loopback_up(struct __test_metadata *_metadata)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, SIOCGIFFLAGS, &ifr));
+	/* Up already: the runtime's network namespace (a pod's CNI). */
+	if (ifr.ifr_flags & IFF_UP) {
+		close(fd);
+		return;
+	}
 	ifr.ifr_flags |= IFF_UP;
 	ASSERT_EQ(0, ioctl(fd, SIOCSIFFLAGS, &ifr))
 	{
@@ -860,6 +945,8 @@ static inline void fx_loopback_up(struct __test_metadata *_metadata)
 /* A mount namespace of the test's own, nothing shared with the host. */
 static inline void fx_private_mounts(struct __test_metadata *_metadata)
 {
+	if (fx_runtime_fixture())
+		return;
 	ASSERT_EQ(0, unshare(CLONE_NEWNS))
 	{
 		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
@@ -919,6 +1006,115 @@ static inline void fx_setup(struct __test_metadata *_metadata,
 	FIXTURE_TEARDOWN(group)                 \
 	{                                       \
 	}
+
+/* ---- expectations, from the privileges this process holds ---- */
+
+/*
+ * Whether this process holds `cap` in its effective set.  A container
+ * profile (vmtest/jr2vm/profiles.py) gives the suite the runtime's default
+ * set, or none: a control that needs a capability expects what the kernel
+ * answers without it, read here, never from the profile's name.
+ */
+static inline bool fx_has_cap(int cap)
+{
+	struct __user_cap_header_struct head = {
+	    .version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {0};
+
+	if (syscall(SYS_capget, &head, data))
+		return false;
+	return data[cap / 32].effective & (1U << (cap % 32));
+}
+
+/* The errno of an action that needs `cap`: 0 with it, else `denied`. */
+static inline int fx_errno_without(int cap, int denied)
+{
+	return fx_has_cap(cap) ? 0 : denied;
+}
+
+/*
+ * A test whose fixture or unconfined control needs `cap`, which this
+ * process lacks (a container profile's set: vmtest/jr2vm/profiles.py), is
+ * skipped, naming the capability: the profile cannot make what the test
+ * compares against; the bare profile proves the promise.  It leaves by
+ * the harness's longjmp, so that a skip in FIXTURE_SETUP skips the body.
+ */
+#define FX_SKIP_WITHOUT_CAP(cap, what)                                      \
+	do {                                                                \
+		if (!fx_has_cap(cap))                                       \
+			SKIP(longjmp(_metadata->env, 1),                    \
+			     "%s needs " #cap ", which this process lacks " \
+			     "(a container profile's capability set): "     \
+			     "the bare profile proves it",                  \
+			     what);                                         \
+	} while (0)
+
+/* The Seccomp: field of /proc/self/status: 2 under a filter. */
+static inline int fx_seccomp_mode(void)
+{
+	char line[128];
+	int mode = 0;
+	FILE *status = fopen("/proc/self/status", "re");
+
+	while (status && fgets(line, sizeof(line), status))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (status)
+		fclose(status);
+	return mode;
+}
+
+/* A test whose control compares with the kernel's own answer to a call
+   that the runtime's seccomp filter (a container profile's) may answer
+   first is skipped under such a filter, saying so. */
+#define FX_SKIP_UNDER_SECCOMP(what)                                           \
+	do {                                                                  \
+		if (fx_seccomp_mode() == 2)                                   \
+			SKIP(longjmp(_metadata->env, 1),                      \
+			     "%s: this process runs under its runtime's "     \
+			     "seccomp filter (a container profile's), which " \
+			     "answers some calls before the kernel: the "     \
+			     "bare profile proves it",                        \
+			     what);                                           \
+	} while (0)
+
+/* A test whose control writes below `path`, a read-only mount here (a
+   container profile's readonlyPaths), is skipped, saying so. */
+#define FX_SKIP_READ_ONLY(path, what)                                        \
+	do {                                                                 \
+		struct statvfs _vfs;                                         \
+		if (!statvfs(path, &_vfs) && (_vfs.f_flag & ST_RDONLY))      \
+			SKIP(longjmp(_metadata->env, 1),                     \
+			     "%s: '%s' is a read-only mount here (a "        \
+			     "container profile's readonlyPaths): the bare " \
+			     "profile proves it",                            \
+			     what, path);                                    \
+	} while (0)
+
+/* A test that starts without no_new_privs (to show what it changes) is
+   skipped where its runtime set it (allowPrivilegeEscalation: false). */
+#define FX_SKIP_WITH_NO_NEW_PRIVS(what)                                      \
+	do {                                                                 \
+		if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)             \
+			SKIP(longjmp(_metadata->env, 1),                     \
+			     "%s: no_new_privs is set before the test "      \
+			     "starts (its runtime's, a container profile's " \
+			     "allowPrivilegeEscalation: false): the bare "   \
+			     "profile proves it",                            \
+			     what);                                          \
+	} while (0)
+
+/* A test that reads a harness's /proc files (the harness is not
+   dumpable: they are root's) is skipped where the suite is not root. */
+#define FX_SKIP_UNLESS_ROOT(what)                                            \
+	do {                                                                 \
+		if (geteuid() != 0)                                          \
+			SKIP(longjmp(_metadata->env, 1),                     \
+			     "%s needs uid 0, and the suite runs as uid %u " \
+			     "(a container profile's runAsUser): the bare "  \
+			     "profile proves it",                            \
+			     what, (unsigned int)geteuid());                 \
+	} while (0)
 
 /* ---- expectations, from runtime/abi.h's table alone ---- */
 

@@ -124,6 +124,7 @@ TEST_F(devices, A1_terminals_work)
 TEST_F(devices, R3_no_device_node_anywhere)
 {
 	/* Control: unconfined, the test (root) makes them. */
+	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
 	ASSERT_EQ(0, test_mknod(FX_WORK "/c0", S_IFCHR | 0600, makedev(1, 3)));
 	ASSERT_EQ(0, test_mknod(FX_WORK "/b0", S_IFBLK | 0600, makedev(7, 0)));
 	FX_CONFINE(&self->fx);
@@ -148,6 +149,7 @@ TEST_F(devices, A5_dev_lists_and_shm_works)
 
 	ASSERT_EQ(0, test_list("/dev", &before));
 	/* A private /dev/shm: the host's is left as it was. */
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's /dev/shm");
 	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
 	FX_CONFINE(&self->fx);
 	EXPECT_EQ(0, test_list("/dev", &after));
@@ -164,6 +166,7 @@ TEST_F(devices, R3_R9_devices_run)
 	const char *disk = first_block_device(block, sizeof(block));
 
 	DR_REQUIRE_ACCEPTED(&self->fx);
+	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
 	EXPECT_STREQ("ok", DR_UNCONFINED("mknod-char", FX_WORK "/c0"));
 	EXPECT_STREQ("EACCES", DR_RUN("mknod-char", FX_WORK "/c"));
 	EXPECT_STREQ("EACCES", DR_RUN("mknod-block", FX_WORK "/b"));
@@ -185,6 +188,7 @@ TEST_F(devices_exec, R3_R9_devices_exec)
 	const char *disk = first_block_device(block, sizeof(block));
 
 	/* /mnt/etc: a full folder (/mnt is an ancestor, frozen). */
+	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
 	ASSERT_EQ(0, test_mknod(HX_ETC "/c0", S_IFCHR | 0600, makedev(1, 3)));
 	HX_START(hx, NULL);
 	EXPECT_STREQ("EACCES", HX_TRY(hx, "mknod-char", HX_ETC "/c"));

@@ -670,6 +670,7 @@ TEST_F(domains, P5_no_mount_umount_pivot_root_move_mount)
 
 	fx_make_dir(_metadata, HX_MNT "/target", 0755);
 	/* Positive control: unconfined, in this namespace, root mounts. */
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the unconfined control's mount");
 	ASSERT_EQ(0, mount("jr2", HX_MNT "/target", "tmpfs", 0, NULL));
 	ASSERT_EQ(0, umount(HX_MNT "/target"));
 	HX_START(hx, NULL);
@@ -731,6 +732,7 @@ TEST_F(domains, P4_spawner_killed_repeatedly_while_starting)
 	int rounds = stress_size(_metadata, 100, 10);
 
 	HX_START(hx, fast_restart);
+	FX_SKIP_UNLESS_ROOT("listing the harness's descriptors");
 	fds_before = hx_fd_count(hx->pid);
 	ASSERT_LT(0, fds_before);
 	for (int round = 0; round < rounds; round++) {

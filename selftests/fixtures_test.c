@@ -87,6 +87,10 @@ TEST_F(fixtures_harness, own_network_namespace)
 	 * The binary's own process (this test's parent) made it at its start:
 	 * the process that started the binary (the runner) is in another.
 	 */
+	if (fx_runtime_fixture())
+		SKIP(return, "JR2_FIXTURE=runtime: the runtime's container is "
+			     "the binaries' network namespace, one binary at a "
+			     "time");
 	hx_pid_str(getppid(), parent, sizeof(parent));
 	ASSERT_TRUE(fx_proc_stat(parent, &state, &starter_pid));
 	hx_pid_str(starter_pid, starter, sizeof(starter));

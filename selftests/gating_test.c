@@ -50,6 +50,9 @@ static void fake_landlock_errno(struct __test_metadata *_metadata, int err)
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 
+	FX_SKIP_WITHOUT_CAP(
+	    CAP_SYS_ADMIN,
+	    "the fixture's seccomp filter (without no_new_privs)");
 	ASSERT_EQ(0, install_filter(insns, sizeof(insns) / sizeof(insns[0]), 0))
 	{
 		TH_LOG("seccomp: %s: the kernel needs CONFIG_SECCOMP_FILTER "
@@ -117,6 +120,9 @@ static void fake_landlock_version(struct __test_metadata *_metadata,
 	faker.version = version;
 	ASSERT_EQ(0, pipe2(faker.ready, O_CLOEXEC));
 	ASSERT_EQ(0, pthread_create(&thread, NULL, serve_version, &faker));
+	FX_SKIP_WITHOUT_CAP(
+	    CAP_SYS_ADMIN,
+	    "the fixture's seccomp filter (without no_new_privs)");
 	listener = install_filter(insns, sizeof(insns) / sizeof(insns[0]),
 				  SECCOMP_FILTER_FLAG_NEW_LISTENER);
 	ASSERT_LE(0, listener)

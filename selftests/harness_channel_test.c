@@ -96,6 +96,7 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 	HX_START(hx, NULL);
 	for (int i = 0; i < 16; i++)
 		ASSERT_LE(0, fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC));
+	FX_SKIP_UNLESS_ROOT("listing the harness's descriptors");
 	before = harness_fds(hx->pid);
 	ASSERT_LT(0, before);
 	for (int round = 0; round < rounds; round++) {
@@ -1840,6 +1841,7 @@ TEST_F(harness_channel, P7_client_gets_its_own_programs_status_only)
 			   "cannot be chosen, so pid reuse cannot be arranged",
 			   strerrorname_np(errno));
 	/* A pid namespace of its own: ns_last_pid there touches no one. */
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's pid namespace");
 	ASSERT_EQ(0, unshare(CLONE_NEWPID));
 	init = fork();
 	ASSERT_LE(0, init);
@@ -1981,6 +1983,7 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 	close(fd);
 	ASSERT_LT(0, n);
 	bearer[strcspn(bearer, "\n")] = bearer[n] = '\0';
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_PTRACE, "reading the harness's memory");
 	ASSERT_TRUE(memory_holds(hx->pid, control));
 	ASSERT_FALSE(memory_holds(hx->spawner, control));
 	ASSERT_FALSE(memory_holds(hx->spawner, token));
@@ -2030,6 +2033,8 @@ TEST_F(harness_channel, E5_later_spawner_inherits_no_standin_of_requests)
 	hx_standin(_metadata, "control", control, sizeof(control));
 	for (int i = 0; i < N_HELD; i++) {
 		hx_standin(_metadata, names[i], value[i], sizeof(value[i]));
+		FX_SKIP_WITHOUT_CAP(CAP_SYS_PTRACE,
+				    "reading the harness's memory");
 		ASSERT_TRUE(memory_holds(hx->pid, value[i]));
 	}
 	generation = hx->generation;

@@ -80,7 +80,11 @@ static int hx_netns_err = -1;
 
 static void __attribute__((constructor)) hx_own_netns(void)
 {
-	hx_netns_err = unshare(CLONE_NEWNET) ? errno : 0;
+	/* The runtime's container is a network namespace of its own. */
+	if (fx_runtime_fixture())
+		hx_netns_err = 0;
+	else
+		hx_netns_err = unshare(CLONE_NEWNET) ? errno : 0;
 }
 
 /* Own mount namespace and tmpfs, in the binary's own network namespace. */
@@ -94,12 +98,7 @@ static inline void hx_setup(struct __test_metadata *_metadata, struct hx *hx)
 		       "the suite as root",
 		       strerror(hx_netns_err));
 	}
-	ASSERT_EQ(0, unshare(CLONE_NEWNS))
-	{
-		TH_LOG("unshare(CLONE_NEWNS): %s: run the suite as root",
-		       strerror(errno));
-	}
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	fx_private_mounts(_metadata);
 	if (mkdir(HX_MNT, 0755) && errno != EEXIST)
 		ASSERT_EQ(0, errno);
 	fx_mount_tmpfs(_metadata, "jr2-harness-test", HX_MNT,

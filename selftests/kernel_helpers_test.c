@@ -98,6 +98,7 @@ static void kh_new_root(struct __test_metadata *_metadata, const char *confine,
 	ASSERT_EQ(0, mkdir(root, 0755));
 	snprintf(path, sizeof(path), "%s/proc", root);
 	ASSERT_EQ(0, mkdir(path, 0755));
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's proc mount");
 	ASSERT_EQ(0, mount("proc", path, "proc", 0, NULL));
 	snprintf(path, sizeof(path), "%s/jr2-confine", root);
 	src = open(confine, O_RDONLY | O_CLOEXEC);
@@ -167,6 +168,7 @@ TEST_F(helpers, G6_the_line_says_unknown_in_a_pid_namespace_of_its_own)
 {
 	char *const check[] = {self->st.confine, "check", NULL};
 
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's pid namespace");
 	ASSERT_EQ(0, unshare(CLONE_NEWPID)); /* the child: its pid 1 */
 	kh_line_in_child(_metadata, kh_enter_proc, check, KH_UNKNOWN,
 			 "a pid namespace of its own");

@@ -22,6 +22,7 @@ HX_FIXTURE(mounts_exec)
 static void bind_at(struct __test_metadata *_metadata, const char *from,
 		    const char *to)
 {
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's bind mount");
 	ASSERT_EQ(0, mount(from, to, NULL, MS_BIND, NULL))
 	{
 		TH_LOG("bind '%s' on '%s': %s", from, to, strerror(errno));
@@ -90,6 +91,7 @@ TEST_F(mounts, O2_R9_read_only_tree_bound_in_full_folder_refused)
 TEST_F(mounts, R9_mount_below_protected_dir_shown_elsewhere_refused)
 {
 	fx_make_dir(_metadata, FX_PROTECTED "/m", 0700);
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0,
 		  mount("jr2-sub", FX_PROTECTED "/m", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, FX_PROTECTED "/m/key", "k\n", 0600);
@@ -119,6 +121,7 @@ TEST_F(mounts, R9_proc_outside_its_tree_refused)
 {
 	confines(_metadata, &self->fx);
 	fx_make_dir(_metadata, FX_WORK "/p", 0755);
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0, mount("proc", FX_WORK "/p", "proc", 0, NULL));
 	refused(_metadata, &self->fx, "proc file system at '" FX_WORK "/p'",
 		"'/proc'");
@@ -128,6 +131,7 @@ TEST_F(mounts, R9_sysfs_outside_its_tree_refused)
 {
 	confines(_metadata, &self->fx);
 	fx_make_dir(_metadata, FX_WORK "/s", 0755);
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0, mount("sysfs", FX_WORK "/s", "sysfs", 0, NULL));
 	/* One sysfs per network namespace: the same file system as /sys. */
 	refused(_metadata, &self->fx, "'" FX_WORK "/s'", "'/sys'");
@@ -194,6 +198,7 @@ TEST_F(mounts_exec, R9_alias_refused_by_next_spawner)
 	/* Control: a program runs. */
 	ASSERT_STREQ("ok", HX_TRY(hx, "creat", HX_ETC "/ran0"));
 	ASSERT_EQ(0, mkdir(HX_PROTECTED "/m", 0700));
+	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0, mount("jr2-sub", HX_PROTECTED "/m", "tmpfs", 0, NULL));
 	ASSERT_EQ(0, mkdir(HX_ETC "/m", 0755));
 	ASSERT_EQ(0,

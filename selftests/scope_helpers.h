@@ -425,6 +425,8 @@ static void sx_run(struct __test_metadata *_metadata, const struct jr2_abi *abi,
 	} else {
 		memset(res, 0, sizeof(*res));
 		ASSERT_EQ(0, pipe2(result, O_CLOEXEC));
+		FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN,
+				    "the fixture's pid namespace");
 		ASSERT_EQ(0, unshare(CLONE_NEWPID))
 		{
 			TH_LOG("unshare(CLONE_NEWPID): %s: run the suite as "

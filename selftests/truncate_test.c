@@ -232,6 +232,7 @@ FIXTURE_SETUP(where)
 	fx_setup(_metadata, &self->fx);
 	if (variant->bind_src) {
 		fx_make_dir(_metadata, variant->bind_dst, 0755);
+		FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's bind mount");
 		ASSERT_EQ(0, mount(variant->bind_src, variant->bind_dst, NULL,
 				   MS_BIND, NULL));
 	}
@@ -430,6 +431,14 @@ TEST_F(where, R6_O2_open_by_handle_at_then_ftruncate)
 	ASSERT_LE(0, mount_fd);
 	FX_CONFINE(&self->fx);
 	fd = open_by_handle_at(mount_fd, &handle.fh, O_RDWR | O_CLOEXEC);
+	if (!fx_has_cap(CAP_DAC_READ_SEARCH)) {
+		/* Without CAP_DAC_READ_SEARCH (a container profile's set) no
+		   handle opens at all, before Landlock is asked. */
+		ASSERT_EQ(-1, fd);
+		ASSERT_EQ(EPERM, errno);
+		ASSERT_EQ(self->size, size_of(variant->path));
+		return;
+	}
 	if (variant->denied) {
 		ASSERT_EQ(-1, fd);
 		ASSERT_EQ(EACCES, errno);

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # vmtest: boot kernels of the matrix under QEMU with the static runtime and
 # suite in an initramfs (vmtest/README.md).
-#   make vmtest [KERNEL=<name|path>] [T=<BIN[:TEST]>] [RUN=<id>]
+#   make vmtest [KERNEL=<name|path>] [T=<BIN[:TEST]>] [RUN=<id>] [PROFILE=bare|container|restricted]
 #   make vmshell [KERNEL=<name|path>]
-#   make matrix [KERNELS="a b"] [RUN=<id>]     every reachable entry, two at a time
+#   make matrix [KERNELS="a b"] [RUN=<id>] [PROFILES="bare container restricted"]
+#                                              every reachable entry, two at a time
 #   make vmtest-ci                             the kernels CI boots, then make repro-ci
 #   make vmtest KERNEL=7.3 ABI=5               the guest capped at ABI 5
 #   make cap-check                             capped new kernels against old ones
@@ -64,8 +65,15 @@ $(VMTEST_EXIT): vmtest/guest/vm-exit.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS_STATIC)
 
+# PROFILE=container|restricted (PROFILES= of make matrix): the suite inside
+# Debian's runc in the guest, its config.json from `runc spec` and the data
+# of podman/CRI-O's golang-github-containers-common (vmtest/jr2vm/profiles.py).
+VMTEST_PROFILES = $(foreach p,$(or $(PROFILES),$(PROFILE)),--profile '$(p)')
+VMTEST_PROFILE_DEBS := runc golang-github-containers-common
+
 vmtest-deps:
-	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS) $(if $(filter upstream,$(SUITE)),libcap-dev rsync)
+	@scripts/need-debs $(VMTEST_DEBS) $(KERNELS_DEBS) $(if $(filter upstream,$(SUITE)),libcap-dev rsync) \
+		$(if $(filter-out bare,$(PROFILE) $(PROFILES)),$(VMTEST_PROFILE_DEBS))
 
 # A run's id, fixed once per make so that the report is written for it.
 VMTEST_RUN_ID := $(or $(RUN),$(shell date -u +%Y%m%d-%H%M%S)-$(shell git rev-parse --short HEAD 2>/dev/null || echo nogit))
@@ -93,14 +101,14 @@ VMTEST_SUITE = $(if $(SUITE),--suite '$(SUITE)')
 # is then that of min(the kernel's ABI, N).
 vmtest: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,$(if $(KERNEL),--kernel '$(KERNEL)') $(if $(T),-T '$(T)') \
-		$(if $(ABI),--max-abi '$(ABI)') $(VMTEST_LANES) $(VMTEST_SUITE))
+		$(if $(ABI),--max-abi '$(ABI)') $(VMTEST_LANES) $(VMTEST_SUITE) $(VMTEST_PROFILES))
 
 vmshell: deps vmtest-deps $(VMTEST_PAYLOAD)
 	$(VMTEST_RUN) --shell $(if $(KERNEL),--kernel '$(KERNEL)')
 
 matrix: deps vmtest-deps $(VMTEST_PAYLOAD)
 	@$(call vmtest_then_report,--jobs 2 $(if $(KERNELS),$(foreach k,$(KERNELS),--kernel '$(k)'),--all) \
-		$(if $(T),-T '$(T)') $(VMTEST_LANES) $(VMTEST_SUITE))
+		$(if $(T),-T '$(T)') $(VMTEST_LANES) $(VMTEST_SUITE) $(VMTEST_PROFILES))
 
 # Then the check of repro-ci into the same run (its table joins the run's report).
 vmtest-ci: deps vmtest-deps $(VMTEST_PAYLOAD) $(OBJ)/libjr2.a $(OBJ)/libjr2harness.a

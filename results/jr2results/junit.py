@@ -80,9 +80,11 @@ def _properties(suite: ET.Element, kernel: run_mod.Kernel) -> None:
     props = ET.SubElement(suite, "properties")
     for key in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
                 "expected_verdict", "expected_verdict_code", "verdict", "verdict_code",
-                "outcome"):
+                "outcome", "profile"):
         if kernel.summary.get(key) is not None:
             ET.SubElement(props, "property", name=key, value=_xml_text(str(kernel.summary[key])))
+    for package, version in sorted((kernel.summary.get("profile_data") or {}).items()):
+        ET.SubElement(props, "property", name=f"profile_data:{package}", value=version)
     for name, digest in sorted(kernel.binaries.items()):
         ET.SubElement(props, "property", name=f"sha256:{name}", value=digest)
 

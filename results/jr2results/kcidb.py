@@ -123,11 +123,23 @@ def _environment(kernel: run_mod.Kernel) -> Json:
     desc = landlock_text(s)
     misc = {k: s[k] for k in ("kernel", "release", "entry_abi", "abi", "errata", "landlock",
                               "expected_verdict", "expected_verdict_code", "verdict",
-                              "verdict_code") if s.get(k) is not None}
+                              "verdict_code", "profile", "profile_data") if s.get(k) is not None}
     misc.setdefault("kernel", kernel.name)
-    return {"comment": f"Linux {s.get('release') or '?'} (matrix entry {kernel.name}), "
-                       f"{desc}, under QEMU",
+    profile = s.get("profile", "bare")
+    where = "" if profile == "bare" else f", in the container profile '{profile}'"
+    return {"comment": f"Linux {s.get('release') or '?'} (matrix entry {entry_name(kernel)}), "
+                       f"{desc}, under QEMU{where}",
             "misc": misc}
+
+
+def entry_name(kernel: run_mod.Kernel) -> str:
+    """The matrix entry of a kernel's results: its folder's name less the
+    "+<profile>" of a container profile (vmtest --profile)."""
+    profile = kernel.summary.get("profile", "bare")
+    suffix = f"+{profile}"
+    if profile != "bare" and kernel.name.endswith(suffix):
+        return kernel.name[:-len(suffix)]
+    return kernel.name
 
 
 def _test(build_id: str, test_id: str, path: str, status: str, environment: Json,
@@ -356,7 +368,7 @@ def build(
     for kernel in run.kernels:
         kernel_build = build_id
         if checkouts == "kernel":
-            kco, kbuild = kernel_checkout(kernel, run.id, entries.get(kernel.name, {}), start)
+            kco, kbuild = kernel_checkout(kernel, run.id, entries.get(entry_name(kernel), {}), start)
             checkout_list.append(kco)
             build_list.append(kbuild)
             kernel_build = kbuild["id"]

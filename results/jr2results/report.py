@@ -224,6 +224,8 @@ def regime(s: dict[str, Any]) -> str:
     text = f"ABI {s.get('abi')}"
     if s.get("cap"):
         text += f" capped at {s['cap']}"
+    if s.get("profile", "bare") != "bare":
+        text += f", in the container profile {s['profile']}"
     features = s.get("features") or {}
     if s.get("verdict_code") and s.get("verdict_code") != "accepted":
         text += f": refused ({s['verdict_code']})"

@@ -4,6 +4,7 @@ cached by content, and a small run part (run.conf, extra files) appended to it.
 """
 import dataclasses
 import hashlib
+import json
 import os
 import pathlib
 import shlex
@@ -14,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
-from . import cpio
+from . import cpio, profiles
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BUILD = REPO / "build"
@@ -140,15 +141,30 @@ def stripped(data: bytes) -> bytes:
 
 def run_part(mode: str, cmd: str = "", filter_spec: str = "", test_timeout: int = 300,
              extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
-             lane_bins: Sequence[str] = ()) -> bytes:
+             lane_bins: Sequence[str] = (), profile: "profiles.Profile | None" = None) -> bytes:
     """The appended part: /jr2/run.conf and the extra payload files.
-    lane_bins: the suite binaries this guest runs (a lane's share), else all."""
+    lane_bins: the suite binaries this guest runs (a lane's share), else all;
+    profile: the OCI runtime, its libraries and config.json of a container
+    profile (jr2vm/profiles.py), under /jr2/profile; None: bare."""
     filter_bin, _, filter_test = (filter_spec or "").partition(":")
     conf = {"MODE": mode, "SUITE_NAME": suite_name, "CMD": cmd, "FILTER_BIN": filter_bin,
             "FILTER_TEST": filter_test, "LANE_BINS": " ".join(lane_bins),
-            "TEST_TIMEOUT": str(test_timeout)}
+            "TEST_TIMEOUT": str(test_timeout), "PROFILE": profile.name if profile else "bare"}
     archive = cpio.Archive()
     archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
+    if profile:
+        dirs: set[str] = set()
+        for guest in [f"{profiles.GUEST_DIR}/config.json", *profile.files]:
+            parts = guest.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in dirs and d not in BASE_DIRS:
+                    dirs.add(d)
+                    archive.directory(d)
+        archive.file(f"{profiles.GUEST_DIR}/config.json",
+                     (json.dumps(profile.config, indent=1) + "\n").encode(), 0o644)
+        for guest, host in sorted(profile.files.items()):
+            archive.file(guest, host.read_bytes(), 0o755)
     for named in extra:
         host = pathlib.Path(named)
         if host.is_dir():
@@ -166,8 +182,9 @@ def run_part(mode: str, cmd: str = "", filter_spec: str = "", test_timeout: int 
 def initrd(path_out: pathlib.Path, base: Base, mode: str, cmd: str = "",
            filter_spec: str = "", test_timeout: int = 300,
            extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
-           lane_bins: Sequence[str] = ()) -> pathlib.Path:
+           lane_bins: Sequence[str] = (),
+           profile: "profiles.Profile | None" = None) -> pathlib.Path:
     """Writes base (a Base) + run part to path_out; returns it."""
     path_out.write_bytes(base.data + run_part(mode, cmd, filter_spec, test_timeout, extra,
-                                              suite_name, lane_bins))
+                                              suite_name, lane_bins, profile))
     return path_out

@@ -18,7 +18,7 @@ from typing import Any
 
 import jr2kernels
 
-from . import channel, expect, initramfs, qemu, summary
+from . import channel, expect, initramfs, profiles, qemu, summary
 from . import lanes as lanes_of
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -184,6 +184,12 @@ class BootRequest:
     # The guests this kernel may boot at once (memory): above `lanes`, a
     # binary that mostly waits gets a guest of its own; 0: none more.
     guests_max: int = 0
+    # A container profile (jr2vm/profiles.py): the suite runs inside an OCI
+    # runtime in the guest; None: bare, as the guest's root.
+    profile: profiles.Profile | None = None
+    # The name of its results (out_dir's, summary.json's "kernel"): the
+    # kernel's, with "+<profile>" for a container profile.
+    label: str = ""
 
 
 def boot(request: BootRequest) -> dict[str, Any]:
@@ -192,7 +198,7 @@ def boot(request: BootRequest) -> dict[str, Any]:
     kernel, out_dir, mode, filter_spec = (request.kernel, request.out_dir, request.mode,
                                           request.filter_spec)
     timeout_s, max_abi, suite_name = request.timeout_s, request.max_abi, request.suite_name
-    name = kernel.name
+    name = request.label or kernel.name
     out_dir.mkdir(parents=True, exist_ok=True)
     base = request.base or initramfs.build_base(initramfs.payload_binaries())
     shares: list[Sequence[str]] = [()]
@@ -217,7 +223,8 @@ def boot(request: BootRequest) -> dict[str, Any]:
             initrd = initramfs.initrd(pathlib.Path(tmp) / f"initrd-{i}.gz", base, mode=mode,
                                       cmd=request.cmd, filter_spec=filter_spec,
                                       test_timeout=request.test_timeout_s, extra=request.extra,
-                                      suite_name=suite_name, lane_bins=share)
+                                      suite_name=suite_name, lane_bins=share,
+                                      profile=request.profile)
             args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
             label = name if len(shares) == 1 else f"{name} lane {i}/{len(shares)}"
             guests.append((args, Follow(label, chan)))
@@ -260,7 +267,7 @@ def boot(request: BootRequest) -> dict[str, Any]:
     # A command (make repro, vmtest/run --cmd) runs no suite: its output is
     # cmd.out, and an empty suite.tap would be TAP without a plan (prove fails).
     if mode != "cmd" or ch.tap.strip():
-        (out_dir / "suite.tap").write_text(ch.tap)
+        (out_dir / "suite.tap").write_text(profile_tap(ch.tap, request.profile))
     if ch.check_status is not None:
         check = channel.check_json(ch)
         record = dict(check) if check else {"output": ch.check_text}
@@ -285,6 +292,10 @@ def boot(request: BootRequest) -> dict[str, Any]:
         result = summary.summarize(summary.Boot(name, kernel.entry, ch, console_text, table,
                                                 timed_out, timeout_s, {}, base.sha256,
                                                 exit_status, cap=max_abi))
+    # The profile the suite ran in, and the Debian packages its data are from.
+    result["profile"] = request.profile.name if request.profile else "bare"
+    if request.profile:
+        result["profile_data"] = request.profile.versions
     if problems:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"
@@ -314,6 +325,19 @@ def boot(request: BootRequest) -> dict[str, Any]:
     return result
 
 
+def profile_tap(text: str, profile: profiles.Profile | None) -> str:
+    """The suite's TAP with the profile it ran in as a comment after its
+    version line (results/formats/README.md)."""
+    if profile is None:
+        return text
+    data = ", ".join(f"{p} {v}" for p, v in sorted(profile.versions.items()))
+    line = f"# jr2-profile: {profile.name} ({data})\n"
+    head, sep, rest = text.partition("\n")
+    if head.startswith("TAP version"):
+        return head + sep + line + rest
+    return line + text
+
+
 def upstream_findings(result: dict[str, Any]) -> None:
     """The kernel's own tests: a failed test is a finding about the kernel
     (kernels/README.md names each), the run fails only on its own problems
@@ -341,6 +365,8 @@ def report_line(result: dict[str, Any]) -> str:
     c = result["counts"]
     d = result.get("durations", {})
     cap = f" capped at {result['cap']}" if result.get("cap") else ""
+    if result.get("profile", "bare") != "bare":
+        cap += f", profile {result['profile']}"
     text = (f"{result['outcome']} (verdict {result.get('verdict_code')}, expected "
             f"{result.get('expected_verdict_code')}; ABI {result.get('abi')}{cap}, release "
             f"{result.get('release')}; {c['pass']} pass, {c['fail']} fail, {c['skip']} skip, "

@@ -467,7 +467,12 @@ void jr2_step_metadata_forecast(char *buf, size_t size)
 		snprintf(buf, size,
 			 "metadata: no read-only mounts (no CAP_SYS_ADMIN): "
 			 "only ownership guards the restricted dirs' "
-			 "metadata; see `run --verbose`");
+			 "metadata (a program of the harness's uid may chmod "
+			 "the protected dir; the harness puts its modes back "
+			 "at once) and other sessions' terminals stay "
+			 "reachable by path; fix: give the confiner "
+			 "CAP_SYS_ADMIN (Kubernetes: capabilities add "
+			 "SYS_ADMIN); see `run --verbose`");
 		return;
 	}
 	pid = fork();

@@ -396,7 +396,13 @@ TEST_F(environment, E1_a_request_the_channel_cannot_carry_is_refused)
 	envp = large_variables(8, 120000);
 	ASSERT_NE(NULL, envp);
 	hx->no_net_admin = true;
-	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp))
+	{
+		char log[HX_OUT_SIZE];
+
+		hx_log(log, sizeof(log));
+		TH_LOG("log: %s", log);
+	}
 	if (seqpacket_refuses(8 * 120020)) {
 		TH_LOG(
 		    "this kernel refuses such a message: a refusal expected");
@@ -536,6 +542,12 @@ TEST_F(environment, E4_file_named_by_env_refused_or_warned)
 	ASSERT_EQ(0, truncate(HX_LOG, 0));
 	ASSERT_EQ(0, hx_start(_metadata, hx, extra));
 	hx_log(log, sizeof(log));
+	/* A harness of its programs' uid (a non-root pod) owns the file:
+	   a program may chmod it again, so the warning stays. */
+	if (geteuid() != 0) {
+		ASSERT_NE(NULL, strstr(log, "warning: AWS_CONFIG_FILE"));
+		return;
+	}
 	ASSERT_EQ(NULL, strstr(log, "warning"));
 }
 

@@ -1157,6 +1157,7 @@ TEST_F(harness_channel, R11_a_low_nofile_limit_leaves_status_exec)
 	fx_loopback_up(_metadata);
 	HX_START(hx, NULL);
 	ASSERT_EQ(0, answers_within(hx, false, HELD_MS));
+	FX_SKIP_UNLESS_ROOT("listing the harness's descriptors");
 	base = harness_fds(hx->pid);
 	ASSERT_LT(0, base);
 	limit.rlim_cur = limit.rlim_max = (rlim_t)base + 400;

@@ -109,9 +109,18 @@ TEST_F(harness_trust, E4_bearer_file_outside_trusted_trees_refused)
 		TH_LOG("%s", out);
 	}
 	ASSERT_NE(NULL, strstr(out, "add 'protect <its folder>'"));
+	/* A harness of its programs' uid (a non-root pod) warns first that
+	   the file is theirs to write: the refusal is then one line. */
+	while (geteuid() != 0 && !strncmp(out, "jr2-harness: warning: ", 22) &&
+	       strchr(out, '\n'))
+		memmove(out, strchr(out, '\n') + 1,
+			strlen(strchr(out, '\n') + 1) + 1);
 	ASSERT_EQ(NULL, strchr(out, '\n') + 1 < out + strlen(out)
 			    ? strchr(strchr(out, '\n') + 1, '\n')
-			    : NULL); /* one line */
+			    : NULL) /* one line */
+	{
+		TH_LOG("%s", out);
+	}
 	snapshot(after, sizeof(after));
 	ASSERT_STREQ(before, after);
 	/* In a read-only tree (programs read it): refused too. */

@@ -207,6 +207,64 @@ TEST_F(escapes, R2_O2_metadata_exec)
 	assert_unconfined_can(_metadata, st);
 }
 
+/* The ms until `path` has `mode` again (a change the harness puts back
+   in its loop), by looks 1 ms apart; -1 after `ms`. */
+static int mode_back_ms(const char *path, mode_t mode, int ms)
+{
+	struct stat st;
+
+	for (int waited = 0; waited <= ms; waited++) {
+		if (!stat(path, &st) && (st.st_mode & 07777) == mode)
+			return waited;
+		usleep(1000);
+	}
+	return -1;
+}
+
+#define mode_back(path, mode, ms)                                      \
+	({                                                             \
+		int _ms = mode_back_ms(path, mode, ms);                \
+		if (_ms >= 0)                                          \
+			TH_LOG("%s back to %04o after %d looks", path, \
+			       (unsigned int)(mode), _ms);             \
+		_ms >= 0;                                              \
+	})
+
+/*
+ * Where the read-only mounts hold, a program's chmod of the protected dir
+ * gives EROFS; where they do not (no CAP_SYS_ADMIN: a container profile),
+ * it is made, and the harness puts the mode back at once (its guard, an
+ * inotify watch of the dir): the next exec works and the log says so.  A
+ * change made outside the programs' namespace, which no mount holds, is
+ * put back the same way: the test's own chmod of the dir and a file.
+ */
+TEST_F(escapes, R2_O2_chmod_of_the_protected_dir_is_put_back)
+{
+	struct st *st = &self->st;
+	char log[HX_OUT_SIZE];
+	struct stat standins;
+
+	ST_START(st);
+	ASSERT_STREQ(fx_has_cap(CAP_SYS_ADMIN) ? "EROFS" : "ok",
+		     ST_TRY_LINE(st, ST_EXEC, "chmod-to", "0", HX_PROTECTED));
+	ASSERT_TRUE(mode_back(HX_PROTECTED, 0700, 3000));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "creat", ST_FREE "/a"));
+	/* Unconfined, outside the programs' mount namespace. */
+	ASSERT_EQ(0, stat(HX_STANDINS, &standins));
+	ASSERT_EQ(0, chmod(HX_STANDINS, 0644));
+	ASSERT_EQ(0, chmod(HX_PROTECTED, 0));
+	ASSERT_TRUE(mode_back(HX_PROTECTED, 0700, 3000));
+	ASSERT_TRUE(mode_back(HX_STANDINS, standins.st_mode & 07777, 3000));
+	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "creat", ST_FREE "/b"));
+	hx_log(log, sizeof(log));
+	ASSERT_NE(NULL, strstr(log, "guard: " HX_PROTECTED "/. had mode 0000; "
+				    "put back to 0700"))
+	{
+		TH_LOG("log: %s", log);
+	}
+	ASSERT_NE(NULL, strstr(log, "guard: " HX_STANDINS " had mode 0644"));
+}
+
 /* ---- the kernel's trees: /proc, /sys, /dev ---- */
 
 /*

@@ -11,7 +11,8 @@ HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c \
 	runtime/harness/reexec.c \
 	runtime/harness/sockets.c runtime/harness/start.c \
 	runtime/harness/status.c runtime/harness/conns.c \
-	runtime/harness/children.c runtime/harness/harness_process.c
+	runtime/harness/children.c runtime/harness/harness_process.c \
+	runtime/harness/guard.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c \
 	runtime/harness/log.c runtime/harness/client.c \

@@ -44,6 +44,8 @@ static void remove_run_files(void)
 	size_t n = sizeof(names) / sizeof(names[0]) - !harness.bearer_made;
 	char path[PATH_MAX + 32];
 
+	/* A mode a program changed would keep the files on disk. */
+	guard_repair();
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", harness.protected_dir,
 			 names[i]);
@@ -121,15 +123,26 @@ static void on_signal(void)
 
 int serve(const struct serve_options *opts)
 {
-	enum { FIXED = 6 };
+	enum { FIXED = 7 };
 	struct pollfd pfd[FIXED + MAX_CONNS];
 	struct conn *polled[MAX_CONNS];
 	char frozen[1024];
+	int guard;
 
 	start_check(opts);
 	start_act(opts);
 	/* An exit on an error leaves no secret on disk either. */
 	jr2_die_set_cleanup(remove_run_files);
+	guard = guard_start();
+	if (guard >= 0)
+		say("guard: the modes and owners of %s and its files are put "
+		    "back at each change (where no read-only mount holds "
+		    "them: no CAP_SYS_ADMIN)",
+		    harness.protected_dir);
+	if (guard < 0)
+		say("guard: cannot watch %s (%s): a mode a program changes "
+		    "there stays where no read-only mount holds it",
+		    harness.protected_dir, strerror(errno));
 	frozen_folders(frozen, sizeof(frozen));
 	say("serving; protected dir %s, pid %d, ABI %d; frozen folders: %s",
 	    harness.protected_dir, (int)getpid(), harness.abi.in_force, frozen);
@@ -176,6 +189,7 @@ int serve(const struct serve_options *opts)
 					 .events = POLLIN};
 		pfd[5] =
 		    (struct pollfd){.fd = harness.stream_fd, .events = POLLIN};
+		pfd[6] = (struct pollfd){.fd = guard, .events = POLLIN};
 		pfd[4] = (struct pollfd){
 		    .fd = harness.spawner_fd,
 		    .events =
@@ -230,6 +244,8 @@ int serve(const struct serve_options *opts)
 			on_spawner_message();
 		if (pfd[0].revents)
 			on_signal();
+		if (pfd[6].revents)
+			guard_on_events();
 		if ((pfd[4].revents & POLLOUT) && harness.spawner_fd >= 0)
 			flush_queue();
 		for (int i = FIXED; i < n; i++) {

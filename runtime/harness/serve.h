@@ -237,5 +237,10 @@ void on_spawner_message(void);
 void reap(void);
 void start_spawner(void);
 int write_proc_self(const char *name, const char *text);
+/* guard.c: the protected dir's modes and owners put back at each change;
+ * guard_start returns the inotify descriptor to poll, -1 on failure. */
+int guard_start(void);
+void guard_on_events(void);
+void guard_repair(void);
 
 #endif /* JR2_HARNESS_SERVE_H */

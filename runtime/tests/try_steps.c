@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -306,8 +307,20 @@ static int environ_of(const struct try_call *c)
 	return try_report(read(fd, buf, sizeof(buf)) < 0 ? errno : 0);
 }
 
+/* chmod PATH to MODE (octal): a change that stays, where it is allowed. */
+static int chmod_to(const struct try_call *c)
+{
+	char *end;
+	unsigned long mode = strtoul(c->arg[0], &end, 8);
+
+	if (*end || mode > 07777)
+		return try_report(EINVAL);
+	return try_report(TRY_ERR(chmod(c->arg[1], (mode_t)mode)));
+}
+
 const struct try_verb try_step_verbs[] = {
     {"chmod", 1, "PATH", metadata_verb, 0, "chmod to its own mode"},
+    {"chmod-to", 2, "MODE PATH", chmod_to, 0, "chmod PATH to MODE (octal)"},
     {"chown", 1, "PATH", metadata_verb, 0, "lchown to its own owner"},
     {"utimes", 1, "PATH", metadata_verb, 0, "utimensat, now"},
     {"utimes-same", 1, "PATH", metadata_verb, 0, "utimensat to its own times"},

@@ -316,6 +316,8 @@ static char **large_variables(size_t n, size_t len)
 	return envp;
 }
 
+static bool seqpacket_refuses(size_t len);
+
 /*
  * A spawn request is at most 1 MiB (JR2_SPAWN_MAX_BYTES), the programs'
  * environment included: a start environment larger than that is refused at
@@ -345,6 +347,18 @@ TEST_F(environment, E1_more_bytes_than_a_request_carries_refused)
 	envp = large_variables(8, 120000);
 	ASSERT_NE(NULL, envp);
 	ASSERT_EQ(0, hx_start_env(_metadata, hx, extra, envp));
+	/* Without CAP_NET_ADMIN the harness cannot force its channel past
+	   what this kernel takes (E1_a_request_the_channel_cannot_carry_...).
+	 */
+	if (!fx_has_cap(CAP_NET_ADMIN) && seqpacket_refuses(8 * 120020)) {
+		ASSERT_NE(0, hx_exec(hx, argv, out, sizeof(out)));
+		ASSERT_NE(NULL, strstr(out, "more than the spawner's channel "
+					    "takes here"))
+		{
+			TH_LOG("exec: %s", out);
+		}
+		return;
+	}
 	ASSERT_EQ(0, hx_exec(hx, argv, out, sizeof(out)));
 	ASSERT_STREQ("120000\n", out);
 }

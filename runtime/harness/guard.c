@@ -71,15 +71,14 @@ int guard_start(void)
 		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd < 0 || fstat(dir_fd, &st))
 		return -1;
-	dir_kept = (struct kept){.mode = st.st_mode & 07777,
-				 .uid = st.st_uid,
-				 .gid = st.st_gid};
+	dir_kept = (struct kept){
+	    .mode = st.st_mode & 07777, .uid = st.st_uid, .gid = st.st_gid};
 	watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (watch_fd < 0)
 		return -1;
 	if (inotify_add_watch(watch_fd, harness.protected_dir,
-			      IN_ATTRIB | IN_CREATE | IN_MOVED_TO |
-				  IN_ONLYDIR | IN_DONT_FOLLOW) < 0)
+			      IN_ATTRIB | IN_CREATE | IN_MOVED_TO | IN_ONLYDIR |
+				  IN_DONT_FOLLOW) < 0)
 		return -1;
 	fd = dup(dir_fd);
 	d = fd < 0 ? NULL : fdopendir(fd);

@@ -141,15 +141,18 @@ def stripped(data: bytes) -> bytes:
 
 def run_part(mode: str, cmd: str = "", filter_spec: str = "", test_timeout: int = 300,
              extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
-             lane_bins: Sequence[str] = (), profile: "profiles.Profile | None" = None) -> bytes:
+             lane_bins: Sequence[str] = (), profile: "profiles.Profile | None" = None,
+             cgroup: str = "v2") -> bytes:
     """The appended part: /jr2/run.conf and the extra payload files.
     lane_bins: the suite binaries this guest runs (a lane's share), else all;
     profile: the OCI runtime, its libraries and config.json of a container
-    profile (jr2vm/profiles.py), under /jr2/profile; None: bare."""
+    profile (jr2vm/profiles.py), under /jr2/profile; None: bare; cgroup: the
+    guest's cgroup version for the runtime (profiles.cgroup_version)."""
     filter_bin, _, filter_test = (filter_spec or "").partition(":")
     conf = {"MODE": mode, "SUITE_NAME": suite_name, "CMD": cmd, "FILTER_BIN": filter_bin,
             "FILTER_TEST": filter_test, "LANE_BINS": " ".join(lane_bins),
-            "TEST_TIMEOUT": str(test_timeout), "PROFILE": profile.name if profile else "bare"}
+            "TEST_TIMEOUT": str(test_timeout), "PROFILE": profile.name if profile else "bare",
+            "PROFILE_CGROUP": cgroup}
     archive = cpio.Archive()
     archive.file("jr2/run.conf", "".join(f"{k}={shlex.quote(v)}\n" for k, v in conf.items()).encode())
     if profile:
@@ -183,8 +186,8 @@ def initrd(path_out: pathlib.Path, base: Base, mode: str, cmd: str = "",
            filter_spec: str = "", test_timeout: int = 300,
            extra: Sequence[str | pathlib.Path] = (), suite_name: str = "jr2",
            lane_bins: Sequence[str] = (),
-           profile: "profiles.Profile | None" = None) -> pathlib.Path:
+           profile: "profiles.Profile | None" = None, cgroup: str = "v2") -> pathlib.Path:
     """Writes base (a Base) + run part to path_out; returns it."""
     path_out.write_bytes(base.data + run_part(mode, cmd, filter_spec, test_timeout, extra,
-                                              suite_name, lane_bins, profile))
+                                              suite_name, lane_bins, profile, cgroup))
     return path_out

@@ -148,7 +148,7 @@ def make_config(name: str, spec: dict[str, Any], caps_default: list[str],
     # The guest's root, bound there by its /init (vmtest/guest/init).
     config["root"] = {"path": "/jr2/rootfs", "readonly": restricted}
     config["hostname"] = "jr2-pod"
-    mounts = [m for m in config["mounts"] if m["destination"] != "/sys/fs/cgroup"]
+    mounts = list(config["mounts"])
     mounts += [tmpfs("/tmp", uid, "0755", "64m"), tmpfs("/mnt", uid, "0755", "64m"),
                tmpfs("/run", uid, "0755", "16m"), tmpfs("/var/tmp", uid, "1777", "16m")]
     config["mounts"] = mounts
@@ -162,6 +162,21 @@ def make_config(name: str, spec: dict[str, Any], caps_default: list[str],
         "args": ["sh", "-c", 'pid=$(sed -n \'s/.*"pid": *\\([0-9]*\\).*/\\1/p\'); '
                  'exec nsenter -t "$pid" -n ip link set lo up']}]}
     return config
+
+
+def cgroup_version(kernel_config: pathlib.Path | None) -> str:
+    """v2, or v1 for a kernel whose config lacks CONFIG_CGROUP_BPF: runc
+    puts a cgroup v2's device rules in a BPF program (bpf_prog_query
+    BPF_CGROUP_DEVICE fails, EINVAL, on such a kernel: seen on 6.6), a
+    cgroup v1 node's in the devices controller.  v2 where the config is
+    not known."""
+    try:
+        text = kernel_config.read_text(errors="replace") if kernel_config else ""
+    except OSError:
+        text = ""
+    if text and "\nCONFIG_CGROUP_BPF=y" not in text:
+        return "v1"
+    return "v2"
 
 
 def runtime_files() -> dict[str, pathlib.Path]:

@@ -224,7 +224,8 @@ def boot(request: BootRequest) -> dict[str, Any]:
                                       cmd=request.cmd, filter_spec=filter_spec,
                                       test_timeout=request.test_timeout_s, extra=request.extra,
                                       suite_name=suite_name, lane_bins=share,
-                                      profile=request.profile)
+                                      profile=request.profile,
+                                      cgroup=profiles.cgroup_version(kernel.config))
             args = qemu.command(image, initrd, console, chan, guest_cmdline(kernel, max_abi))
             label = name if len(shares) == 1 else f"{name} lane {i}/{len(shares)}"
             guests.append((args, Follow(label, chan)))
@@ -296,6 +297,7 @@ def boot(request: BootRequest) -> dict[str, Any]:
     result["profile"] = request.profile.name if request.profile else "bare"
     if request.profile:
         result["profile_data"] = request.profile.versions
+        result["profile_cgroup"] = profiles.cgroup_version(kernel.config)
     if problems:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"

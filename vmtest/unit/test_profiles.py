@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The container profiles' config.json (vmtest/jr2vm/profiles.py), from
 runc spec's shape and the containers' data, without a runtime."""
+import pathlib
 from typing import Any
 
 import pytest
@@ -60,9 +61,20 @@ def test_container_is_root_with_the_default_set() -> None:
     assert config["linux"]["maskedPaths"] == ["/proc/kcore"]
     assert config["linux"]["readonlyPaths"] == ["/proc/sys"]
     assert {m["destination"] for m in config["mounts"]} >= {"/proc", "/tmp", "/mnt", "/run"}
-    assert "/sys/fs/cgroup" not in {m["destination"] for m in config["mounts"]}
+    # runc spec's read-only cgroup mount stays, as in a pod.
+    assert "/sys/fs/cgroup" in {m["destination"] for m in config["mounts"]}
     # The spec given is left as it was.
     assert SPEC["process"]["user"] == {"uid": 0, "gid": 0}
+
+
+def test_cgroup_v1_where_the_kernel_has_no_cgroup_bpf(tmp_path: pathlib.Path) -> None:
+    config = tmp_path / "config"
+    config.write_text("# x\nCONFIG_CGROUPS=y\n# CONFIG_CGROUP_BPF is not set\n")
+    assert profiles.cgroup_version(config) == "v1"
+    config.write_text("# x\nCONFIG_CGROUPS=y\nCONFIG_CGROUP_BPF=y\n")
+    assert profiles.cgroup_version(config) == "v2"
+    assert profiles.cgroup_version(None) == "v2"
+    assert profiles.cgroup_version(tmp_path / "absent") == "v2"
 
 
 def test_restricted_is_uid_1000_without_capabilities() -> None:

@@ -298,6 +298,14 @@ def boot(request: BootRequest) -> dict[str, Any]:
     if request.profile:
         result["profile_data"] = request.profile.versions
         result["profile_cgroup"] = profiles.cgroup_version(kernel.config)
+        pid1 = pid1_result(ch_text_of(chans))
+        if pid1 is not None:
+            result["pid1"] = pid1
+            if pid1["status"] != "ok":
+                result["problems"] = result.get("problems", []) + [
+                    f"the harness as PID 1 of the container: {pid1['detail']}"]
+                if result["outcome"] == "pass":
+                    result["outcome"] = "fail"
     if problems:
         # Not a guest crash: QEMU itself died before the guest said anything.
         result["outcome"] = "error"
@@ -325,6 +333,22 @@ def boot(request: BootRequest) -> dict[str, Any]:
             and set(suite_binaries(base)) <= set(result.get("binary_s") or {}):
         lanes_of.keep_timing(name, result)
     return result
+
+
+def ch_text_of(chans: Sequence[str]) -> str:
+    return "".join(chans)
+
+
+def pid1_result(text: str) -> dict[str, str] | None:
+    """The guest's "pid1 ok|fail DETAIL" line (vmtest/guest/init's
+    pid1_check, run in a profile after a whole suite), or None."""
+    found: dict[str, str] | None = None
+    for line in text.splitlines():
+        if line.startswith(channel.MARK + "pid1 "):
+            status, _, detail = line[len(channel.MARK) + 5:].partition(" ")
+            if found is None or found["status"] == "ok":
+                found = {"status": status, "detail": detail.strip()}
+    return found
 
 
 def profile_tap(text: str, profile: profiles.Profile | None) -> str:

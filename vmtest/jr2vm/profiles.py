@@ -13,7 +13,10 @@ restricted  the same as uid 1000 with every capability dropped,
             (Kubernetes' "restricted" Pod Security Standard).
 
 The config.json is `runc spec`'s, adjusted here; the data's versions (the
-Debian packages') go into the run's results.  What the runtime makes for
+Debian packages') go into the run's results.  containerd's RuntimeDefault
+is Go code in Debian (contrib/seccomp/seccomp_default.go of
+golang-github-containerd-containerd-dev; the containerd package holds no
+profile file), so the containers' seccomp.json is the profile's data.  What the runtime makes for
 the suite, as the kubelet and runc make a pod's volumes: a tmpfs on /tmp
 and /mnt (the tests' fixture roots, emptied by each test's fixture), on
 /run and /var/tmp, the loopback interface up in the container's network

@@ -913,24 +913,30 @@ static int ring_openat(struct ring *ring, const char *path, int flags)
 
 /*
  * Sets up a ring before confinement (the library keeps it), or skips
- * naming the kernel's reason.  The step refuses a ring made outside the
+ * naming the reason: the kernel's, or a seccomp filter's (a container
+ * profile's refuses io_uring).  The step refuses a ring made outside the
  * domain (an io_uring acts with its maker's files and credentials:
  * descriptors_test.c): under the step the ring is made just after the
  * confinement, as a program makes its own.
  */
-#define RING_SETUP(r)                                                     \
-	do {                                                              \
-		int _err;                                                 \
-		es.ring = (r);                                            \
-		if (es.step)                                              \
-			break;                                            \
-		_err = ring_setup(r);                                     \
-		es_keep((r)->fd);                                         \
-		if (_err)                                                 \
-			SKIP(return,                                      \
-				   "io_uring unavailable on this kernel " \
-				   "(io_uring_setup: %s)",                \
-				   strerror(_err));                       \
+#define RING_SETUP(r)                                                          \
+	do {                                                                   \
+		int _err;                                                      \
+		es.ring = (r);                                                 \
+		if (es.step)                                                   \
+			break;                                                 \
+		_err = ring_setup(r);                                          \
+		es_keep((r)->fd);                                              \
+		if (_err)                                                      \
+			SKIP(                                                  \
+			    return,                                            \
+				  "io_uring unavailable %s (io_uring_setup: "  \
+				  "%s)",                                       \
+				  fx_seccomp_mode() == 2                       \
+				      ? "under this process's seccomp filter " \
+					"(a container profile's refuses it)"   \
+				      : "on this kernel",                      \
+				  strerror(_err));                             \
 	} while (0)
 
 /* A control that says EINVAL: the kernel predates this operation. */

@@ -410,6 +410,11 @@ static int cmd_check(const struct options *o)
 		jr2_step_helpers_line(reason, sizeof(reason));
 		printf(", \"kernel_helpers\": ");
 		json_str(reason);
+		/* What this confiner's privileges hold of the metadata (a
+		   container's profile), and the fix: the text's own line. */
+		jr2_step_metadata_forecast(reason, sizeof(reason));
+		printf(", \"metadata\": ");
+		json_str(reason);
 		check_frozen(&abi, true);
 		printf("}\n");
 	} else {

@@ -265,6 +265,33 @@ TEST_F(escapes, R2_O2_chmod_of_the_protected_dir_is_put_back)
 	ASSERT_NE(NULL, strstr(log, "guard: " HX_STANDINS " had mode 0644"));
 }
 
+/*
+ * `jr2-confine check --json` says in one line what this confiner's
+ * privileges hold of the metadata, as the node preflight reads it: the
+ * read-only mounts with CAP_SYS_ADMIN; without (a container profile)
+ * what is not held and the fix.
+ */
+TEST_F(escapes, R2_O2_check_says_what_holds_and_the_fix)
+{
+	char *argv[] = {self->st.confine, "check", "--json", NULL};
+	char out[16384];
+	int status = -1;
+
+	ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
+	ASSERT_NE(NULL, strstr(out, "\"metadata\": \"metadata: "))
+	{
+		TH_LOG("%s", out);
+	}
+	if (fx_has_cap(CAP_SYS_ADMIN)) {
+		ASSERT_NE(NULL,
+			  strstr(out, "\"metadata\": \"metadata: holds: "));
+		return;
+	}
+	ASSERT_NE(NULL, strstr(out, "no read-only mounts (no CAP_SYS_ADMIN)"));
+	ASSERT_NE(NULL, strstr(out, "the harness puts its modes back at once"));
+	ASSERT_NE(NULL, strstr(out, "fix: give the confiner CAP_SYS_ADMIN"));
+}
+
 /* ---- the kernel's trees: /proc, /sys, /dev ---- */
 
 /*

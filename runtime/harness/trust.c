@@ -125,7 +125,8 @@ char *read_small_file(const char *path, const char *what)
 
 /*
  * E4: a file the harness reads must not be where the sandbox user writes
- * (refused), and should not be writable by that user elsewhere (warned).
+ * (refused), and should not be writable by that user elsewhere (warned);
+ * a regular file, or a folder for SSL_CERT_DIR.
  */
 void check_read_file(const char *input, const char *path)
 {
@@ -139,7 +140,13 @@ void check_read_file(const char *input, const char *path)
 	if (stat(resolved, &st))
 		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
 			input, path, strerror(errno));
-	if (!S_ISREG(st.st_mode))
+	/* SSL_CERT_DIR names folders of certificates, the rest files. */
+	if (strstr(input, "SSL_CERT_DIR") && !S_ISDIR(st.st_mode))
+		jr2_die(JR2_EXIT_USAGE,
+			"%s '%s' is %s, not a directory; name a folder of "
+			"certificates",
+			input, path, jr2_file_kind(st.st_mode));
+	if (!strstr(input, "SSL_CERT_DIR") && !S_ISREG(st.st_mode))
 		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' is %s, not a regular file; name a regular "
 			"file",

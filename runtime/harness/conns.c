@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "confine_step.h"
 #include "digest.h"
 #include "env.h"
 #include "log.h"
@@ -355,6 +356,9 @@ static void on_attach(struct conn *a, const struct jr2_request *req)
 		       strerror(errno));
 		return;
 	}
+	/* No descriptor reaches the program through its stdio (R10): the
+	 * spawner's filter keeps SO_PASSRIGHTS as it is, so it is off here. */
+	(void)jr2_fd_refuse_rights(a->fd);
 	c->fds[req->stdio] = a->fd;
 	free(a->frame);
 	memset(a, 0, sizeof(*a));

@@ -407,3 +407,85 @@ export function status(opts = {}) {
     socket.write(frame([['op', 'status'], ['bearer', readBearer(opts)], ['json', 1]]));
   });
 }
+
+/**
+ * @typedef {HarnessOptions & {
+ *   cwd?: string,
+ *   signal?: AbortSignal,
+ *   timeout?: number,
+ *   harnessBin?: string,
+ * }} FileToolOptions
+ * harnessBin: the jr2-harness the confined program runs (default:
+ * "jr2-harness", along the programs' PATH).
+ */
+
+/**
+ * `jr2-harness file-tool VERB ARGS...` as a confined program, what
+ * `jr2-harness read|write|edit` run: it reaches exactly what the shell
+ * reaches, and `~` is the programs' HOME.
+ * @param {string} verb
+ * @param {string[]} args
+ * @param {Buffer | string | undefined} input its standard input
+ * @param {FileToolOptions} opts
+ * @returns {Promise<Buffer>} its standard output
+ */
+function fileTool(verb, args, input, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawnConfined([opts.harnessBin ?? 'jr2-harness', 'file-tool', verb, ...args], opts);
+    /** @type {Buffer[]} */
+    const out = [];
+    /** @type {Buffer[]} */
+    const err = [];
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => err.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) {
+        resolve(Buffer.concat(out));
+        return;
+      }
+      const text = Buffer.concat(err).toString().trim();
+      const error = new Error(text || `jr2-harness ${verb} ${args[0]}: ${signal ?? `exit status ${code}`}`);
+      /** @type {any} */ (error).status = code;
+      /** @type {any} */ (error).signal = signal;
+      reject(error);
+    });
+    child.stdin.end(input);
+  });
+}
+
+/**
+ * A file's bytes, read by a confined program (`jr2-harness read`).
+ * @param {string} file a path; `~` and `~/x` are the programs' HOME
+ * @param {FileToolOptions} [opts]
+ * @returns {Promise<Buffer>}
+ */
+export function readFile(file, opts = {}) {
+  return fileTool('read', [file], undefined, opts);
+}
+
+/**
+ * data becomes the file, whole or not at all where its folder allows a
+ * temporary file (`jr2-harness write`).
+ * @param {string} file
+ * @param {Buffer | string} data
+ * @param {FileToolOptions} [opts]
+ * @returns {Promise<void>}
+ */
+export async function writeFile(file, data, opts = {}) {
+  await fileTool('write', [file], data, opts);
+}
+
+/**
+ * oldText, found in the file exactly once, becomes newText
+ * (`jr2-harness edit`); otherwise the file stays as it is and the promise
+ * rejects with the tool's message.
+ * @param {string} file
+ * @param {string} oldText
+ * @param {string} newText
+ * @param {FileToolOptions} [opts]
+ * @returns {Promise<void>}
+ */
+export async function editFile(file, oldText, newText, opts = {}) {
+  await fileTool('edit', [file, oldText, newText], undefined, opts);
+}

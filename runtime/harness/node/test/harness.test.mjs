@@ -14,13 +14,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync,
+} from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { spawnConfined, status } from '../jr2-harness.mjs';
+import {
+  editFile, readFile, spawnConfined, status, writeFile,
+} from '../jr2-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const binDir = process.env.JR2_BIN_DIR ?? path.resolve(here, '../../../../build/bin');
@@ -44,6 +48,9 @@ const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 before(async () => {
   if (skip) return;
   root = mkdtempSync('/tmp/jr2-node-test-');
+  /* The root is a frozen folder (an ancestor of the protected dir): the
+   * programs write only the files it held when the harness started. */
+  writeFileSync(path.join(root, 'node-x'), '');
   const log = openSync(path.join(root, 'harness.log'), 'a');
   harness = spawn(harnessBin, ['serve', '--root', root, '--stop-grace-ms', String(GRACE_MS)],
     { stdio: ['ignore', 'ignore', log] });
@@ -319,4 +326,27 @@ test('JR2_HARNESS_ROOT names the root when no option does', T, async () => {
     if (saved === undefined) delete process.env.JR2_HARNESS_ROOT;
     else process.env.JR2_HARNESS_ROOT = saved;
   }
+});
+
+test('the file tools reach what the shell reaches; ~ is the programs\' HOME', T, async () => {
+  const tools = { root, harnessBin };
+  const home = (await finish(spawnConfined(['sh', '-c', 'printf %s "$HOME"'], { root }))).stdout.toString();
+  assert.ok(home.startsWith('/'), `the programs' HOME: '${home}'`);
+  await assert.rejects(readFile('~/jr2-node-none', tools),
+    (err) => String(err).includes(`${home}/jr2-node-none`));
+  /* Made before the harness started: written in place, as the shell does. */
+  const file = path.join(root, 'node-x');
+  await writeFile(file, 'one two two\n', tools);
+  const r = await finish(spawnConfined(['cat', file], { root }));
+  assert.equal(r.stdout.toString(), 'one two two\n');
+  await editFile(file, 'one', 'three', tools);
+  assert.equal((await readFile(file, tools)).toString(), 'three two two\n');
+  await assert.rejects(editFile(file, 'two', 'four', tools),
+    (err) => /** @type {any} */ (err).status === 1);
+  assert.equal((await readFile(file, tools)).toString(), 'three two two\n');
+  /* The Stand-ins file, through a link a program could make. */
+  const link = path.join(root, 'to-stand-ins');
+  symlinkSync(path.join(root, 'run/jr2/stand-ins'), link);
+  await assert.rejects(readFile(link, tools),
+    (err) => /** @type {any} */ (err).status === 1 && /Permission denied/.test(String(err)));
 });

@@ -186,7 +186,7 @@ void start_spawner(void)
 
 /* ---- reaping ---------------------------------------------------------- */
 
-static void leader_gone(pid_t pid);
+static void leader_gone(unsigned long id);
 
 static void program_exited(size_t i, int status)
 {
@@ -194,14 +194,14 @@ static void program_exited(size_t i, int status)
 
 	harness.programs[i] = harness.programs[--harness.n_programs];
 	close(p.pidfd);
-	leader_gone(p.pid);
+	leader_gone(p.id);
 	if (p.conn)
 		exit_status_to_client(p.conn, status);
 }
 
 static void program_forget(size_t i)
 {
-	leader_gone(harness.programs[i].pid);
+	leader_gone(harness.programs[i].id);
 	close(harness.programs[i].pidfd);
 	harness.programs[i] = harness.programs[--harness.n_programs];
 }
@@ -264,9 +264,11 @@ static bool pidfd_alive(int pidfd)
  * yet (only the harness reaps it), or for a process that started by the
  * clock tick the leader was reaped in (the number was held then, a process
  * never changes its session to a number not its own, and the kernel hands
- * pid numbers out cyclically: a freed one comes back only after every
- * other, never within a tick), or while such a process (the anchor, held
- * by pidfd) is not reaped.
+ * pid numbers out cyclically: a freed one comes back only after the others
+ * are used, which takes longer than a tick unless the pid space is nearly
+ * full or a privileged process picks the number: ns_last_pid, clone3's
+ * set_tid; SECURITY.md), or while such a process (the anchor, held by
+ * pidfd) is not reaped.
  */
 static size_t signal_session(const struct cancel *c, int signo)
 {
@@ -339,7 +341,8 @@ void signal_program(const struct program *p, int signo)
 void cancel_program(size_t i, const char *why)
 {
 	struct program *p = &harness.programs[i];
-	struct cancel c = {.sid = p->pid,
+	struct cancel c = {.id = p->id,
+			   .sid = p->pid,
 			   .gone_ticks = ULLONG_MAX,
 			   .kill_at_ms = jr2_now_ms() + harness.stop_grace_ms};
 
@@ -361,10 +364,10 @@ void cancel_program(size_t i, const char *why)
 	harness.cancels[harness.n_cancels++] = c;
 }
 
-static void leader_gone(pid_t pid)
+static void leader_gone(unsigned long id)
 {
 	for (size_t i = 0; i < harness.n_cancels; i++)
-		if (harness.cancels[i].sid == pid &&
+		if (harness.cancels[i].id == id &&
 		    harness.cancels[i].gone_ticks == ULLONG_MAX)
 			harness.cancels[i].gone_ticks = boot_ticks();
 }
@@ -389,8 +392,10 @@ void cancel_tick(long long now)
 			i++;
 			continue;
 		}
+		/* By request id: once the program is reaped, its pid number
+		 * may be another request's program. */
 		for (size_t p = 0; p < harness.n_programs; p++)
-			if (harness.programs[p].pid == c.sid)
+			if (harness.programs[p].id == c.id)
 				signal_program(&harness.programs[p], SIGKILL);
 		for (int round = 0; round < 8; round++)
 			if (!signal_session(&c, SIGKILL))

@@ -99,6 +99,7 @@ struct program {
  * (clock ticks of CLOCK_BOOTTIME); ULLONG_MAX while it is not.
  */
 struct cancel {
+	unsigned long id; /* the request's: never reused, unlike its pid */
 	pid_t sid;
 	unsigned long long gone_ticks;
 	long long kill_at_ms;

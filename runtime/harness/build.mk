@@ -11,8 +11,9 @@ HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c \
 	runtime/harness/reexec.c \
 	runtime/harness/sockets.c runtime/harness/start.c \
 	runtime/harness/status.c runtime/harness/conns.c \
-	runtime/harness/children.c runtime/harness/harness_process.c \
-	runtime/harness/guard.c
+	runtime/harness/children.c runtime/harness/cancel.c \
+	runtime/harness/harness_process.c runtime/harness/guard.c \
+	runtime/harness/procfs.c runtime/harness/undo.c
 HARNESS_SRCS := $(HARNESS_PURE_SRCS) runtime/harness/channel.c \
 	runtime/harness/standins.c runtime/harness/spawner.c \
 	runtime/harness/log.c runtime/harness/client.c \
@@ -33,6 +34,8 @@ HARNESS_LIBS := -l:libsodium.a
 HARNESS_DEBS_STAMP := $(OBJ)/harness/debs.stamp
 
 BINS += $(BIN)/jr2-harness
+LAYER_PAIRS += $(foreach s,$(HARNESS_SRCS) runtime/harness/main.c,\
+	$(s)=$(s:runtime/harness/%.c=$(OBJ)/harness/%.o))
 MANS += runtime/harness/jr2-harness.1
 TEST_BINS += $(HARNESS_UNIT) $(HARNESS_BENCH) $(HARNESS_START_BENCH)
 TEST_STEPS += harness-unit

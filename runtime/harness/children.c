@@ -33,23 +33,6 @@
 
 /* ---- the spawner ---------------------------------------------------- */
 
-/* Writes text to /proc/self/NAME; 0 or -1 (errno set). */
-int write_proc_self(const char *name, const char *text)
-{
-	char path[64];
-	int fd, ret, err;
-
-	snprintf(path, sizeof(path), "/proc/self/%s", name);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : -1;
-	err = errno;
-	close(fd);
-	errno = err;
-	return ret;
-}
-
 /*
  * Less to steal: the spawner (a fork of the harness) needs no Stand-in and
  * no bearer; they are wiped from its copy of the memory before it runs
@@ -186,8 +169,6 @@ void start_spawner(void)
 
 /* ---- reaping ---------------------------------------------------------- */
 
-static void leader_gone(unsigned long id);
-
 static void program_exited(size_t i, int status)
 {
 	struct program p = harness.programs[i];
@@ -204,204 +185,6 @@ static void program_forget(size_t i)
 	leader_gone(harness.programs[i].id);
 	close(harness.programs[i].pidfd);
 	harness.programs[i] = harness.programs[--harness.n_programs];
-}
-
-/* ---- cancels ---------------------------------------------------------- */
-
-/* Now in /proc's starttime units: clock ticks of CLOCK_BOOTTIME. */
-static unsigned long long boot_ticks(void)
-{
-	struct timespec ts;
-	unsigned long long hz = (unsigned long long)sysconf(_SC_CLK_TCK);
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (unsigned long long)ts.tv_sec * hz +
-	       (unsigned long long)ts.tv_nsec / (1000000000ULL / hz);
-}
-
-/* The session and start time of pid, from /proc/PID/stat; false: gone. */
-static bool proc_session(pid_t pid, pid_t *sid, unsigned long long *start)
-{
-	char path[64], line[1024];
-	const char *after_comm;
-	int fd, session;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	len = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	line[len] = '\0';
-	/* "pid (comm) state ppid pgrp session ... starttime" (field 22) */
-	after_comm = strrchr(line, ')');
-	if (!after_comm ||
-	    sscanf(after_comm,
-		   ") %*c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-		   "%*d %*d %*d %*d %*d %*d %llu",
-		   &session, start) != 2)
-		return false;
-	*sid = (pid_t)session;
-	return true;
-}
-
-/* Whether the process of pidfd is not reaped yet (a zombie counts). */
-static bool pidfd_alive(int pidfd)
-{
-	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
-}
-
-/*
- * signo to every process of session `c->sid`; how many.  Each is opened as
- * a pidfd and its session read again after, so a signal never reaches a
- * process that took a pid number the walk saw.  The session's number is
- * its leader's pid, free for reuse once the leader is reaped and no member
- * is left: a process in it counts only while that number is proven the
- * cancelled session's.  So it is while the leader is a program not reaped
- * yet (only the harness reaps it), or for a process that started by the
- * clock tick the leader was reaped in (the number was held then, a process
- * never changes its session to a number not its own, and the kernel hands
- * pid numbers out cyclically: a freed one comes back only after the others
- * are used, which takes longer than a tick unless the pid space is nearly
- * full or a privileged process picks the number: ns_last_pid, clone3's
- * set_tid; SECURITY.md), or while such a process (the anchor, held by
- * pidfd) is not reaped.
- */
-static size_t signal_session(const struct cancel *c, int signo)
-{
-	int anchor = -1;
-	size_t n = 0;
-	bool leader = c->gone_ticks == ULLONG_MAX;
-	struct dirent *d;
-	DIR *proc;
-
-	if (leader)
-		kill(-c->sid, signo); /* its group: atomic against a fork */
-	for (int pass = 0; pass < 2; pass++) {
-		proc = opendir("/proc");
-		while (proc && (d = readdir(proc))) {
-			long pid = strtol(d->d_name, NULL, 10);
-			unsigned long long start;
-			pid_t sid;
-			int fd;
-
-			if (pid <= 0 ||
-			    !proc_session((pid_t)pid, &sid, &start) ||
-			    sid != c->sid)
-				continue;
-			/* First pass: the anchor only. */
-			if (pass == 0 &&
-			    (leader || start > c->gone_ticks || anchor >= 0))
-				continue;
-			fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-			if (fd < 0)
-				continue;
-			if (!proc_session((pid_t)pid, &sid, &start) ||
-			    sid != c->sid || !pidfd_alive(fd)) {
-				close(fd);
-				continue;
-			}
-			if (pass == 0) {
-				anchor = fd;
-				continue;
-			}
-			if (leader || start <= c->gone_ticks ||
-			    (anchor >= 0 && pidfd_alive(anchor))) {
-				if (syscall(SYS_pidfd_send_signal, fd, signo,
-					    NULL, 0) == 0)
-					n++;
-			}
-			close(fd);
-		}
-		if (proc)
-			closedir(proc);
-	}
-	if (anchor >= 0)
-		close(anchor);
-	return n;
-}
-
-/* signo to program p: its process group (its pid while it is not reaped)
- * and its pidfd (it may have left its group). */
-void signal_program(const struct program *p, int signo)
-{
-	kill(-p->pid, signo);
-	syscall(SYS_pidfd_send_signal, p->pidfd, signo, NULL, 0);
-}
-
-/*
- * Program i is cancelled: no client waits for it any more.  It and its
- * session get SIGTERM (and SIGCONT, so a stopped one meets it), SIGKILL
- * once --stop-grace-ms passed.  A process that left the session (setsid:
- * a server started on purpose) stays, as after a terminal's hangup.
- */
-void cancel_program(size_t i, const char *why)
-{
-	struct program *p = &harness.programs[i];
-	struct cancel c = {.id = p->id,
-			   .sid = p->pid,
-			   .gone_ticks = ULLONG_MAX,
-			   .kill_at_ms = jr2_now_ms() + harness.stop_grace_ms};
-
-	p->conn = NULL;
-	say("cancelling program %d (request %lu): %s; SIGTERM to its session, "
-	    "SIGKILL to what is left after %u ms",
-	    (int)p->pid, p->id, why, harness.stop_grace_ms);
-	signal_program(p, SIGTERM);
-	signal_session(&c, SIGTERM);
-	signal_program(p, SIGCONT);
-	signal_session(&c, SIGCONT);
-	if (harness.n_cancels == MAX_PROGRAMS) {
-		say("too many cancels at once: program %d gets SIGKILL now",
-		    (int)p->pid);
-		signal_program(p, SIGKILL);
-		signal_session(&c, SIGKILL);
-		return;
-	}
-	harness.cancels[harness.n_cancels++] = c;
-}
-
-static void leader_gone(unsigned long id)
-{
-	for (size_t i = 0; i < harness.n_cancels; i++)
-		if (harness.cancels[i].id == id &&
-		    harness.cancels[i].gone_ticks == ULLONG_MAX)
-			harness.cancels[i].gone_ticks = boot_ticks();
-}
-
-long long cancel_next_ms(void)
-{
-	long long next = 0;
-
-	for (size_t i = 0; i < harness.n_cancels; i++)
-		if (!next || harness.cancels[i].kill_at_ms < next)
-			next = harness.cancels[i].kill_at_ms;
-	return next;
-}
-
-/* The SIGKILLs due: again while a round finds one (a fork may race it). */
-void cancel_tick(long long now)
-{
-	for (size_t i = 0; i < harness.n_cancels;) {
-		struct cancel c = harness.cancels[i];
-
-		if (now < c.kill_at_ms) {
-			i++;
-			continue;
-		}
-		/* By request id: once the program is reaped, its pid number
-		 * may be another request's program. */
-		for (size_t p = 0; p < harness.n_programs; p++)
-			if (harness.programs[p].id == c.id)
-				signal_program(&harness.programs[p], SIGKILL);
-		for (int round = 0; round < 8; round++)
-			if (!signal_session(&c, SIGKILL))
-				break;
-		harness.cancels[i] = harness.cancels[--harness.n_cancels];
-	}
 }
 
 /* "fail": the spawner cannot confine itself; the queued execs are refused. */
@@ -692,36 +475,6 @@ void reap(void)
 }
 
 /* Whether the harness has a child, zombies reaped (reap) or not. */
-/*
- * The parent of pid, from /proc/PID/stat ("pid (comm) state ppid"; comm
- * may hold ") "): 0 for a parent outside this pid namespace, -1 when not
- * known.  stat, not status: the kernel formats a few numbers for it where
- * status takes every field.  O_NONBLOCK: root may hold a lease on the
- * file, and a blocking open would wait the lease break time
- * (/proc/sys/fs/lease-break-time), and the harness's loop with it.
- */
-pid_t proc_parent(pid_t pid)
-{
-	char path[64], line[512];
-	const char *after_comm;
-	int parent = -1, fd;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	line[len] = '\0';
-	after_comm = strrchr(line, ')');
-	if (!after_comm || sscanf(after_comm, ") %*c %d", &parent) != 1)
-		return -1;
-	return parent < 0 ? -1 : (pid_t)parent;
-}
-
 /*
  * As pid 1 of its pid namespace, with that namespace's /proc (/proc/self is
  * "1"): whether a process other than itself is left.  One a `docker exec`

@@ -509,7 +509,12 @@ void on_control_readable(struct conn *c)
 	}
 	c->bearer_shown = true;
 	if (req.op == JR2_OP_STATUS) {
-		status_reply(c, req.json);
+		size_t len;
+		char *answer = status_answer(req.json, &len);
+
+		conn_send(c, answer, len);
+		free(answer);
+		conn_close(c);
 		goto out;
 	}
 	if (req.op == JR2_OP_SIGNAL) {

@@ -165,8 +165,14 @@ struct harness {
 
 extern struct harness harness;
 
-/* start.c: the start transaction */
+/* undo.c: what a start made, undone on failure (undo_start, the die
+ * cleanup) or renamed from NAME.new into place (commit_files) */
 void made_file(const char *path);
+void made_dir(const char *path);
+void undo_start(void);
+void commit_files(void);
+
+/* start.c: the start transaction */
 void start_act(const struct serve_options *opts);
 void start_check(const struct serve_options *opts);
 
@@ -220,24 +226,33 @@ void on_custodian_readable(struct conn *c);
 void refuse(struct conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* status.c: the answer to `status`, the start's lines */
+/* status.c: the answer to `status`, the start's lines; formats only */
 void frozen_folders(char *out, size_t size);
-void status_reply(struct conn *c, bool json);
+/* "status\n" and the state, text or JSON, whole; *len its bytes; free it. */
+char *status_answer(bool json, size_t *len);
 
 /* children.c: the spawner, its protocol, and the reaping */
-void cancel_program(size_t i, const char *why);
-void cancel_tick(long long now);
-long long cancel_next_ms(void); /* 0: none */
-void signal_program(const struct program *p, int signo);
 bool children_left(void);
-/* The parent of pid (0: outside this pid namespace), or -1: not known. */
-pid_t proc_parent(pid_t pid);
 bool signal_programs(int signo);
 bool wait_for_children(long long ms, int signo, bool *hurried);
 void on_spawner_message(void);
 void reap(void);
 void start_spawner(void);
+
+/* cancel.c: a cancelled program and its session; a client's signal */
+void cancel_program(size_t i, const char *why);
+void cancel_tick(long long now);
+long long cancel_next_ms(void); /* 0: none */
+/* The program of request id is reaped: its session's number may be reused. */
+void leader_gone(unsigned long id);
+void signal_program(const struct program *p, int signo);
+
+/* procfs.c: /proc/self settings, and a process's numbers in /proc/PID/stat */
 int write_proc_self(const char *name, const char *text);
+/* The parent of pid (0: outside this pid namespace), or -1: not known. */
+pid_t proc_parent(pid_t pid);
+/* The session and start time (clock ticks since boot) of pid; false: gone. */
+bool proc_session(pid_t pid, pid_t *sid, unsigned long long *start);
 /* guard.c: the protected dir's modes and owners put back at each change;
  * guard_start returns the inotify descriptor to poll, -1 on failure. */
 int guard_start(void);

@@ -98,7 +98,7 @@ static void status_printf(struct status_buf *b, const char *fmt, ...)
 	free(big);
 }
 
-void status_reply(struct conn *c, bool json)
+char *status_answer(bool json, size_t *len)
 {
 	struct status_buf sb = {0};
 	char abstract[sizeof(harness.abstract_name) + 1];
@@ -173,9 +173,8 @@ void status_reply(struct conn *c, bool json)
 
 		status_printf(&answer, "status\n");
 		status_emit(&answer, sb.text, sb.used);
-		conn_send(c, answer.text, answer.used);
-		free(answer.text);
+		free(sb.text);
+		*len = answer.used;
+		return answer.text;
 	}
-	free(sb.text);
-	conn_close(c);
 }

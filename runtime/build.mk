@@ -12,6 +12,8 @@ JR2_HDRS := $(wildcard runtime/*.h)
 
 BINS += $(BIN)/jr2-confine
 MANS += runtime/jr2-confine.1
+LAYER_PAIRS += $(foreach s,$(JR2_LIB_SRCS) runtime/jr2-confine.c,\
+	$(s)=$(s:runtime/%.c=$(OBJ)/runtime/%.o))
 
 $(OBJ)/runtime/%.o: runtime/%.c $(JR2_HDRS)
 	@mkdir -p $(@D)

@@ -43,9 +43,12 @@ $(OBJ)/trace/%.o: $(TRACE_DIR)/%.c $(wildcard $(TRACE_DIR)/*.h) \
 	@mkdir -p $(@D)
 	$(CC) $(TRACE_CFLAGS) -c -o $@ $<
 
-$(BIN)/jr2-trace: $(OBJ)/trace/jr2-trace.o $(OBJ)/trace/attach.o \
-		$(OBJ)/trace/probe.o $(OBJ)/trace/report.o $(OBJ)/trace/audit.o \
-		$(OBJ)/trace/format.o $(OBJ)/libjr2.a
+TRACE_SRCS := $(addprefix $(TRACE_DIR)/,jr2-trace.c attach.c probe.c \
+	report.c audit.c format.c)
+TRACE_OBJS := $(TRACE_SRCS:$(TRACE_DIR)/%.c=$(OBJ)/trace/%.o)
+LAYER_PAIRS += $(foreach s,$(TRACE_SRCS),$(s)=$(s:$(TRACE_DIR)/%.c=$(OBJ)/trace/%.o))
+
+$(BIN)/jr2-trace: $(TRACE_OBJS) $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS_PROGRAM) -o $@ $^ $(TRACE_LIBS)
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# jr2-harness: the harness, its spawner and its clients; the unit tests of its
-# pure code (request parser, SHA-256 from libsodium, environment), a libFuzzer
-# target of the parser (`make fuzz`, kept out of `make test`) and the spawner
-# benchmark.
+# jr2-harness: the harness, its spawner and its clients (runtime/harness/*.c:
+# what ships, and nothing else); in tests/, the unit tests of its pure code
+# (request parser, SHA-256 from libsodium, environment), a libFuzzer target
+# of the parser (`make fuzz`, kept out of `make test`) and the benchmarks.
 
 HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/digest.c \
 	runtime/harness/env.c runtime/harness/spawner_msg.c
@@ -57,7 +57,7 @@ $(BIN)/jr2-harness: $(OBJ)/harness/main.o $(HARNESS_OBJS) $(OBJ)/libjr2.a
 	$(CC) $(CFLAGS) $(LDFLAGS_PROGRAM) -o $@ $^ $(HARNESS_LIBS)
 
 # The pure code reads the config's policy lines with the library's code.
-$(HARNESS_UNIT): runtime/harness/unit_test.c $(HARNESS_PURE_OBJS) \
+$(HARNESS_UNIT): runtime/harness/tests/unit_test.c $(HARNESS_PURE_OBJS) \
 		$(OBJ)/libjr2.a $(HARNESS_HDRS) $(KSFT_INC)/kselftest_harness.h \
 		| $(HARNESS_DEBS_STAMP)
 	@mkdir -p $(@D)
@@ -71,13 +71,13 @@ test-harness-unit: $(HARNESS_UNIT)
 
 # libFuzzer needs clang's runtime (Debian: libclang-rt-14-dev on bookworm).
 # It runs the harness's own intake (channel.c) with descriptors attached.
-$(HARNESS_FUZZ): runtime/harness/fuzz_request.c runtime/harness/request.c \
+$(HARNESS_FUZZ): runtime/harness/tests/fuzz_request.c runtime/harness/request.c \
 		runtime/harness/channel.c $(HARNESS_HDRS) $(OBJ)/libjr2.a
 	@scripts/need-debs clang-14 libclang-rt-14-dev
 	@mkdir -p $(@D)
 	clang-14 -std=gnu11 -g -O1 -Wall -Wextra -Werror -D_GNU_SOURCE \
 		-fsanitize=fuzzer,address,undefined -Iruntime -Iruntime/harness \
-		-o $@ runtime/harness/fuzz_request.c runtime/harness/request.c \
+		-o $@ runtime/harness/tests/fuzz_request.c runtime/harness/request.c \
 		runtime/harness/channel.c $(OBJ)/libjr2.a
 
 # Seeds: one valid request of each op; new inputs go to the build folder.
@@ -97,7 +97,7 @@ fuzz: $(HARNESS_FUZZ)
 	$(HARNESS_FUZZ) -max_total_time=$(FUZZ_SECONDS) -max_len=70000 \
 		$(BUILD)/harness/fuzz-corpus
 
-$(HARNESS_BENCH): runtime/harness/bench_spawn.c runtime/harness/bench_root.c \
+$(HARNESS_BENCH): runtime/harness/tests/bench_spawn.c runtime/harness/tests/bench_root.c \
 		$(OBJ)/harness/channel.o \
 		$(OBJ)/harness/request.o $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
@@ -112,8 +112,8 @@ bench-harness: $(HARNESS_BENCH) $(BIN)/jr2-harness $(BIN)/jr2-confine \
 		--confine $(BIN)/jr2-confine -n $(BENCH_SPAWNS)
 	$(BUILD)/runtime-bench/confine-bench filter
 
-$(HARNESS_START_BENCH): runtime/harness/bench_start.c \
-		runtime/harness/bench_root.c $(OBJ)/libjr2.a
+$(HARNESS_START_BENCH): runtime/harness/tests/bench_start.c \
+		runtime/harness/tests/bench_root.c $(OBJ)/libjr2.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iruntime/harness $(LDFLAGS_STATIC) -o $@ $^
 

@@ -6,7 +6,7 @@ JR2_LIB_SRCS := runtime/abi.c runtime/ruleset.c runtime/policy.c \
 	runtime/config.c runtime/plan.c runtime/fswalk.c runtime/compile.c \
 	runtime/links.c runtime/confine.c runtime/confine_step.c runtime/step_descriptors.c \
 	runtime/json.c \
-	runtime/syscall_filter.c runtime/kernel_helpers.c runtime/die.c
+	runtime/step_syscall_filter.c runtime/step_kernel_helpers.c runtime/die.c
 JR2_LIB_OBJS := $(JR2_LIB_SRCS:runtime/%.c=$(OBJ)/runtime/%.o)
 JR2_HDRS := $(wildcard runtime/*.h)
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "confine_step.h"
+#include "exit_status.h"
 #include "plan.h"
 #include "step_internal.h"
 #include "policy_internal.h"
@@ -152,7 +153,7 @@ static void __attribute__((noreturn)) wait_and_mirror(pid_t child)
 	for (;;) {
 		if (waitpid(child, &status, 0) < 0) {
 			if (errno != EINTR)
-				_exit(125);
+				_exit(JR2_EXIT_REFUSED);
 		} else if (!WIFSTOPPED(status)) {
 			break;
 		} else {
@@ -191,7 +192,7 @@ static int step_session(struct jr2_step *step, struct jr2_err *err)
 	if (child > 0)
 		wait_and_mirror(child);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != parent)
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	if (setsid() < 0)
 		return jr2_fail(err, errno, false, "setsid: %s",
 				strerror(errno));

@@ -68,6 +68,7 @@ static void __attribute__((constructor)) jr2_ksft_exit_skip_init(void)
 }
 
 #include "abi.h"
+#include "exit_status.h"
 #include "landlock_uapi.h"
 #include "policy.h"
 

@@ -217,7 +217,7 @@ TEST_F(custodian, R8_confined_program_cannot_drive_the_harness)
 	/* Positive control: unconfined, with the bearer file, it works. */
 	ASSERT_EQ(0, hx_status(hx, out, sizeof(out)));
 	/* Confined: the bearer file is out of reach. */
-	ASSERT_EQ(125, hx_exec(hx, status, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_REFUSED, hx_exec(hx, status, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "control.bearer': Permission denied"))
 	{
 		TH_LOG("answer: %s", out);
@@ -230,7 +230,8 @@ TEST_F(custodian, R8_confined_program_cannot_drive_the_harness)
 		    "--bearer-file", path,     NULL};
 
 		fx_make_file(_metadata, path, "jr2-0000\n", 0644);
-		ASSERT_EQ(125, hx_exec(hx, guessed, out, sizeof(out)));
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  hx_exec(hx, guessed, out, sizeof(out)));
 		ASSERT_NE(NULL, strstr(out, "refused: wrong bearer"))
 		{
 			TH_LOG("answer: %s", out);
@@ -271,7 +272,7 @@ TEST_F(custodian, R8_bearer_file_read_once_at_start)
 	ASSERT_EQ(0, unlink(HX_SECRET "/bearer"));
 	fx_make_file(_metadata, HX_SECRET "/bearer", "another\n", 0600);
 	ASSERT_EQ(0, fx_run(with_file, out, sizeof(out), &status));
-	ASSERT_EQ(125, status);
+	ASSERT_EQ(JR2_EXIT_REFUSED, status);
 	ASSERT_NE(NULL, strstr(out, "wrong bearer"));
 	/* Back to the right bearer for the teardown. */
 	ASSERT_EQ(0, unlink(HX_SECRET "/bearer"));

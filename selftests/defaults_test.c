@@ -42,7 +42,8 @@ TEST_F(escapes, R1_defaults_fail_closed_run)
 			ASSERT_EQ(0, unlink("/run/jr2"));
 			fx_make_file(_metadata, "/run/jr2", "", 0600);
 		}
-		ASSERT_EQ(125, run_defaults(st, NULL, out, sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  run_defaults(st, NULL, out, sizeof(out)))
 		{
 			TH_LOG("%s: %s", states[i], out);
 		}

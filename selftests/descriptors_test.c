@@ -122,7 +122,8 @@ TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		open_at(_metadata, bad[i].path, bad[i].flags, 9);
 		for (int path = ST_RUN; path <= ST_EXEC; path++) {
-			ASSERT_EQ(125, pass_fd(st, path, "9", out, sizeof(out)))
+			ASSERT_EQ(JR2_EXIT_REFUSED,
+				  pass_fd(st, path, "9", out, sizeof(out)))
 			{
 				TH_LOG("%s, %s: %s", st_path_name[path],
 				       bad[i].path, out);
@@ -148,8 +149,8 @@ TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		const char *const verb[] = {"fd-read", "0", NULL};
 
-		ASSERT_EQ(125, st_try_opts(st, path, NULL, false, verb, out,
-					   sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED, st_try_opts(st, path, NULL, false,
+							verb, out, sizeof(out)))
 		{
 			TH_LOG("%s: %s", st_path_name[path], out);
 		}
@@ -226,7 +227,8 @@ static void refused_9_as(struct __test_metadata *_metadata, struct st *st,
 	char out[ST_OUT_SIZE], expected[160];
 
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_EQ(125, pass_fd(st, path, "9", out, sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  pass_fd(st, path, "9", out, sizeof(out)))
 		{
 			TH_LOG("%s, %s: %s", st_path_name[path], what, out);
 		}
@@ -276,8 +278,8 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
 	for (int path = ST_RUN; path <= ST_EXEC; path++) {
 		const char *const verb[] = {"fd-recv", "0", NULL};
 
-		ASSERT_EQ(125, st_try_opts(st, path, NULL, false, verb, out,
-					   sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED, st_try_opts(st, path, NULL, false,
+							verb, out, sizeof(out)))
 		{
 			TH_LOG("%s: %s", st_path_name[path], out);
 		}
@@ -341,7 +343,8 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
 						 "'the harness': Invalid "
 						 "argument"
 					       : NULL);
-		ASSERT_EQ(125, pass_fd(st, ST_RUN, "9", out, sizeof(out)));
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  pass_fd(st, ST_RUN, "9", out, sizeof(out)));
 		ASSERT_NE(NULL, strstr(out, kinds[i]))
 		{
 			TH_LOG("'%s' lacks %s", out, kinds[i]);
@@ -398,8 +401,9 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 		/* Without SO_PASSRIGHTS the late one is queued: the next
 		 * pass of the socket is refused. */
 		if (!expected_send)
-			ASSERT_EQ(125, pass_fd_to(st, path, "9", "fd-recv", out,
-						  sizeof(out)));
+			ASSERT_EQ(JR2_EXIT_REFUSED,
+				  pass_fd_to(st, path, "9", "fd-recv", out,
+					     sizeof(out)));
 		close(9);
 		close(sv[0]);
 		close(sv[1]);

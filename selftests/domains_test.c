@@ -773,7 +773,7 @@ TEST_F(domains, P4_spawner_killed_repeatedly_while_starting)
 			ran++;
 		} else {
 			/* 125 with a message that says what happened. */
-			ASSERT_EQ(125, WEXITSTATUS(status));
+			ASSERT_EQ(JR2_EXIT_REFUSED, WEXITSTATUS(status));
 			ASSERT_NE(NULL, strstr(out, "spawner"))
 			{
 				TH_LOG("round %d: unclear error '%s'", round,
@@ -814,14 +814,16 @@ TEST_F(domains, A3_exec_statuses_and_failures)
 	HX_START(hx, NULL);
 	ASSERT_EQ(7, hx_exec(hx, sh7, out, sizeof(out)));
 	ASSERT_EQ(128 + SIGKILL, hx_exec(hx, killed, out, sizeof(out)));
-	ASSERT_EQ(127, hx_exec(hx, missing, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_NOT_FOUND, hx_exec(hx, missing, out, sizeof(out)));
 	ASSERT_STREQ("jr2-harness: execve 'no-such-program': No such file or "
 		     "directory\n",
 		     out);
-	ASSERT_EQ(126, hx_exec(hx, not_exec, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_CANNOT_EXEC,
+		  hx_exec(hx, not_exec, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "Permission denied"));
 	/* A missing --cwd has its own code (jr2-harness(1)), not 127. */
-	ASSERT_EQ(124, hx_exec_opts(hx, bad_cwd, truth, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_CWD,
+		  hx_exec_opts(hx, bad_cwd, truth, out, sizeof(out)));
 	ASSERT_STREQ("jr2-harness: chdir '" HX_MNT "/missing': No such file or "
 		     "directory\n",
 		     out);

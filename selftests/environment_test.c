@@ -168,7 +168,8 @@ TEST_F(environment, E1_unknown_secret_refused)
 	fx_make_file(_metadata, HX_CONFIG, "secret GH_TOKEN\n" HX_TRUST_ETC,
 		     0644);
 	HX_START(hx, extra);
-	ASSERT_EQ(125, hx_exec_opts(hx, unknown, argv, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_REFUSED,
+		  hx_exec_opts(hx, unknown, argv, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "unknown secret 'NOT_DECLARED'"))
 	{
 		TH_LOG("answer: %s", out);

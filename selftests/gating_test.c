@@ -232,7 +232,7 @@ static void assert_run_refused(struct __test_metadata *_metadata)
 	int status = -1;
 
 	ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
-	ASSERT_EQ(125, status)
+	ASSERT_EQ(JR2_EXIT_REFUSED, status)
 	{
 		TH_LOG("jr2-confine run said: %s", out);
 	}

@@ -501,7 +501,8 @@ TEST_F(harness_trust, E6_exec_bad_inputs_exit_codes)
 	ASSERT_NE(NULL, strstr(out, "give the name only"));
 	ASSERT_EQ(2, hx_exec_opts(hx, closed_fd, truth, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "--pass-fd 77 is not an open descriptor"));
-	ASSERT_EQ(124, hx_exec_opts(hx, missing_cwd, truth, out, sizeof(out)));
+	ASSERT_EQ(JR2_EXIT_CWD,
+		  hx_exec_opts(hx, missing_cwd, truth, out, sizeof(out)));
 	/* Numbers are digits only: no sign, no space, no trailing text. */
 	for (size_t i = 0; i < sizeof(bad_numbers) / sizeof(*bad_numbers);
 	     i++) {
@@ -748,7 +749,7 @@ TEST_F(harness_trust, E6_exec_without_harness_names_serve)
 		int status = i ? hx_status(hx, out, sizeof(out))
 			       : hx_exec(hx, truth, out, sizeof(out));
 
-		ASSERT_EQ(125, status) TH_LOG("%s", out);
+		ASSERT_EQ(JR2_EXIT_REFUSED, status) TH_LOG("%s", out);
 		ASSERT_EQ(
 		    0, strncmp(out,
 			       "jr2-harness: no harness serves --root '" HX_ROOT

@@ -58,7 +58,8 @@ static void refused(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	jr2_policy_free(&policy);
 	/* Nothing was restricted. */
 	EXPECT_EQ(0, test_read(FX_SECRET));
-	EXPECT_EQ(125, dr_confine_run(_metadata, NULL, argv, out, sizeof(out)));
+	EXPECT_EQ(JR2_EXIT_REFUSED,
+		  dr_confine_run(_metadata, NULL, argv, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, a)) TH_LOG("%s", out);
 	EXPECT_EQ(ENOENT, test_stat(FX_WORK "/ran"));
 }

@@ -25,6 +25,7 @@
 #include "abi.h"
 #include "channel.h"
 #include "confine_step.h"
+#include "exit_status.h"
 #include "log.h"
 #include "policy_internal.h"
 #include "request.h"
@@ -147,7 +148,7 @@ void start_spawner(void)
 		if (harness.start_oom_score_adj[0] &&
 		    write_proc_self("oom_score_adj",
 				    harness.start_oom_score_adj))
-			_exit(125);
+			_exit(JR2_EXIT_REFUSED);
 		/*
 		 * Every spawner compiles once, after its read-only mounts
 		 * (or, without them, just before restricting); the plan

@@ -147,7 +147,7 @@ static void answer_failed(const char *buf)
 		if (!strncmp(buf + used, "chdir ", 6))
 			exit(JR2_EXIT_CWD);
 		if (err == ENOENT)
-			exit(127);
+			exit(JR2_EXIT_NOT_FOUND);
 		exit(err == EACCES || err == ENOEXEC ? 126 : JR2_EXIT_REFUSED);
 	}
 	jr2_die(JR2_EXIT_REFUSED, "unexpected answer of the harness: '%.200s'",

@@ -38,7 +38,7 @@ tool_fail(const char *verb, const char *path, int err, const char *fix)
 {
 	fprintf(stderr, "jr2-harness %s: %s: %s%s%s\n", verb, path,
 		strerror(err), fix ? "; " : "", fix ? fix : "");
-	exit(1);
+	exit(JR2_EXIT_FAILURE);
 }
 
 /* `~` and `~/...`: the program's HOME. */

@@ -564,7 +564,7 @@ static void check_libraries(const char *interp_real, const char *exe,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(pipefd[1], 1);
 		execve(interp_real, argv, envp);
-		_exit(127);
+		_exit(JR2_EXIT_NOT_FOUND);
 	}
 	close(pipefd[1]);
 	for (;;) {
@@ -1115,16 +1115,16 @@ static void become_harness_process(const struct serve_options *opts,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* It ends with serve, however serve ends. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != serve_pid)
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	if (setsid() < 0)
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	if (harness.start_nofile.rlim_cur)
 		setrlimit(RLIMIT_NOFILE, &harness.start_nofile);
 	if (harness.start_oom_score_adj[0])
 		write_proc_self("oom_score_adj", harness.start_oom_score_adj);
 	syscall(SYS_close_range, 3U, ~0U, 0U);
 	if (!envp)
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	execve(harness.cmd_path, opts->cmd, envp);
 	dprintf(2, "jr2-harness: cannot start the Harness process '%s': %s\n",
 		harness.cmd_path, strerror(errno));

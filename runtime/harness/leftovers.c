@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "leftovers.h"
 
 /* A mountinfo path field with its octal escapes (\040 ...) undone. */
@@ -107,7 +108,7 @@ static int ns_mounts_on(pid_t pid, int proc, const char *dir, dev_t dev)
 			got = mounts_on_fd(info, dir, dev);
 		}
 		if (write(fds[1], &got, sizeof(got)) != sizeof(got))
-			_exit(1);
+			_exit(JR2_EXIT_FAILURE);
 		_exit(0);
 	}
 	close(fds[1]);

@@ -19,6 +19,7 @@
 
 #include "channel.h"
 #include "confine_step.h"
+#include "exit_status.h"
 #include "landlock_uapi.h"
 #include "request.h"
 #include "ruleset.h"
@@ -195,7 +196,7 @@ static int launch_child(void *arg)
 	if (ctl < 0) {
 		l->failed_step = "fcntl(F_DUPFD)";
 		l->exec_errno = errno;
-		_exit(127); /* the spawner reports this one */
+		_exit(JR2_EXIT_NOT_FOUND); /* the spawner reports this one */
 	}
 	if (l->layer >= 0 && jr2_sys_restrict_self(l->layer, 0)) {
 		l->failed_step = "landlock_restrict_self";
@@ -293,7 +294,7 @@ report:
 	      l->failed_step, l->failed_on ? l->failed_on : l->req->argv[0],
 	      strerror(err));
 	l->child_reported = true;
-	_exit(127);
+	_exit(JR2_EXIT_NOT_FOUND);
 }
 
 /* The files to try for argv[0]: itself with a '/', else along PATH. */
@@ -440,7 +441,7 @@ static void launch_shared(struct launch *l)
 
 	if (send(shared_layer[0], &l, sizeof(l), 0) != sizeof(l) ||
 	    recv(shared_layer[0], &ret, sizeof(ret), 0) != sizeof(ret))
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 }
 
 static void spawn(int sock, const struct jr2_request *req, int *fds,
@@ -495,10 +496,10 @@ static void quiet_stdio(void)
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	if (null < 0)
-		_exit(125); /* the harness logs the exit status */
+		_exit(JR2_EXIT_REFUSED); /* the harness logs the exit status */
 	for (int fd = 0; fd <= 2; fd++)
 		if (dup2(null, fd) < 0)
-			_exit(125);
+			_exit(JR2_EXIT_REFUSED);
 	if (null > 2)
 		close(null);
 }
@@ -524,7 +525,7 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	jr2_drop_from(JR2_SPAWNER_FD, sock);
 	if (sock != JR2_SPAWNER_FD) {
 		if (dup2(sock, JR2_SPAWNER_FD) < 0)
-			_exit(125);
+			_exit(JR2_EXIT_REFUSED);
 		close(sock);
 		sock = JR2_SPAWNER_FD;
 	}
@@ -541,12 +542,12 @@ void jr2_spawner_main(int sock, const struct jr2_policy *policy,
 	if (jr2_confine_step_ref(policy, abi, plan, JR2_LOG_EXECED_PROGRAMS,
 				 &step, &err)) {
 		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	}
 	ruleset = make_layer_ruleset(plan->scoped & JR2_SCOPE_SIGNAL, &err);
 	if (ruleset < 0 || start_shared_layer(&ruleset, &err)) {
 		reply(sock, JR2_SPAWNER_FAIL, "%s", err.msg);
-		_exit(125);
+		_exit(JR2_EXIT_REFUSED);
 	}
 	/* The harness logs them (its queue: R11), before "ready". */
 	reply(sock, JR2_SPAWNER_LOG, "%s", step.metadata);

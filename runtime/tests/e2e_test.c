@@ -451,7 +451,7 @@ TEST_F(e2e, G7_P2_scopes_follow_the_cap)
 
 TEST_F(e2e, G3_G7_cap_2_refuses_and_runs_nothing)
 {
-	EXPECT_EQ(125, try_in(self, "2", "creat", MARKER, NULL));
+	EXPECT_EQ(JR2_EXIT_REFUSED, try_in(self, "2", "creat", MARKER, NULL));
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));
 	EXPECT_NE(NULL, strstr(self->o.err, "ABI 2 found"));
@@ -485,7 +485,7 @@ TEST_F(e2e, G7_env_cap_and_flag_wins)
 	argv[3] = self->try_bin;
 	argv[4] = "creat";
 	argv[5] = MARKER;
-	EXPECT_EQ(125, jr2t_runv(&self->o, env_cap2, argv));
+	EXPECT_EQ(JR2_EXIT_REFUSED, jr2t_runv(&self->o, env_cap2, argv));
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	if (self->abi.kernel < 3)
 		SKIP(return, "kernel ABI %d < 3: no run to compare",
@@ -545,11 +545,13 @@ TEST_F(e2e, G5_check_on_this_kernel)
 TEST_F(e2e, G4_exit_statuses_as_env)
 {
 	NEED_CONFINEMENT();
-	EXPECT_EQ(127, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
-				"--protect", PROT, "--", FX "/no-such-command",
-				NULL));
-	EXPECT_EQ(126, jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
-				"--protect", PROT, "--", FREE "/file", NULL));
+	EXPECT_EQ(JR2_EXIT_NOT_FOUND,
+		  jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
+			   "--protect", PROT, "--", FX "/no-such-command",
+			   NULL));
+	EXPECT_EQ(JR2_EXIT_CANNOT_EXEC,
+		  jr2t_run(&self->o, "jr2-confine", "run", "--quiet",
+			   "--protect", PROT, "--", FREE "/file", NULL));
 	/* Else CMD's own status: jr2-try's ENOENT. */
 	EXPECT_EQ(ENOENT, CONFINED("open-read", FREE "/missing", NULL));
 	EXPECT_EQ(0, CONFINED("open-read", FREE "/file", NULL));
@@ -654,7 +656,7 @@ TEST_F(e2e, R9_hard_link_outside_refused)
 {
 	NEED_CONFINEMENT();
 	ASSERT_EQ(0, link(PROT "/secret", FREE "/a/stolen"));
-	EXPECT_EQ(125, CONFINED("creat", MARKER, NULL));
+	EXPECT_EQ(JR2_EXIT_REFUSED, CONFINED("creat", MARKER, NULL));
 	EXPECT_FALSE(jr2t_exists(MARKER));
 	EXPECT_NE(NULL, strstr(self->o.err, "protected file '" PROT "/secret' "
 					    "has 2 links, 1 of them outside"));
@@ -734,7 +736,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 	EXPECT_NE(NULL, strstr(self->o.out, want));
 	EXPECT_NE(NULL, strstr(self->o.out, says));
 
-	EXPECT_EQ(125,
+	EXPECT_EQ(JR2_EXIT_REFUSED,
 		  jr2t_runv_setup(&self->o, NULL, run, landlock_answers, err));
 	EXPECT_NE(NULL, strstr(self->o.err, says));
 	EXPECT_EQ(1, jr2t_count_lines(self->o.err, "jr2-confine: "));

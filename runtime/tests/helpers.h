@@ -25,6 +25,7 @@
 
 #include "ksft_skip.h"
 
+#include "exit_status.h"
 #include "policy.h"
 
 /* A test group without state: tests named group.<IDs>_<what>. */

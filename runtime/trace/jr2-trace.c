@@ -224,7 +224,8 @@ static pid_t start_command(char **argv, int *go_fd)
 	if (pid == 0) {
 		close(pipe_fds[1]);
 		if (read(pipe_fds[0], &byte, 1) != 1)
-			_exit(127); /* the tracer failed: never run untraced */
+			_exit(JR2_EXIT_NOT_FOUND); /* the tracer failed: never
+						      run untraced */
 		execvp(argv[0], argv);
 		jr2_die_errno(127, errno, "running '%s'", argv[0]);
 	}

@@ -63,23 +63,21 @@ static size_t signal_session(const struct cancel *c, int signo)
 		proc = opendir("/proc");
 		while (proc && (d = readdir(proc))) {
 			long pid = strtol(d->d_name, NULL, 10);
-			unsigned long long start;
-			pid_t sid;
+			struct proc_stat st;
 			int fd;
 
-			if (pid <= 0 ||
-			    !proc_session((pid_t)pid, &sid, &start) ||
-			    sid != c->sid)
+			if (pid <= 0 || !proc_stat((pid_t)pid, &st) ||
+			    st.session != c->sid)
 				continue;
 			/* First pass: the anchor only. */
 			if (pass == 0 &&
-			    (leader || start > c->gone_ticks || anchor >= 0))
+			    (leader || st.start > c->gone_ticks || anchor >= 0))
 				continue;
 			fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 			if (fd < 0)
 				continue;
-			if (!proc_session((pid_t)pid, &sid, &start) ||
-			    sid != c->sid || !pidfd_alive(fd)) {
+			if (!proc_stat((pid_t)pid, &st) ||
+			    st.session != c->sid || !pidfd_alive(fd)) {
 				close(fd);
 				continue;
 			}
@@ -87,7 +85,7 @@ static size_t signal_session(const struct cancel *c, int signo)
 				anchor = fd;
 				continue;
 			}
-			if (leader || start <= c->gone_ticks ||
+			if (leader || st.start <= c->gone_ticks ||
 			    (anchor >= 0 && pidfd_alive(anchor))) {
 				if (syscall(SYS_pidfd_send_signal, fd, signo,
 					    NULL, 0) == 0)

@@ -31,41 +31,19 @@ int write_proc_self(const char *name, const char *text)
 }
 
 /*
- * The parent of pid, from /proc/PID/stat ("pid (comm) state ppid"; comm
- * may hold ") "): 0 for a parent outside this pid namespace, -1 when not
- * known.  stat, not status: the kernel formats a few numbers for it where
- * status takes every field.  O_NONBLOCK: root may hold a lease on the
- * file, and a blocking open would wait the lease break time
+ * The parent, session and start time (clock ticks since boot) of pid, from
+ * one read of /proc/PID/stat ("pid (comm) state ppid pgrp session ...
+ * starttime", field 22; comm may hold ") "); false: gone or not read.
+ * stat, not status: the kernel formats a few numbers for it where status
+ * takes every field.  O_NONBLOCK: root may hold a lease on the file, and a
+ * blocking open would wait the lease break time
  * (/proc/sys/fs/lease-break-time), and the harness's loop with it.
  */
-pid_t proc_parent(pid_t pid)
-{
-	char path[64], line[512];
-	const char *after_comm;
-	int parent = -1, fd;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	line[len] = '\0';
-	after_comm = strrchr(line, ')');
-	if (!after_comm || sscanf(after_comm, ") %*c %d", &parent) != 1)
-		return -1;
-	return parent < 0 ? -1 : (pid_t)parent;
-}
-
-/* The session and start time of pid, from /proc/PID/stat; false: gone. */
-bool proc_session(pid_t pid, pid_t *sid, unsigned long long *start)
+bool proc_stat(pid_t pid, struct proc_stat *st)
 {
 	char path[64], line[1024];
 	const char *after_comm;
-	int fd, session;
+	int fd, parent, session;
 	ssize_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -77,14 +55,21 @@ bool proc_session(pid_t pid, pid_t *sid, unsigned long long *start)
 	if (len <= 0)
 		return false;
 	line[len] = '\0';
-	/* "pid (comm) state ppid pgrp session ... starttime" (field 22) */
 	after_comm = strrchr(line, ')');
 	if (!after_comm ||
 	    sscanf(after_comm,
-		   ") %*c %*d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+		   ") %*c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
 		   "%*d %*d %*d %*d %*d %*d %llu",
-		   &session, start) != 2)
+		   &parent, &session, &st->start) != 3)
 		return false;
-	*sid = (pid_t)session;
+	st->parent = parent < 0 ? -1 : (pid_t)parent;
+	st->session = (pid_t)session;
 	return true;
+}
+
+pid_t proc_parent(pid_t pid)
+{
+	struct proc_stat st;
+
+	return proc_stat(pid, &st) ? st.parent : -1;
 }

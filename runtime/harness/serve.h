@@ -249,10 +249,14 @@ void signal_program(const struct program *p, int signo);
 
 /* procfs.c: /proc/self settings, and a process's numbers in /proc/PID/stat */
 int write_proc_self(const char *name, const char *text);
+struct proc_stat {
+	pid_t parent; /* 0: outside this pid namespace */
+	pid_t session;
+	unsigned long long start; /* clock ticks since boot */
+};
+bool proc_stat(pid_t pid, struct proc_stat *st);
 /* The parent of pid (0: outside this pid namespace), or -1: not known. */
 pid_t proc_parent(pid_t pid);
-/* The session and start time (clock ticks since boot) of pid; false: gone. */
-bool proc_session(pid_t pid, pid_t *sid, unsigned long long *start);
 /* guard.c: the protected dir's modes and owners put back at each change;
  * guard_start returns the inotify descriptor to poll, -1 on failure. */
 int guard_start(void);

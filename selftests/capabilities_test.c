@@ -14,9 +14,9 @@
 #include <linux/capability.h>
 
 #include "confine_step.h"
-#include "step_helpers.h"
+#include "ways.h"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 static unsigned long long kept_mask(void)
 {
@@ -51,11 +51,11 @@ TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
 				   CAP_SYS_PACCT,
 				   CAP_SYS_TTY_CONFIG,
 				   CAP_IPC_OWNER};
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	unsigned long long set[5], all[5];
 
-	ST_START(st);
-	ASSERT_EQ(5, sscanf(ST_TRY_LINE(st, ST_UNCONFINED, "caps"),
+	WAY_START(way);
+	ASSERT_EQ(5, sscanf(WAY_TRY_LINE(way, WAY_UNCONFINED, "caps"),
 			    "%llx %llx %llx %llx %llx", &all[0], &all[1],
 			    &all[2], &all[3], &all[4]));
 	FX_SKIP_WITHOUT_CAP(
@@ -64,20 +64,20 @@ TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
 	/* Control: the test (root) holds what programs must lose. */
 	ASSERT_TRUE(all[0] & (1ULL << CAP_SYS_ADMIN));
 	ASSERT_TRUE(all[2] & (1ULL << CAP_MKNOD));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		const char *out = ST_TRY_LINE(st, path, "caps");
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		const char *out = WAY_TRY_LINE(way, path, "caps");
 
 		ASSERT_EQ(5, sscanf(out, "%llx %llx %llx %llx %llx", &set[0],
 				    &set[1], &set[2], &set[3], &set[4]))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		/* Root after execve: permitted = effective = bounding. */
 		for (int i = 0; i < 3; i++) {
 			ASSERT_EQ(all[0] & kept_mask(), set[i])
 			{
-				TH_LOG("%s: set %d is %llx", st_path_name[path],
-				       i, set[i]);
+				TH_LOG("%s: set %d is %llx", way_name[path], i,
+				       set[i]);
 			}
 		}
 		ASSERT_EQ(0, set[3]);
@@ -86,8 +86,8 @@ TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
 		for (size_t i = 0; i < sizeof(shut) / sizeof(*shut); i++) {
 			ASSERT_EQ(0, set[0] & (1ULL << shut[i]))
 			{
-				TH_LOG("%s: capability %d kept",
-				       st_path_name[path], shut[i]);
+				TH_LOG("%s: capability %d kept", way_name[path],
+				       shut[i]);
 			}
 		}
 	}
@@ -96,20 +96,20 @@ TEST_F(escapes, R9_capabilities_sets_are_the_allow_list)
 /* The handle of a file, opened by handle: around every path rule. */
 TEST_F(escapes, R9_capabilities_open_by_handle)
 {
-	struct st *st = &self->st;
-	static const char *const files[] = {HX_STANDINS, ST_FREE "/file"};
+	struct way *way = &self->way;
+	static const char *const files[] = {HX_STANDINS, FX_FILE};
 
-	ST_START(st);
+	WAY_START(way);
 	FX_SKIP_WITHOUT_CAP(CAP_DAC_READ_SEARCH,
 			    "the unconfined control's open_by_handle_at");
 	for (size_t i = 0; i < 2; i++) {
-		ASSERT_STREQ(
-		    "ok", ST_TRY_LINE(st, ST_UNCONFINED, "handle", files[i]));
-		for (int path = ST_RUN; path <= ST_EXEC; path++) {
-			ASSERT_STREQ("EPERM",
-				     ST_TRY_LINE(st, path, "handle", files[i]))
+		ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_UNCONFINED, "handle",
+						files[i]));
+		for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+			ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, path, "handle",
+							   files[i]))
 			{
-				TH_LOG("%s: %s", st_path_name[path], files[i]);
+				TH_LOG("%s: %s", way_name[path], files[i]);
 			}
 		}
 	}
@@ -122,48 +122,50 @@ TEST_F(escapes, R9_capabilities_open_by_handle)
  */
 TEST_F(escapes, R3_capabilities_no_block_device)
 {
-	struct st *st = &self->st;
-	char *const rules[] = {st->confine, "rules",	  "--json",
-			       "--protect", HX_PROTECTED, "--read-only",
-			       ST_RO,	    NULL};
+	struct way *way = &self->way;
+	char *const rules[] = {way->confine, "rules",	   "--json",
+			       "--protect",  HX_PROTECTED, "--read-only",
+			       FX_REPOS,     NULL};
 	static char out[FX_RULES_SIZE];
 	const char *expected;
 
-	ST_START(st);
-	ASSERT_EQ(0, st_run(rules, -1, false, out, sizeof(out)));
+	WAY_START(way);
+	ASSERT_EQ(0, way_run(rules, -1, false, out, sizeof(out)));
 	/* A rule that grants make_block, not the handled list, lets mknod
 	   reach the capability check. */
 	ASSERT_NE(NULL, strstr(out, "\"rules\": ["));
 	expected = strstr(strstr(out, "\"rules\": ["), "\"make_block\"")
 		       ? "EPERM"
 		       : "EACCES";
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ(expected, ST_TRY_LINE(st, path, "mknod-block",
-						   ST_FREE "/blk"))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ(expected, WAY_TRY_LINE(way, path, "mknod-block",
+						    FX_WORK "/blk"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
-		ASSERT_NE(0, access(ST_FREE "/blk", F_OK));
+		ASSERT_NE(0, access(FX_WORK "/blk", F_OK));
 	}
 	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "mknod-block",
-				       ST_FREE "/blk"));
-	ASSERT_EQ(0, unlink(ST_FREE "/blk"));
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_UNCONFINED, "mknod-block",
+					FX_WORK "/blk"));
+	ASSERT_EQ(0, unlink(FX_WORK "/blk"));
 }
 
 /* The environment of the unconfined, root parent (this test). */
 TEST_F(escapes, P1_capabilities_parent_environ)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char pid[32];
 
-	ST_START(st);
+	WAY_START(way);
 	hx_pid_str(getpid(), pid, sizeof(pid));
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "environ-of", pid));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EACCES", ST_TRY_LINE(st, path, "environ-of", pid))
+	ASSERT_STREQ("ok",
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "environ-of", pid));
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("EACCES",
+			     WAY_TRY_LINE(way, path, "environ-of", pid))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }

@@ -1008,6 +1008,74 @@ static inline void fx_setup(struct __test_metadata *_metadata,
 	{                                       \
 	}
 
+/*
+ * The doors of `doors` (NULL-ended) that open with `flags` here, unconfined
+ * (the positive control): into open[], at most max; returns their count.
+ * A door missing on this kernel is logged and left out.
+ */
+static inline size_t fx_open_doors(struct __test_metadata *_metadata,
+				   const char *const doors[], int flags,
+				   const char *open[], size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; doors[i] && n < max; i++) {
+		int err = test_open(doors[i], flags);
+
+		if (err)
+			TH_LOG("'%s' does not open here unconfined (%s): "
+			       "left out",
+			       doors[i], strerrorname_np(err));
+		else
+			open[n++] = doors[i];
+	}
+	return n;
+}
+
+/* Skips, naming the doors, when none of them opens here. */
+#define FX_NEED_DOORS(n, what)                                             \
+	do {                                                               \
+		if (!(n))                                                  \
+			SKIP(return, "no %s opens here unconfined", what); \
+	} while (0)
+
+/* Skips (naming the reason) where the runtime refuses this kernel's ABI. */
+#define FX_REQUIRE_ACCEPTED(abi)                                               \
+	do {                                                                   \
+		char _why[256];                                                \
+		if (!fx_accepted(abi))                                         \
+			SKIP(                                                  \
+			    return, "%s",                                      \
+				  fx_refusal_reason(abi, _why, sizeof(_why))); \
+	} while (0)
+
+/*
+ * The size of a load test: the tests whose point is load (many rounds, many
+ * connections), not a kernel's answer, run `full` on the host, in `make
+ * test` and `make stress` (JR2_STRESS unset or "full"), and `small` where
+ * JR2_STRESS=small, which the vmtest guest sets (one TCG CPU: the load is the
+ * host's business, the kernel's answers are the guest's).  A small size
+ * still asserts everything the full one does.  Any other value fails the
+ * test.
+ */
+static inline int fx_stress_size(struct __test_metadata *_metadata, int full,
+				 int small)
+{
+	const char *size = getenv("JR2_STRESS");
+
+	if (!size || !*size || !strcmp(size, "full"))
+		return full;
+	if (!strcmp(size, "small"))
+		return small;
+	ASSERT_TRUE(false)
+	{
+		TH_LOG("JR2_STRESS='%s' is not a stress size: set it to full "
+		       "or small, or unset it (full)",
+		       size);
+	}
+	return 0;
+}
+
 /* ---- expectations, from the privileges this process holds ---- */
 
 /*

@@ -17,13 +17,13 @@
 #include <linux/io_uring.h>
 #include <sys/fanotify.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 
 #ifndef SO_PASSRIGHTS
 #define SO_PASSRIGHTS 83
 #endif
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 /* `path` opened with `flags` at descriptor `fd` (inherited across exec). */
 static void open_at(struct __test_metadata *_metadata, const char *path,
@@ -46,7 +46,7 @@ static off_t size_of(const char *path)
 	return stat(path, &st) ? -1 : st.st_size;
 }
 
-static int pass_fd_to(struct st *st, enum st_path path, const char *fd,
+static int pass_fd_to(struct way *way, enum way_path path, const char *fd,
 		      const char *what, char *out, size_t size)
 {
 	const char *const opts[] = {"--pass-fd", fd, NULL};
@@ -54,40 +54,40 @@ static int pass_fd_to(struct st *st, enum st_path path, const char *fd,
 	const char *const verb_run[] = {what, fd, NULL};
 
 	/* exec renumbers passed descriptors from 3; run keeps them. */
-	return st_try_opts(st, path, opts, false,
-			   path == ST_EXEC ? verb : verb_run, out, size);
+	return way_try_opts(way, path, opts, false,
+			    path == WAY_EXEC ? verb : verb_run, out, size);
 }
 
 /* jr2-try fd-read of the passed descriptor `fd`. */
-static int pass_fd(struct st *st, enum st_path path, const char *fd, char *out,
-		   size_t size)
+static int pass_fd(struct way *way, enum way_path path, const char *fd,
+		   char *out, size_t size)
 {
-	return pass_fd_to(st, path, fd, "fd-read", out, size);
+	return pass_fd_to(way, path, fd, "fd-read", out, size);
 }
 
 /* `exec 5<P/k 6>>P/k; jr2-confine run -- sh -c 'cat <&5; ...'`. */
 TEST_F(escapes, R10_descriptors_inherited_are_closed_run)
 {
-	struct st *st = &self->st;
-	char *const sh[] = {st->confine, "run",	       "--quiet",
-			    "--protect", HX_PROTECTED, "--",
-			    "/bin/sh",	 "-c",	       "cat <&5; echo x >&6",
+	struct way *way = &self->way;
+	char *const sh[] = {way->confine, "run",	"--quiet",
+			    "--protect",  HX_PROTECTED, "--",
+			    "/bin/sh",	  "-c",		"cat <&5; echo x >&6",
 			    NULL};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 	off_t before;
 
-	ST_START(st);
+	WAY_START(way);
 	open_at(_metadata, HX_STANDINS, O_RDONLY, 5);
 	open_at(_metadata, HX_STANDINS, O_WRONLY | O_APPEND, 6);
 	before = size_of(HX_STANDINS);
 	/* Control: unconfined, descriptor 5 reads the Stand-ins. */
-	ASSERT_EQ(
-	    0,
-	    strncmp("ok ", ST_TRY_LINE(st, ST_UNCONFINED, "fd-read", "5"), 3));
-	ASSERT_STREQ("EBADF", ST_TRY_LINE(st, ST_RUN, "fd-read", "5"));
+	ASSERT_EQ(0, strncmp("ok ",
+			     WAY_TRY_LINE(way, WAY_UNCONFINED, "fd-read", "5"),
+			     3));
+	ASSERT_STREQ("EBADF", WAY_TRY_LINE(way, WAY_RUN, "fd-read", "5"));
 	/* The shell's own status for a bad redirection (dash 2, busybox 1);
 	   the errno is jr2-try's EBADF above. */
-	ASSERT_NE(0, st_run(sh, -1, false, out, sizeof(out)));
+	ASSERT_NE(0, way_run(sh, -1, false, out, sizeof(out)));
 	ASSERT_NE(NULL, strstr(out, "5"))
 	{
 		TH_LOG("no word about descriptor 5: %s", out);
@@ -104,7 +104,7 @@ TEST_F(escapes, R10_descriptors_inherited_are_closed_run)
 /* --pass-fd and stdin into the protected dir: refused, 125, named. */
 TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	static const struct {
 		const char *path;
 		int flags;
@@ -114,77 +114,78 @@ TEST_F(escapes, R10_descriptors_into_protected_dir_refused)
 	    {HX_STANDINS, O_PATH},
 	    {HX_PROTECTED, O_PATH | O_DIRECTORY},
 	    {HX_PROTECTED "/home", O_PATH | O_DIRECTORY},
-	    {ST_RO_FILE, O_WRONLY | O_APPEND},
+	    {FX_README, O_WRONLY | O_APPEND},
 	};
-	char out[ST_OUT_SIZE], expected[128];
+	char out[WAY_OUT_SIZE], expected[128];
 
-	ST_START(st);
+	WAY_START(way);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		open_at(_metadata, bad[i].path, bad[i].flags, 9);
-		for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 			ASSERT_EQ(JR2_EXIT_REFUSED,
-				  pass_fd(st, path, "9", out, sizeof(out)))
+				  pass_fd(way, path, "9", out, sizeof(out)))
 			{
-				TH_LOG("%s, %s: %s", st_path_name[path],
+				TH_LOG("%s, %s: %s", way_name[path],
 				       bad[i].path, out);
 			}
-			snprintf(expected, sizeof(expected),
-				 "descriptor %d %s '%s", path == ST_RUN ? 9 : 3,
-				 !strcmp(bad[i].path, ST_RO_FILE)
-				     ? "is open for "
-				       "writing on"
-				     : "refers to",
-				 bad[i].path);
+			snprintf(
+			    expected, sizeof(expected), "descriptor %d %s '%s",
+			    path == WAY_RUN ? 9 : 3,
+			    !strcmp(bad[i].path, FX_README) ? "is open for "
+							      "writing on"
+							    : "refers to",
+			    bad[i].path);
 			ASSERT_NE(NULL, strstr(out, expected))
 			{
-				TH_LOG("%s: '%s' lacks '%s'",
-				       st_path_name[path], out, expected);
+				TH_LOG("%s: '%s' lacks '%s'", way_name[path],
+				       out, expected);
 			}
 		}
 		close(9);
 	}
 	/* stdin from a protected file: refused too. */
-	st->in_fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, st->in_fd);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	way->in_fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, way->in_fd);
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		const char *const verb[] = {"fd-read", "0", NULL};
 
-		ASSERT_EQ(JR2_EXIT_REFUSED, st_try_opts(st, path, NULL, false,
-							verb, out, sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  way_try_opts(way, path, NULL, false, verb, out,
+				       sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_NE(NULL,
 			  strstr(out, "descriptor 0 refers to '" HX_STANDINS))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 	}
 	/* Control: unconfined, that stdin reads the Stand-ins. */
-	ASSERT_EQ(
-	    0,
-	    strncmp("ok ", ST_TRY_LINE(st, ST_UNCONFINED, "fd-read", "0"), 3));
-	close(st->in_fd);
-	st->in_fd = -1;
+	ASSERT_EQ(0, strncmp("ok ",
+			     WAY_TRY_LINE(way, WAY_UNCONFINED, "fd-read", "0"),
+			     3));
+	close(way->in_fd);
+	way->in_fd = -1;
 }
 
 /* Controls: descriptors elsewhere, and read-only ones on read-only trees. */
 TEST_F(escapes, R10_descriptors_passed_on_purpose_arrive)
 {
-	struct st *st = &self->st;
-	char out[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char out[WAY_OUT_SIZE];
 
-	ST_START(st);
-	open_at(_metadata, ST_FREE "/file", O_RDONLY, 9);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_EQ(0, pass_fd(st, path, "9", out, sizeof(out)));
-		ASSERT_STREQ("ok free-data\n\n", out);
+	WAY_START(way);
+	open_at(_metadata, FX_FILE, O_RDONLY, 9);
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_EQ(0, pass_fd(way, path, "9", out, sizeof(out)));
+		ASSERT_STREQ("ok data\n\n", out);
 	}
 	close(9);
-	open_at(_metadata, ST_RO_FILE, O_RDONLY, 9);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_EQ(0, pass_fd(st, path, "9", out, sizeof(out)));
-		ASSERT_STREQ("ok ro-data\n\n", out);
+	open_at(_metadata, FX_README, O_RDONLY, 9);
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_EQ(0, pass_fd(way, path, "9", out, sizeof(out)));
+		ASSERT_STREQ("ok readme\n\n", out);
 	}
 	close(9);
 }
@@ -221,33 +222,33 @@ static void at_9(struct __test_metadata *_metadata, int fd)
  * Passing descriptor 9 by `path` is refused (125), the message naming
  * `what`; by exec, `exec_what` where not NULL (the client's own refusal).
  */
-static void refused_9_as(struct __test_metadata *_metadata, struct st *st,
+static void refused_9_as(struct __test_metadata *_metadata, struct way *way,
 			 const char *what, const char *exec_what)
 {
-	char out[ST_OUT_SIZE], expected[160];
+	char out[WAY_OUT_SIZE], expected[160];
 
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		ASSERT_EQ(JR2_EXIT_REFUSED,
-			  pass_fd(st, path, "9", out, sizeof(out)))
+			  pass_fd(way, path, "9", out, sizeof(out)))
 		{
-			TH_LOG("%s, %s: %s", st_path_name[path], what, out);
+			TH_LOG("%s, %s: %s", way_name[path], what, out);
 		}
 		snprintf(expected, sizeof(expected), "descriptor %d %s",
-			 path == ST_RUN ? 9 : 3, what);
-		if (path == ST_EXEC && exec_what)
+			 path == WAY_RUN ? 9 : 3, what);
+		if (path == WAY_EXEC && exec_what)
 			snprintf(expected, sizeof(expected), "%s", exec_what);
 		ASSERT_NE(NULL, strstr(out, expected))
 		{
-			TH_LOG("%s: '%s' lacks '%s'", st_path_name[path], out,
+			TH_LOG("%s: '%s' lacks '%s'", way_name[path], out,
 			       expected);
 		}
 	}
 }
 
-static void refused_9(struct __test_metadata *_metadata, struct st *st,
+static void refused_9(struct __test_metadata *_metadata, struct way *way,
 		      const char *what)
 {
-	refused_9_as(_metadata, st, what, NULL);
+	refused_9_as(_metadata, way, what, NULL);
 }
 
 /*
@@ -257,42 +258,43 @@ static void refused_9(struct __test_metadata *_metadata, struct st *st,
  */
 TEST_F(escapes, R10_descriptors_carriers_refused)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	static const char *const kinds[] = {
 	    "'anon_inode:[pidfd]'",
 	    "'anon_inode:[fanotify]'",
 	    "'anon_inode:[io_uring]'",
 	};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 	int sv[2], standins, made, carried;
 
-	ST_START(st);
+	WAY_START(way);
 	standins = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, standins);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	ASSERT_EQ(0, send_fd(sv[1], standins));
 	at_9(_metadata, dup(sv[0]));
-	refused_9(_metadata, st, "is a unix socket");
+	refused_9(_metadata, way, "is a unix socket");
 	close(9);
-	st->in_fd = sv[0];
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	way->in_fd = sv[0];
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		const char *const verb[] = {"fd-recv", "0", NULL};
 
-		ASSERT_EQ(JR2_EXIT_REFUSED, st_try_opts(st, path, NULL, false,
-							verb, out, sizeof(out)))
+		ASSERT_EQ(JR2_EXIT_REFUSED,
+			  way_try_opts(way, path, NULL, false, verb, out,
+				       sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_NE(NULL, strstr(out, "descriptor 0 is a unix socket"))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_NE(NULL, strstr(out, "1 descriptors queued"));
 	}
 	/* Control: unconfined, stdin gives the Stand-ins' descriptor. */
 	{
 		const char *line =
-		    ST_TRY_LINE(st, ST_UNCONFINED, "fd-recv", "0");
+		    WAY_TRY_LINE(way, WAY_UNCONFINED, "fd-recv", "0");
 		char first[512] = "";
 		int fd = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
 
@@ -303,7 +305,7 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
 		ASSERT_LT(20, strlen(line + 7));
 		ASSERT_EQ(0, strncmp(first, line + 7, strlen(line + 7)));
 	}
-	st->in_fd = -1;
+	way->in_fd = -1;
 	close(sv[0]);
 	close(sv[1]);
 	/* A listening socket: connections bring descriptors. */
@@ -315,7 +317,7 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
 		    0, bind(9, (struct sockaddr *)&sun, sizeof(sa_family_t)));
 		ASSERT_EQ(0, listen(9, 1));
 	}
-	refused_9(_metadata, st, "is a listening unix socket");
+	refused_9(_metadata, way, "is a listening unix socket");
 	close(9);
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
 		struct io_uring_params params = {0};
@@ -338,13 +340,13 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
 		close(sv[0]);
 		close(sv[1]);
 		at_9(_metadata, made);
-		refused_9_as(_metadata, st, "is ",
+		refused_9_as(_metadata, way, "is ",
 			     carried == EINVAL ? "cannot send the request to "
 						 "'the harness': Invalid "
 						 "argument"
 					       : NULL);
 		ASSERT_EQ(JR2_EXIT_REFUSED,
-			  pass_fd(st, ST_RUN, "9", out, sizeof(out)));
+			  pass_fd(way, WAY_RUN, "9", out, sizeof(out)));
 		ASSERT_NE(NULL, strstr(out, kinds[i]))
 		{
 			TH_LOG("'%s' lacks %s", out, kinds[i]);
@@ -363,11 +365,11 @@ TEST_F(escapes, R10_descriptors_carriers_refused)
  */
 TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 {
-	struct st *st = &self->st;
-	char out[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char out[WAY_OUT_SIZE];
 	int sv[2], off = 0, probe, standins, expected_send;
 
-	ST_START(st);
+	WAY_START(way);
 	probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ASSERT_LE(0, probe);
 	expected_send =
@@ -378,23 +380,23 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 	close(probe);
 	standins = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, standins);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		const char *const stdin_verb[] = {"fd-recv", "0", NULL};
 
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 		at_9(_metadata, dup(sv[0]));
 		ASSERT_EQ(
-		    0, pass_fd_to(st, path, "9", "fd-recv", out, sizeof(out)))
+		    0, pass_fd_to(way, path, "9", "fd-recv", out, sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_STREQ("ok none\n", out);
 		/* Nor does the program turn SCM_RIGHTS back on (the filter:
 		 * EPERM on every kernel). */
-		ASSERT_EQ(1, pass_fd_to(st, path, "9", "passrights-on", out,
+		ASSERT_EQ(1, pass_fd_to(way, path, "9", "passrights-on", out,
 					sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_STREQ("EPERM\n", out);
 		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
@@ -402,21 +404,21 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 		 * pass of the socket is refused. */
 		if (!expected_send)
 			ASSERT_EQ(JR2_EXIT_REFUSED,
-				  pass_fd_to(st, path, "9", "fd-recv", out,
+				  pass_fd_to(way, path, "9", "fd-recv", out,
 					     sizeof(out)));
 		close(9);
 		close(sv[0]);
 		close(sv[1]);
 		ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-		st->in_fd = sv[0];
-		ASSERT_EQ(0, st_try_opts(st, path, NULL, false, stdin_verb, out,
-					 sizeof(out)))
+		way->in_fd = sv[0];
+		ASSERT_EQ(0, way_try_opts(way, path, NULL, false, stdin_verb,
+					  out, sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_STREQ("ok none\n", out);
 		ASSERT_EQ(expected_send, send_fd(sv[1], standins));
-		st->in_fd = -1;
+		way->in_fd = -1;
 		close(sv[0]);
 		close(sv[1]);
 	}
@@ -426,7 +428,7 @@ TEST_F(escapes, R10_descriptors_socket_arrives_closed_to_more)
 	ASSERT_EQ(0, send_fd(sv[1], standins));
 	at_9(_metadata, dup(sv[0]));
 	ASSERT_STREQ(expected_send ? "ok" : "ENOPROTOOPT",
-		     ST_TRY_LINE(st, ST_UNCONFINED, "passrights-on", "9"));
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "passrights-on", "9"));
 	close(9);
 	close(sv[0]);
 	close(sv[1]);
@@ -450,28 +452,28 @@ static void connected_9(struct __test_metadata *_metadata, const char *path)
  */
 TEST_F(escapes, R10_descriptors_socket_into_protected_dir_refused)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 	int listener;
 
-	ST_START(st);
+	WAY_START(way);
 	connected_9(_metadata, HX_PROTECTED "/control.sock");
-	refused_9(_metadata, st,
+	refused_9(_metadata, way,
 		  "is a unix socket connected to '" HX_PROTECTED
 		  "/control.sock");
 	close(9);
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", ST_FREE "/sock");
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", FX_WORK "/sock");
 	listener = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	ASSERT_LE(0, listener);
 	ASSERT_EQ(0, bind(listener, (struct sockaddr *)&sun, sizeof(sun)));
 	ASSERT_EQ(0, listen(listener, 4));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		connected_9(_metadata, ST_FREE "/sock");
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		connected_9(_metadata, FX_WORK "/sock");
 		ASSERT_EQ(
-		    0, pass_fd_to(st, path, "9", "fd-recv", out, sizeof(out)))
+		    0, pass_fd_to(way, path, "9", "fd-recv", out, sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_STREQ("ok none\n", out);
 		close(9);
@@ -488,31 +490,31 @@ TEST_F(escapes, R10_descriptors_socket_into_protected_dir_refused)
  */
 TEST_F(escapes, R10_descriptors_dirs_opened_before_lead_nowhere)
 {
-	struct st *st = &self->st;
-	char out[ST_OUT_SIZE], proc[64], fd_name[32];
+	struct way *way = &self->way;
+	char out[WAY_OUT_SIZE], proc[64], fd_name[32];
 	const char *standins = HX_STANDINS + 1; /* relative to "/" */
 	int held;
 
-	ST_START(st);
+	WAY_START(way);
 	held = open(HX_STANDINS, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, held);
 	snprintf(fd_name, sizeof(fd_name), "fd/%d", held);
 	at_9(_metadata, open("/", O_RDONLY | O_DIRECTORY));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		const char *const opts[] = {"--pass-fd", "9", NULL};
 		const char *const verb[] = {
-		    "fd-openat", path == ST_RUN ? "9" : "3", standins, NULL};
+		    "fd-openat", path == WAY_RUN ? "9" : "3", standins, NULL};
 
-		ASSERT_EQ(1, st_try_opts(st, path, opts, false, verb, out,
-					 sizeof(out)))
+		ASSERT_EQ(1, way_try_opts(way, path, opts, false, verb, out,
+					  sizeof(out)))
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 		ASSERT_STREQ("EACCES\n", out);
 	}
 	ASSERT_EQ(0, strncmp("ok ",
-			     ST_TRY_LINE(st, ST_UNCONFINED, "fd-openat", "9",
-					 standins),
+			     WAY_TRY_LINE(way, WAY_UNCONFINED, "fd-openat", "9",
+					  standins),
 			     3));
 	close(9);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)getpid());
@@ -522,18 +524,18 @@ TEST_F(escapes, R10_descriptors_dirs_opened_before_lead_nowhere)
 					     "root/dev/null"};
 
 		for (size_t i = 0; i < 3; i++) {
-			for (int path = ST_RUN; path <= ST_EXEC; path++) {
+			for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 				const char *const opts[] = {"--pass-fd", "9",
 							    NULL};
 				const char *const verb[] = {
-				    "fd-openat", path == ST_RUN ? "9" : "3",
+				    "fd-openat", path == WAY_RUN ? "9" : "3",
 				    names[i], NULL};
 
 				ASSERT_EQ(1,
-					  st_try_opts(st, path, opts, false,
-						      verb, out, sizeof(out)))
+					  way_try_opts(way, path, opts, false,
+						       verb, out, sizeof(out)))
 				{
-					TH_LOG("%s, %s: %s", st_path_name[path],
+					TH_LOG("%s, %s: %s", way_name[path],
 					       names[i], out);
 				}
 				ASSERT_STREQ("EACCES\n", out)
@@ -541,8 +543,8 @@ TEST_F(escapes, R10_descriptors_dirs_opened_before_lead_nowhere)
 			}
 			ASSERT_EQ(
 			    0, strncmp("ok",
-				       ST_TRY_LINE(st, ST_UNCONFINED,
-						   "fd-openat", "9", names[i]),
+				       WAY_TRY_LINE(way, WAY_UNCONFINED,
+						    "fd-openat", "9", names[i]),
 				       2))
 			TH_LOG("%s", names[i]);
 		}

@@ -15,10 +15,10 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 
-#include "doors.h"
+#include "ways.h"
 
-JR2_FIXTURE(devices)
-HX_FIXTURE(devices_exec)
+WAY_FIXTURE(devices)
+WAY_FIXTURE(devices_exec)
 
 static const char *const harmful_devices[] = {
     "/dev/mem",		  "/dev/kmem",
@@ -57,14 +57,14 @@ TEST_F(devices, R9_disks_and_memory_do_not_open)
 {
 	const char *doors[16];
 	size_t n =
-	    dr_open_doors(_metadata, harmful_devices, O_RDONLY, doors, 16);
+	    fx_open_doors(_metadata, harmful_devices, O_RDONLY, doors, 16);
 	char block[PATH_MAX];
 
 	if (n < 15 && first_block_device(block, sizeof(block)) &&
 	    !test_open(block, O_RDONLY))
 		doors[n++] = block;
-	DR_NEED_DOORS(n, "disk, memory or control device");
-	FX_CONFINE(&self->fx);
+	FX_NEED_DOORS(n, "disk, memory or control device");
+	FX_CONFINE(&self->way.fx);
 	for (size_t i = 0; i < n; i++) {
 		EXPECT_EQ(EACCES, test_open(doors[i], O_RDONLY))
 		{
@@ -78,11 +78,11 @@ TEST_F(devices, R9_disks_and_memory_do_not_open)
 TEST_F(devices, A1_allow_list_opens)
 {
 	const char *doors[8];
-	size_t n = dr_open_doors(_metadata, harmless_devices, O_RDWR, doors, 8);
+	size_t n = fx_open_doors(_metadata, harmless_devices, O_RDWR, doors, 8);
 	int tty_before = test_open("/dev/tty", O_RDWR | O_NOCTTY);
 
-	DR_NEED_DOORS(n, "harmless device");
-	FX_CONFINE(&self->fx);
+	FX_NEED_DOORS(n, "harmless device");
+	FX_CONFINE(&self->way.fx);
 	for (size_t i = 0; i < n; i++) {
 		EXPECT_EQ(0, test_open(doors[i], O_RDWR))
 		{
@@ -106,7 +106,7 @@ TEST_F(devices, A1_terminals_work)
 		SKIP(return, "/dev/ptmx does not open here unconfined: %s",
 			   strerrorname_np(errno));
 	close(ptm);
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	ptm = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	ASSERT_LE(0, ptm);
 	ASSERT_EQ(0, grantpt(ptm));
@@ -127,7 +127,7 @@ TEST_F(devices, R3_no_device_node_anywhere)
 	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
 	ASSERT_EQ(0, test_mknod(FX_WORK "/c0", S_IFCHR | 0600, makedev(1, 3)));
 	ASSERT_EQ(0, test_mknod(FX_WORK "/b0", S_IFBLK | 0600, makedev(7, 0)));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	EXPECT_EQ(EACCES,
 		  test_mknod(FX_WORK "/c", S_IFCHR | 0600, makedev(1, 3)));
 	EXPECT_EQ(EACCES,
@@ -151,7 +151,7 @@ TEST_F(devices, A5_dev_lists_and_shm_works)
 	/* A private /dev/shm: the host's is left as it was. */
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's /dev/shm");
 	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	EXPECT_EQ(0, test_list("/dev", &after));
 	EXPECT_EQ(before, after);
 	EXPECT_EQ(0, test_creat("/dev/shm/jr2-seg"));
@@ -160,49 +160,47 @@ TEST_F(devices, A5_dev_lists_and_shm_works)
 	EXPECT_EQ(EACCES, test_creat("/dev/jr2-new"));
 }
 
-TEST_F(devices, R3_R9_devices_run)
+/*
+ * The same by `path`: no device node is made (a FIFO is), /dev lists and
+ * /dev/null opens, a disk and the kernel's log do not; the controls run
+ * unconfined first.
+ */
+static void devices_by(struct __test_metadata *_metadata, struct way *way,
+		       enum way_path path)
 {
 	char block[PATH_MAX];
 	const char *disk = first_block_device(block, sizeof(block));
 
-	DR_REQUIRE_ACCEPTED(&self->fx);
 	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
-	EXPECT_STREQ("ok", DR_UNCONFINED("mknod-char", FX_WORK "/c0"));
-	EXPECT_STREQ("EACCES", DR_RUN("mknod-char", FX_WORK "/c"));
-	EXPECT_STREQ("EACCES", DR_RUN("mknod-block", FX_WORK "/b"));
-	EXPECT_STREQ("ok", DR_RUN("mknod-fifo", FX_WORK "/f"));
-	EXPECT_STREQ("ok", DR_RUN("open-write", "/dev/null"));
-	EXPECT_STREQ("ok", DR_RUN("list", "/dev"));
-	if (disk && !strcmp("ok", DR_UNCONFINED("open-read", disk)))
-		EXPECT_STREQ("EACCES", DR_RUN("open-read", disk));
-	if (!strcmp("ok", DR_UNCONFINED("open-read", "/dev/kmsg")))
-		EXPECT_STREQ("EACCES", DR_RUN("open-read", "/dev/kmsg"));
-	if (!strcmp("ok", DR_UNCONFINED("ioctl-tty", "/dev/ptmx")))
-		EXPECT_STREQ("ok", DR_RUN("ioctl-tty", "/dev/ptmx"));
+	ASSERT_STREQ("ok",
+		     WAY_TRY(way, WAY_UNCONFINED, "mknod-char", FX_WORK "/c0"));
+	WAY_CONFINE(way, path);
+	EXPECT_STREQ("EACCES", WAY_TRY(way, path, "mknod-char", FX_WORK "/c"));
+	EXPECT_STREQ("EACCES", WAY_TRY(way, path, "mknod-block", FX_WORK "/b"));
+	EXPECT_STREQ("ok", WAY_TRY(way, path, "mknod-fifo", FX_WORK "/f"));
+	EXPECT_STREQ("ok", WAY_TRY(way, path, "open-write", "/dev/null"));
+	EXPECT_STREQ("ok", WAY_TRY(way, path, "list", "/dev"));
+	if (disk &&
+	    !strcmp("ok", WAY_TRY(way, WAY_UNCONFINED, "open-read", disk)))
+		EXPECT_STREQ("EACCES", WAY_TRY(way, path, "open-read", disk));
+	if (!strcmp("ok",
+		    WAY_TRY(way, WAY_UNCONFINED, "open-read", "/dev/kmsg")))
+		EXPECT_STREQ("EACCES",
+			     WAY_TRY(way, path, "open-read", "/dev/kmsg"));
+	if (!strcmp("ok",
+		    WAY_TRY(way, WAY_UNCONFINED, "ioctl-tty", "/dev/ptmx")))
+		EXPECT_STREQ("ok",
+			     WAY_TRY(way, path, "ioctl-tty", "/dev/ptmx"));
+}
+
+TEST_F(devices, R3_R9_devices_run)
+{
+	devices_by(_metadata, &self->way, WAY_RUN);
 }
 
 TEST_F(devices_exec, R3_R9_devices_exec)
 {
-	struct hx *hx = &self->hx;
-	char block[PATH_MAX];
-	const char *disk = first_block_device(block, sizeof(block));
-
-	/* /mnt/etc: a full folder (/mnt is an ancestor, frozen). */
-	FX_SKIP_WITHOUT_CAP(CAP_MKNOD, "the unconfined control's device node");
-	ASSERT_EQ(0, test_mknod(HX_ETC "/c0", S_IFCHR | 0600, makedev(1, 3)));
-	HX_START(hx, NULL);
-	EXPECT_STREQ("EACCES", HX_TRY(hx, "mknod-char", HX_ETC "/c"));
-	EXPECT_STREQ("EACCES", HX_TRY(hx, "mknod-block", HX_ETC "/b"));
-	EXPECT_STREQ("ok", HX_TRY(hx, "mknod-fifo", HX_ETC "/f"));
-	EXPECT_STREQ("ok", HX_TRY(hx, "open-write", "/dev/null"));
-	EXPECT_STREQ("ok", HX_TRY(hx, "list", "/dev"));
-	if (disk && !test_open(disk, O_RDONLY))
-		EXPECT_STREQ("EACCES", HX_TRY(hx, "open-read", disk));
-	if (!test_open("/dev/kmsg", O_RDONLY))
-		EXPECT_STREQ("EACCES", HX_TRY(hx, "open-read", "/dev/kmsg"));
-	if (!test_open("/dev/ptmx", O_RDWR | O_NOCTTY)) {
-		EXPECT_STREQ("ok", HX_TRY(hx, "ioctl-tty", "/dev/ptmx"));
-	}
+	devices_by(_metadata, &self->way, WAY_EXEC);
 }
 
 TEST_HARNESS_MAIN

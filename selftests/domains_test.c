@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 
 #include "harness_helpers.h"
-#include "stress_helpers.h"
 
 HX_FIXTURE(domains)
 
@@ -729,7 +728,7 @@ TEST_F(domains, P4_spawner_killed_repeatedly_while_starting)
 	const char *const fast_restart[] = {"--max-backoff-ms", "20", NULL};
 	struct hx *hx = &self->hx;
 	unsigned int fds_before, ran = 0, refused = 0;
-	int rounds = stress_size(_metadata, 100, 10);
+	int rounds = fx_stress_size(_metadata, 100, 10);
 
 	HX_START(hx, fast_restart);
 	FX_SKIP_UNLESS_ROOT("listing the harness's descriptors");

@@ -11,10 +11,10 @@
  *
  * Promises: A1 R3
  */
-#include "doors.h"
+#include "ways.h"
 
-JR2_FIXTURE(frozen)
-HX_FIXTURE(frozen_exec)
+WAY_FIXTURE(frozen)
+WAY_FIXTURE(frozen_exec)
 
 static bool listed(const struct jr2_strv *paths, const char *path)
 {
@@ -98,7 +98,7 @@ TEST_F(frozen, A1_R3_frozen_list_is_exact)
 			natural[i] = EROFS;
 		ASSERT_EQ(ENOENT, test_stat(probe));
 	}
-	FX_CONFINE_WITH(&self->fx, &policy);
+	FX_CONFINE_WITH(&self->way.fx, &policy);
 	for (size_t i = 0; i < plan.frozen.n && i < 32; i++) {
 		int expect = natural[i] ? natural[i] : EACCES;
 
@@ -146,7 +146,7 @@ static void private_run(struct __test_metadata *_metadata)
    file, its neighbours take one. */
 TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 {
-	static const char *const defaults[] = {NULL};
+	struct way *way = &self->way;
 	static char out[FX_RULES_SIZE];
 	char tool[PATH_MAX], probe[PATH_MAX];
 	char *argv[] = {(char *)FX_FIND_TOOL("jr2-confine", tool), "rules",
@@ -163,17 +163,17 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 	TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "# frozen: /etc")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "# frozen: /usr")) TH_LOG("%s", out);
-	DR_REQUIRE_ACCEPTED(&self->fx);
-	denied = dr_write_denied(_metadata);
+	HX_REQUIRE_ACCEPTED(&way->hx);
+	way->defaults = true;
+	denied = way_write_denied(way, WAY_RUN);
 	/* Control, unconfined: a pid file in /run. */
 	ASSERT_EQ(0, test_creat("/run/x0.pid"));
 	for (char *line = strstr(out, "# frozen: "); line;
 	     line = strstr(line + 1, "# frozen: ")) {
 		const char *path = line + strlen("# frozen: ");
 		size_t len = strcspn(path, ":");
-		char word[DR_OUT_SIZE];
-		const char *try_argv[] = {"creat", probe, NULL};
-		char natural[DR_OUT_SIZE];
+		const char *word;
+		char natural[WAY_OUT_SIZE];
 
 		snprintf(probe, sizeof(probe), "%.*s/jr2-frozen-probe",
 			 len == 1 ? 0 : (int)len, path);
@@ -190,15 +190,13 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 			   comes before any write access is asked); else the
 			   read-only mount answers before the file system or
 			   Landlock refuse a create, where the mounts hold. */
-			dr_try_word(_metadata, defaults, false, try_argv, word,
-				    sizeof(word));
+			word = WAY_TRY(way, WAY_UNCONFINED, "creat", probe);
 			expect = strcmp(word, "ok") && strcmp(word, "EACCES") &&
 					 strcmp(word, "EPERM")
 				     ? strcpy(natural, word)
 				     : denied;
 		}
-		dr_try_word(_metadata, defaults, true, try_argv, word,
-			    sizeof(word));
+		word = WAY_TRY(way, WAY_RUN, "creat", probe);
 		EXPECT_STREQ(expect, word)
 		{
 			TH_LOG("%s", probe);
@@ -207,22 +205,10 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 	}
 	EXPECT_LE(2, n);
 	/* These two fail, and are named above. */
-	{
-		char word[DR_OUT_SIZE];
-		const char *mk[] = {"mkdir", "/jr2-x", NULL};
-		const char *pid[] = {"creat", "/run/x.pid", NULL};
-		const char *lock[] = {"creat", "/run/lock/x.pid", NULL};
-		const char *work[] = {"creat", FX_WORK "/x", NULL};
-
-		EXPECT_STREQ("EACCES", dr_try_word(_metadata, defaults, true,
-						   mk, word, sizeof(word)));
-		EXPECT_STREQ("EACCES", dr_try_word(_metadata, defaults, true,
-						   pid, word, sizeof(word)));
-		EXPECT_STREQ("ok", dr_try_word(_metadata, defaults, true, lock,
-					       word, sizeof(word)));
-		EXPECT_STREQ("ok", dr_try_word(_metadata, defaults, true, work,
-					       word, sizeof(word)));
-	}
+	EXPECT_STREQ("EACCES", WAY_TRY(way, WAY_RUN, "mkdir", "/jr2-x"));
+	EXPECT_STREQ("EACCES", WAY_TRY(way, WAY_RUN, "creat", "/run/x.pid"));
+	EXPECT_STREQ("ok", WAY_TRY(way, WAY_RUN, "creat", "/run/lock/x.pid"));
+	EXPECT_STREQ("ok", WAY_TRY(way, WAY_RUN, "creat", FX_WORK "/x"));
 	argv[2] = "--json";
 	ASSERT_EQ(0, fx_run(argv, out, sizeof(out), &status));
 	EXPECT_NE(NULL, strstr(out, "{\"path\": \"/run\", \"why\": "))
@@ -235,16 +221,19 @@ TEST_F(frozen, A1_R3_defaults_named_and_enforced_run)
 
 TEST_F(frozen_exec, A1_R3_ancestors_frozen_exec)
 {
-	struct hx *hx = &self->hx;
+	struct way *way = &self->way;
 
 	/* Control, unconfined. */
 	ASSERT_EQ(0, test_creat(HX_MNT "/x0"));
-	HX_START(hx, NULL);
+	way->defaults = true;
+	WAY_START(way);
 	/* /mnt and /mnt/h/run are ancestors of the protected dir. */
-	EXPECT_STREQ("EACCES", HX_TRY(hx, "creat", HX_MNT "/x"));
-	EXPECT_STREQ("EACCES", HX_TRY(hx, "creat", HX_ROOT "/run/x"));
-	EXPECT_STREQ(hx_write_denied(), HX_TRY(hx, "creat", "/dev/x"));
-	EXPECT_STREQ("ok", HX_TRY(hx, "creat", HX_ETC "/x"));
+	EXPECT_STREQ("EACCES", WAY_TRY(way, WAY_EXEC, "creat", HX_MNT "/x"));
+	EXPECT_STREQ("EACCES",
+		     WAY_TRY(way, WAY_EXEC, "creat", HX_ROOT "/run/x"));
+	EXPECT_STREQ(way_write_denied(way, WAY_EXEC),
+		     WAY_TRY(way, WAY_EXEC, "creat", "/dev/x"));
+	EXPECT_STREQ("ok", WAY_TRY(way, WAY_EXEC, "creat", HX_ETC "/x"));
 }
 
 TEST_HARNESS_MAIN

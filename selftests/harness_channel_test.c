@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include "harness_helpers.h"
-#include "stress_helpers.h"
 #include "tests/try_shared.h"
 
 #include "harness/channel.h"
@@ -91,7 +90,7 @@ TEST_F(harness_channel, R10_descriptors_of_empty_and_refused_messages_closed)
 	const char *const truth[] = {"/bin/true", NULL};
 	char out[HX_OUT_SIZE];
 	int fds[16], before, after;
-	int rounds = stress_size(_metadata, 100, 10);
+	int rounds = fx_stress_size(_metadata, 100, 10);
 
 	HX_START(hx, NULL);
 	for (int i = 0; i < 16; i++)
@@ -161,7 +160,7 @@ static pid_t flood_start(struct __test_metadata *_metadata, struct hx *hx,
 	pid_t flood;
 
 	snprintf(connections, sizeof(connections), "%d",
-		 stress_size(_metadata, 1000, 200));
+		 fx_stress_size(_metadata, 1000, 200));
 	ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, start));
 	ASSERT_EQ(0, pipe2(opened, O_CLOEXEC));
 	flood = fork();

@@ -490,14 +490,7 @@ static inline void hx_standin(struct __test_metadata *_metadata,
 }
 
 /* For tests of refusals at start: the ABI refusal would come first. */
-#define HX_REQUIRE_ACCEPTED(hx)                                        \
-	do {                                                           \
-		char _why[256];                                        \
-		if (!fx_accepted(&(hx)->abi))                          \
-			SKIP(return, "%s",                             \
-				   fx_refusal_reason(&(hx)->abi, _why, \
-						     sizeof(_why)));   \
-	} while (0)
+#define HX_REQUIRE_ACCEPTED(hx) FX_REQUIRE_ACCEPTED(&(hx)->abi)
 
 /*
  * Runs argv through `jr2-harness exec [OPTIONS] --`; its output (stdout and

@@ -17,7 +17,7 @@
  *
  * Promises: G6
  */
-#include "step_helpers.h"
+#include "ways.h"
 
 #define KH_PATTERN  "/proc/sys/kernel/core_pattern"
 #define KH_PID_INIT 0xEFFFFFFCU /* the initial pid namespace's inode */
@@ -27,7 +27,7 @@
 
 FIXTURE(helpers)
 {
-	struct st st;
+	struct way way;
 	char pattern[256];
 	bool saved;
 };
@@ -47,13 +47,13 @@ static bool kh_read(const char *path, char *buf, size_t size)
 
 FIXTURE_SETUP(helpers)
 {
-	st_setup(_metadata, &self->st);
+	way_setup(_metadata, &self->way);
 	self->saved = kh_read(KH_PATTERN, self->pattern, sizeof(self->pattern));
 }
 
 FIXTURE_TEARDOWN(helpers)
 {
-	hx_stop(&self->st.hx);
+	hx_stop(&self->way.hx);
 	if (self->saved)
 		test_write(KH_PATTERN, self->pattern, 0);
 }
@@ -64,7 +64,7 @@ static void kh_line(struct __test_metadata *_metadata, char *const argv[],
 {
 	char out[16384], *at;
 
-	st_run(argv, -1, false, out, sizeof(out));
+	way_run(argv, -1, false, out, sizeof(out));
 	at = strstr(out, "kernel helpers: ");
 	ASSERT_NE(NULL, at)
 	{
@@ -150,7 +150,7 @@ static int kh_enter_proc(void)
 
 TEST_F(helpers, G6_the_line_says_whose_root_this_is)
 {
-	char *const check[] = {self->st.confine, "check", NULL};
+	char *const check[] = {self->way.confine, "check", NULL};
 	char *const inside[] = {"/jr2-confine", "check", NULL};
 	char line[1024];
 
@@ -160,13 +160,13 @@ TEST_F(helpers, G6_the_line_says_whose_root_this_is)
 		TH_LOG("expected '%s': %s", kh_expected(), line);
 	}
 	/* In a chroot of another root: not the machine's own. */
-	kh_new_root(_metadata, self->st.confine, HX_MNT "/root");
+	kh_new_root(_metadata, self->way.confine, HX_MNT "/root");
 	kh_line_in_child(_metadata, kh_enter_chroot, inside, KH_OTHER, "");
 }
 
 TEST_F(helpers, G6_the_line_says_unknown_in_a_pid_namespace_of_its_own)
 {
-	char *const check[] = {self->st.confine, "check", NULL};
+	char *const check[] = {self->way.confine, "check", NULL};
 
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's pid namespace");
 	ASSERT_EQ(0, unshare(CLONE_NEWPID)); /* the child: its pid 1 */
@@ -176,9 +176,9 @@ TEST_F(helpers, G6_the_line_says_unknown_in_a_pid_namespace_of_its_own)
 
 TEST_F(helpers, G6_the_line_names_what_core_pattern_does)
 {
-	char *const check[] = {self->st.confine, "check", NULL};
-	char *const run[] = {self->st.confine, "run", "--verbose", "--protect",
-			     HX_PROTECTED,     "--",  "/bin/true", NULL};
+	char *const check[] = {self->way.confine, "check", NULL};
+	char *const run[] = {self->way.confine, "run", "--verbose", "--protect",
+			     HX_PROTECTED,	"--",  "/bin/true", NULL};
 	char line[1024], log[64 * 1024];
 	int err;
 
@@ -196,7 +196,7 @@ TEST_F(helpers, G6_the_line_names_what_core_pattern_does)
 	}
 	/* The same line where programs start: the spawner and run (here,
 	   not first: a refused ABI skips the test). */
-	ST_START(&self->st);
+	WAY_START(&self->way);
 	kh_line(_metadata, run, line, sizeof(line));
 	ASSERT_NE(NULL, strstr(line, kh_expected()))
 	{

@@ -20,18 +20,18 @@
  */
 #include <linux/keyctl.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 
 /* The key jr2-try's key-* verbs look for (runtime/tests/try_keys.c). */
 #define KR_TYPE	  "user"
 #define KR_DESC	  "jr2-keyrings-test"
 #define KR_SECRET "keyring-secret"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 /* A session keyring of this test's own, holding the unconfined key: the
    harness and jr2-confine started after it inherit it. */
-static void kr_setup(struct __test_metadata *_metadata, struct st *st)
+static void kr_setup(struct __test_metadata *_metadata, struct way *way)
 {
 	long id;
 
@@ -46,58 +46,58 @@ static void kr_setup(struct __test_metadata *_metadata, struct st *st)
 		     strlen(KR_SECRET), KEY_SPEC_SESSION_KEYRING);
 	ASSERT_LE(0, id);
 	ASSERT_STREQ("ok " KR_SECRET,
-		     ST_TRY_LINE(st, ST_UNCONFINED, "key-read"));
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "key-read"));
 }
 
 TEST_F(escapes, R9_keyrings_shared_key_stays_out)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 
-	kr_setup(_metadata, st);
+	kr_setup(_metadata, way);
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
-	ST_START(st);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-read"))
+	WAY_START(way);
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, path, "key-read"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
 
 TEST_F(escapes, R9_keyrings_no_request_key_helper)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 
-	kr_setup(_metadata, st);
+	kr_setup(_metadata, way);
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
-	ST_START(st);
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "key-upcall"));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-upcall"))
+	WAY_START(way);
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_UNCONFINED, "key-upcall"));
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, path, "key-upcall"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
 
 TEST_F(escapes, R9_keyrings_no_new_key)
 {
-	struct st *st = &self->st;
-	char control[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char control[WAY_OUT_SIZE];
 
-	kr_setup(_metadata, st);
+	kr_setup(_metadata, way);
 	/* Here, not in kr_setup: a refused ABI skips the test itself. */
-	ST_START(st);
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "key-add"));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-add"))
+	WAY_START(way);
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_UNCONFINED, "key-add"));
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, path, "key-add"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 #if defined(__x86_64__)
 	snprintf(control, sizeof(control), "%s",
-		 ST_TRY_LINE(st, ST_UNCONFINED, "key-add-compat"));
+		 WAY_TRY_LINE(way, WAY_UNCONFINED, "key-add-compat"));
 	if (!strcmp(control, "ENOSYS"))
 		SKIP(return, "the compat table: int 0x80 gives ENOSYS "
 			     "unconfined (no CONFIG_IA32_EMULATION)");
@@ -107,10 +107,10 @@ TEST_F(escapes, R9_keyrings_no_new_key)
 			   "(SIGSEGV: this machine's kernel or hypervisor has "
 			   "no 32-bit syscall entry)");
 	ASSERT_STREQ("ok", control);
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "key-add-compat"))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, path, "key-add-compat"))
 		{
-			TH_LOG("%s: int 0x80", st_path_name[path]);
+			TH_LOG("%s: int 0x80", way_name[path]);
 		}
 	}
 #else

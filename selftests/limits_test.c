@@ -19,38 +19,40 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 TEST_F(escapes, P1_limits_no_prlimit_of_others)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char me[32], harness[32];
 
-	ST_START(st);
+	WAY_START(way);
 	hx_pid_str(getpid(), me, sizeof(me));
-	hx_pid_str(st->hx.pid, harness, sizeof(harness));
+	hx_pid_str(way->hx.pid, harness, sizeof(harness));
 	/* Control: unconfined, both are set (to what they are). */
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "prlimit-set", me));
 	ASSERT_STREQ("ok",
-		     ST_TRY_LINE(st, ST_UNCONFINED, "prlimit-set", harness));
-	ASSERT_STREQ("EPERM", ST_TRY_LINE(st, ST_RUN, "prlimit-set", me));
-	ASSERT_STREQ("EPERM", ST_TRY_LINE(st, ST_EXEC, "prlimit-set", harness));
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "prlimit-set", me));
+	ASSERT_STREQ("ok",
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "prlimit-set", harness));
+	ASSERT_STREQ("EPERM", WAY_TRY_LINE(way, WAY_RUN, "prlimit-set", me));
+	ASSERT_STREQ("EPERM",
+		     WAY_TRY_LINE(way, WAY_EXEC, "prlimit-set", harness));
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		/* Reading stays, and a program's own limits. */
-		ASSERT_STREQ("ok", ST_TRY_LINE(st, path, "prlimit-get",
-					       path == ST_RUN ? me : harness))
+		ASSERT_STREQ("ok", WAY_TRY_LINE(way, path, "prlimit-get",
+						path == WAY_RUN ? me : harness))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
-		ASSERT_STREQ("ok", ST_TRY_LINE(st, path, "prlimit-set", "0"))
+		ASSERT_STREQ("ok", WAY_TRY_LINE(way, path, "prlimit-set", "0"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 	/* The harness still serves. */
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "prlimit-get", "0"));
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_EXEC, "prlimit-get", "0"));
 }
 
 /* This process's oom_score_adj, as /proc prints it, into buf. */
@@ -92,13 +94,13 @@ static bool lm_has_sys_resource(void)
  */
 TEST_F(escapes, R11_harness_out_of_the_oom_killers_choice)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char start[16], harness[16], log[HX_OUT_SIZE];
 
 	lm_oom_score_adj(getpid(), start, sizeof(start));
 	ASSERT_NE('\0', start[0]);
-	ST_START(st);
-	lm_oom_score_adj(st->hx.pid, harness, sizeof(harness));
+	WAY_START(way);
+	lm_oom_score_adj(way->hx.pid, harness, sizeof(harness));
 	if (lm_has_sys_resource()) {
 		ASSERT_STREQ("-1000", harness);
 	} else {
@@ -112,9 +114,9 @@ TEST_F(escapes, R11_harness_out_of_the_oom_killers_choice)
 		}
 	}
 	/* Control: the test's own value, unconfined; then the programs'. */
-	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_UNCONFINED, "oom-score-adj"));
-	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_EXEC, "oom-score-adj"));
-	ASSERT_STREQ(start, ST_TRY_LINE(st, ST_RUN, "oom-score-adj"));
+	ASSERT_STREQ(start, WAY_TRY_LINE(way, WAY_UNCONFINED, "oom-score-adj"));
+	ASSERT_STREQ(start, WAY_TRY_LINE(way, WAY_EXEC, "oom-score-adj"));
+	ASSERT_STREQ(start, WAY_TRY_LINE(way, WAY_RUN, "oom-score-adj"));
 }
 
 TEST_HARNESS_MAIN

@@ -14,16 +14,16 @@
  */
 #include <pthread.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 static const char *const verbs[] = {"chmod",	  "chown",	   "utimes",
 				    "xattr-user", "xattr-trusted", "chattr"};
 #define N_VERBS (sizeof(verbs) / sizeof(*verbs))
 
-static const char *const places[] = {HX_PROTECTED, HX_STANDINS, ST_RO,
-				     ST_RO_FILE};
+static const char *const places[] = {HX_PROTECTED, HX_STANDINS, FX_REPOS,
+				     FX_README};
 
 /* What the change gives confined: EROFS, but a file it cannot open. */
 static const char *confined_expected(const char *verb, const char *place)
@@ -40,12 +40,12 @@ static const char *confined_expected(const char *verb, const char *place)
  * jr2-try (`batch`): line p * N_VERBS + v of out is the answer of verb v
  * on place p.  Each attempt is its own syscall, as in a run of its own.
  */
-static void mt_batch(struct st *st, enum st_path path,
+static void mt_batch(struct way *way, enum way_path path,
 		     const char *const *place_list, size_t n_places,
 		     char lines[][64])
 {
 	const char *verb[2 + 2 * N_VERBS * N_PLACES] = {"batch"};
-	static char out[ST_OUT_SIZE];
+	static char out[WAY_OUT_SIZE];
 	size_t n = 1;
 	char *at = out;
 
@@ -55,7 +55,7 @@ static void mt_batch(struct st *st, enum st_path path,
 			verb[n++] = place_list[p];
 		}
 	verb[n] = NULL;
-	st_try_opts(st, path, NULL, false, verb, out, sizeof(out));
+	way_try_opts(way, path, NULL, false, verb, out, sizeof(out));
 	for (size_t i = 0; i < n_places * N_VERBS; i++) {
 		size_t len = strcspn(at, "\n");
 
@@ -67,18 +67,18 @@ static void mt_batch(struct st *st, enum st_path path,
 }
 
 static void assert_metadata_held(struct __test_metadata *_metadata,
-				 struct st *st, enum st_path path)
+				 struct way *way, enum way_path path)
 {
 	char lines[N_PLACES * N_VERBS][64];
 
-	mt_batch(st, path, places, N_PLACES, lines);
+	mt_batch(way, path, places, N_PLACES, lines);
 	for (size_t p = 0; p < N_PLACES; p++) {
 		for (size_t v = 0; v < N_VERBS; v++) {
 			ASSERT_STREQ(confined_expected(verbs[v], places[p]),
 				     lines[p * N_VERBS + v])
 			{
-				TH_LOG("%s: %s %s", st_path_name[path],
-				       verbs[v], places[p]);
+				TH_LOG("%s: %s %s", way_name[path], verbs[v],
+				       places[p]);
 			}
 		}
 	}
@@ -86,11 +86,11 @@ static void assert_metadata_held(struct __test_metadata *_metadata,
 
 /* Controls: unconfined, every change succeeds where it was refused. */
 static void assert_unconfined_can(struct __test_metadata *_metadata,
-				  struct st *st)
+				  struct way *way)
 {
 	char lines[N_PLACES * N_VERBS][64];
 
-	mt_batch(st, ST_UNCONFINED, places, N_PLACES, lines);
+	mt_batch(way, WAY_UNCONFINED, places, N_PLACES, lines);
 	for (size_t p = 0; p < N_PLACES; p++)
 		for (size_t v = 0; v < N_VERBS; v++) {
 			const char *out = lines[p * N_VERBS + v];
@@ -109,13 +109,13 @@ static void assert_unconfined_can(struct __test_metadata *_metadata,
 
 /* In the user's folder the changes work confined; trusted.* needs
    CAP_SYS_ADMIN, which programs lose. */
-static void assert_free_folder(struct __test_metadata *_metadata, struct st *st,
-			       enum st_path path)
+static void assert_free_folder(struct __test_metadata *_metadata,
+			       struct way *way, enum way_path path)
 {
-	static const char *const free_file[] = {ST_FREE "/file"};
+	static const char *const free_file[] = {FX_FILE};
 	char lines[N_VERBS][64];
 
-	mt_batch(st, path, free_file, 1, lines);
+	mt_batch(way, path, free_file, 1, lines);
 	for (size_t v = 0; v < N_VERBS; v++) {
 		const char *out = lines[v];
 
@@ -125,8 +125,8 @@ static void assert_free_folder(struct __test_metadata *_metadata, struct st *st,
 		ASSERT_STREQ(strcmp(verbs[v], "xattr-trusted") ? "ok" : "EPERM",
 			     out)
 		{
-			TH_LOG("%s: %s in the user's folder",
-			       st_path_name[path], verbs[v]);
+			TH_LOG("%s: %s in the user's folder", way_name[path],
+			       verbs[v]);
 		}
 	}
 }
@@ -139,11 +139,11 @@ static void assert_free_folder(struct __test_metadata *_metadata, struct st *st,
  * documented cost of the profile (docs/PROMISES.md, SECURITY.md).
  */
 static void assert_metadata_not_held(struct __test_metadata *_metadata,
-				     struct st *st, enum st_path path,
+				     struct way *way, enum way_path path,
 				     const char *line)
 {
 	const char *const verb[] = {"chmod", HX_PROTECTED, NULL};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 
 	ASSERT_NE(NULL, strstr(line, "metadata: no read-only mounts (the "
 				     "confiner lacks CAP_SYS_ADMIN); does NOT "
@@ -152,59 +152,61 @@ static void assert_metadata_not_held(struct __test_metadata *_metadata,
 		TH_LOG("%s", line);
 	}
 	ASSERT_NE(NULL, strstr(line, "run as root with CAP_SYS_ADMIN"));
-	st_try_opts(st, path, NULL, false, verb, out, sizeof(out));
+	way_try_opts(way, path, NULL, false, verb, out, sizeof(out));
 	ASSERT_STREQ("ok\n", out)
 	{
-		TH_LOG("%s: chmod %s", st_path_name[path], HX_PROTECTED);
+		TH_LOG("%s: chmod %s", way_name[path], HX_PROTECTED);
 	}
 }
 
 TEST_F(escapes, R2_O2_metadata_run)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	const char *const verbose[] = {"--verbose", NULL};
-	const char *const verb[] = {"chmod", ST_FREE, NULL};
-	char out[ST_OUT_SIZE];
+	const char *const verb[] = {"chmod", FX_WORK, NULL};
+	char out[WAY_OUT_SIZE];
 
-	ST_START(st);
+	WAY_START(way);
 	/* The one line says what holds on this machine (root: the mounts). */
-	ASSERT_EQ(
-	    0, st_try_opts(st, ST_RUN, verbose, false, verb, out, sizeof(out)));
+	ASSERT_EQ(0, way_try_opts(way, WAY_RUN, verbose, false, verb, out,
+				  sizeof(out)));
 	if (!fx_has_cap(CAP_SYS_ADMIN)) {
-		assert_metadata_not_held(_metadata, st, ST_RUN, out);
+		assert_metadata_not_held(_metadata, way, WAY_RUN, out);
 		return;
 	}
-	ASSERT_NE(NULL, strstr(out, "jr2-confine: metadata: holds: 1 "
-				    "protected dir and 1 read-only tree"))
+	/* The tree's policy (ways.h): two of each, the harness's own dir
+	   among the protected ones. */
+	ASSERT_NE(NULL, strstr(out, "jr2-confine: metadata: holds: 2 "
+				    "protected dirs and 2 read-only trees"))
 	{
 		TH_LOG("%s", out);
 	}
-	assert_metadata_held(_metadata, st, ST_RUN);
-	assert_free_folder(_metadata, st, ST_RUN);
-	assert_unconfined_can(_metadata, st);
+	assert_metadata_held(_metadata, way, WAY_RUN);
+	assert_free_folder(_metadata, way, WAY_RUN);
+	assert_unconfined_can(_metadata, way);
 }
 
 TEST_F(escapes, R2_O2_metadata_exec)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char log[HX_OUT_SIZE];
 
-	ST_START(st);
+	WAY_START(way);
 	hx_log(log, sizeof(log));
 	if (!fx_has_cap(CAP_SYS_ADMIN)) {
-		assert_metadata_not_held(_metadata, st, ST_EXEC, log);
+		assert_metadata_not_held(_metadata, way, WAY_EXEC, log);
 		return;
 	}
-	/* The read-only trees: ST_RO and the harness's trusted config folder.
-	 */
-	ASSERT_NE(NULL, strstr(log, "jr2-harness: metadata: holds: 1 "
-				    "protected dir and 2 read-only trees"))
+	/* The same policy: the harness's own dir and FX_PROTECTED; FX_REPOS
+	   and the harness's trusted config folder. */
+	ASSERT_NE(NULL, strstr(log, "jr2-harness: metadata: holds: 2 "
+				    "protected dirs and 2 read-only trees"))
 	{
 		TH_LOG("log: %s", log);
 	}
-	assert_metadata_held(_metadata, st, ST_EXEC);
-	assert_free_folder(_metadata, st, ST_EXEC);
-	assert_unconfined_can(_metadata, st);
+	assert_metadata_held(_metadata, way, WAY_EXEC);
+	assert_free_folder(_metadata, way, WAY_EXEC);
+	assert_unconfined_can(_metadata, way);
 }
 
 /* The ms until `path` has `mode` again (a change the harness puts back
@@ -240,22 +242,23 @@ static int mode_back_ms(const char *path, mode_t mode, int ms)
  */
 TEST_F(escapes, R2_O2_chmod_of_the_protected_dir_is_put_back)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char log[HX_OUT_SIZE];
 	struct stat standins;
 
-	ST_START(st);
-	ASSERT_STREQ(fx_has_cap(CAP_SYS_ADMIN) ? "EROFS" : "ok",
-		     ST_TRY_LINE(st, ST_EXEC, "chmod-to", "0", HX_PROTECTED));
+	WAY_START(way);
+	ASSERT_STREQ(
+	    fx_has_cap(CAP_SYS_ADMIN) ? "EROFS" : "ok",
+	    WAY_TRY_LINE(way, WAY_EXEC, "chmod-to", "0", HX_PROTECTED));
 	ASSERT_TRUE(mode_back(HX_PROTECTED, 0700, 3000));
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "creat", ST_FREE "/a"));
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_EXEC, "creat", FX_WORK "/a"));
 	/* Unconfined, outside the programs' mount namespace. */
 	ASSERT_EQ(0, stat(HX_STANDINS, &standins));
 	ASSERT_EQ(0, chmod(HX_STANDINS, 0644));
 	ASSERT_EQ(0, chmod(HX_PROTECTED, 0));
 	ASSERT_TRUE(mode_back(HX_PROTECTED, 0700, 3000));
 	ASSERT_TRUE(mode_back(HX_STANDINS, standins.st_mode & 07777, 3000));
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_EXEC, "creat", ST_FREE "/b"));
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_EXEC, "creat", FX_WORK "/b"));
 	hx_log(log, sizeof(log));
 	ASSERT_NE(NULL, strstr(log, "guard: " HX_PROTECTED "/. had mode 0000; "
 				    "put back to 0700"))
@@ -273,7 +276,7 @@ TEST_F(escapes, R2_O2_chmod_of_the_protected_dir_is_put_back)
  */
 TEST_F(escapes, R2_O2_check_says_what_holds_and_the_fix)
 {
-	char *argv[] = {self->st.confine, "check", "--json", NULL};
+	char *argv[] = {self->way.confine, "check", "--json", NULL};
 	char out[16384];
 	int status = -1;
 
@@ -330,13 +333,13 @@ static size_t kernel_places(const char *out[N_KERNEL_ROWS])
 }
 
 /* One verb on one place by `path`: its line. */
-static const char *kt_try(struct st *st, enum st_path path, const char *verb,
+static const char *kt_try(struct way *way, enum way_path path, const char *verb,
 			  const char *place)
 {
-	static char out[ST_OUT_SIZE];
+	static char out[WAY_OUT_SIZE];
 	const char *const argv[] = {verb, place, NULL};
 
-	st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
+	way_try_opts(way, path, NULL, false, argv, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -349,7 +352,7 @@ static const char *kt_try(struct st *st, enum st_path path, const char *verb,
  * chown, the times) are asserted "ok" where the file system allows them.
  */
 static void assert_kernel_trees_held(struct __test_metadata *_metadata,
-				     struct st *st, enum st_path path)
+				     struct way *way, enum way_path path)
 {
 	const char *places[N_KERNEL_ROWS];
 	size_t n = kernel_places(places), held = 0;
@@ -360,7 +363,7 @@ static void assert_kernel_trees_held(struct __test_metadata *_metadata,
 			const char *got;
 
 			snprintf(control, sizeof(control), "%.63s",
-				 kt_try(st, ST_UNCONFINED, kernel_verbs[v],
+				 kt_try(way, WAY_UNCONFINED, kernel_verbs[v],
 					places[p]));
 			if (!strncmp(control, "open:", 5) ||
 			    !strcmp(control, "EROFS") ||
@@ -370,7 +373,7 @@ static void assert_kernel_trees_held(struct __test_metadata *_metadata,
 				       kernel_verbs[v], places[p], control);
 				continue;
 			}
-			got = kt_try(st, path, kernel_verbs[v], places[p]);
+			got = kt_try(way, path, kernel_verbs[v], places[p]);
 			/* Confined, it may not even open (/proc/kmsg needs
 			   CAP_SYSLOG, which programs lose). */
 			if (!strcmp(got, "open:EPERM") ||
@@ -382,7 +385,7 @@ static void assert_kernel_trees_held(struct __test_metadata *_metadata,
 			EXPECT_STREQ("EROFS", got)
 			{
 				TH_LOG("%s: %s %s (unconfined: %s)",
-				       st_path_name[path], kernel_verbs[v],
+				       way_name[path], kernel_verbs[v],
 				       places[p], control);
 			}
 			held++;
@@ -398,21 +401,21 @@ static void assert_kernel_trees_held(struct __test_metadata *_metadata,
  * user's folder.
  */
 static void assert_dev_names_held(struct __test_metadata *_metadata,
-				  struct st *st, enum st_path path)
+				  struct way *way, enum way_path path)
 {
 	static const char *const make[][3] = {
 	    {"mknod-fifo", "%s/jr2-fifo", NULL},
 	    {"mkdir", "%s/jr2-dir", NULL},
 	    {"symlink", "null", "%s/jr2-sym"},
-	    {"link", ST_FREE "/file", "%s/jr2-link"},
+	    {"link", FX_FILE, "%s/jr2-link"},
 	    {"unlink", "%s/jr2-none", NULL},
 	    {"rename", "%s/jr2-none", "%s/jr2-none2"},
 	};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 
 	for (size_t i = 0; i < sizeof(make) / sizeof(*make); i++) {
 		for (int in_dev = 0; in_dev < 2; in_dev++) {
-			const char *dir = in_dev ? "/dev" : ST_FREE;
+			const char *dir = in_dev ? "/dev" : FX_WORK;
 			char a[PATH_MAX], b[PATH_MAX];
 			const char *argv[4] = {make[i][0], a, b, NULL};
 			const char *want = in_dev ? "EROFS" : "ok";
@@ -426,90 +429,89 @@ static void assert_dev_names_held(struct __test_metadata *_metadata,
 			if (!in_dev && (!strcmp(make[i][0], "unlink") ||
 					!strcmp(make[i][0], "rename")))
 				want = "ENOENT";
-			st_try(st, path, argv, out, sizeof(out));
+			way_try(way, path, argv, out, sizeof(out));
 			out[strcspn(out, "\n")] = '\0';
 			EXPECT_STREQ(want, out)
 			{
-				TH_LOG("%s: %s %s %s", st_path_name[path],
-				       argv[0], argv[1],
-				       argv[2] ? argv[2] : "");
+				TH_LOG("%s: %s %s %s", way_name[path], argv[0],
+				       argv[1], argv[2] ? argv[2] : "");
 			}
 		}
 	}
 }
 
 /* The read-only mounts stay read-only: no way back for a root program. */
-static void assert_no_remount(struct __test_metadata *_metadata, struct st *st,
-			      enum st_path path)
+static void assert_no_remount(struct __test_metadata *_metadata,
+			      struct way *way, enum way_path path)
 {
 	static const char *const ways[] = {"remount-rw", "setattr-rw",
 					   "userns-setattr-rw", "umount"};
 
 	/* Control: the test's own /dev mount (already writable) takes it. */
-	ASSERT_STREQ("ok", kt_try(st, ST_UNCONFINED, "setattr-rw", "/dev"));
+	ASSERT_STREQ("ok", kt_try(way, WAY_UNCONFINED, "setattr-rw", "/dev"));
 	for (size_t w = 0; w < sizeof(ways) / sizeof(*ways); w++)
 		for (size_t t = 0; t < 3; t++) {
 			const char *tree =
 			    (const char *[]){"/dev", "/sys", "/proc"}[t];
 
-			EXPECT_STREQ("EPERM", kt_try(st, path, ways[w], tree))
+			EXPECT_STREQ("EPERM", kt_try(way, path, ways[w], tree))
 			{
-				TH_LOG("%s: %s %s", st_path_name[path], ways[w],
+				TH_LOG("%s: %s %s", way_name[path], ways[w],
 				       tree);
 			}
 		}
 	/* And they are still read-only after the attempts. */
-	EXPECT_STREQ("EROFS", kt_try(st, path, "chmod", "/dev/null"));
+	EXPECT_STREQ("EROFS", kt_try(way, path, "chmod", "/dev/null"));
 }
 
 /* What stays writable: device nodes, /dev/shm, a pty of /dev/pts. */
 static void assert_dev_still_works(struct __test_metadata *_metadata,
-				   struct st *st, enum st_path path)
+				   struct way *way, enum way_path path)
 {
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 	const char *const shm[] = {"mknod-fifo", "/dev/shm/jr2-meta", NULL};
 	const char *const shm_rm[] = {"unlink", "/dev/shm/jr2-meta", NULL};
 	const char *const write_null[] = {"write-file", "/dev/null", "x", NULL};
 
-	st_try(st, path, shm, out, sizeof(out));
-	EXPECT_STREQ("ok\n", out) TH_LOG("%s", st_path_name[path]);
-	st_try(st, path, shm_rm, out, sizeof(out));
-	EXPECT_STREQ("ok\n", out) TH_LOG("%s", st_path_name[path]);
+	way_try(way, path, shm, out, sizeof(out));
+	EXPECT_STREQ("ok\n", out) TH_LOG("%s", way_name[path]);
+	way_try(way, path, shm_rm, out, sizeof(out));
+	EXPECT_STREQ("ok\n", out) TH_LOG("%s", way_name[path]);
 	/* As a shell's '>': O_CREAT | O_TRUNC on the node, then a write. */
-	st_try(st, path, write_null, out, sizeof(out));
-	EXPECT_STREQ("ok\n", out) TH_LOG("%s", st_path_name[path]);
-	if (!strcmp("ok", kt_try(st, ST_UNCONFINED, "pty", "/dev/ptmx")))
-		EXPECT_STREQ("ok", kt_try(st, path, "pty", "/dev/ptmx"));
+	way_try(way, path, write_null, out, sizeof(out));
+	EXPECT_STREQ("ok\n", out) TH_LOG("%s", way_name[path]);
+	if (!strcmp("ok", kt_try(way, WAY_UNCONFINED, "pty", "/dev/ptmx")))
+		EXPECT_STREQ("ok", kt_try(way, path, "pty", "/dev/ptmx"));
 }
 
 /* The kernel's trees by `path`: held, and what stays usable. */
-static void kernel_trees(struct __test_metadata *_metadata, struct st *st,
-			 enum st_path path)
+static void kernel_trees(struct __test_metadata *_metadata, struct way *way,
+			 enum way_path path)
 {
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's /dev/shm");
 	ASSERT_EQ(0, mount("jr2-shm", "/dev/shm", "tmpfs", 0, "size=1m"));
-	ST_START(st);
-	assert_kernel_trees_held(_metadata, st, path);
-	assert_dev_names_held(_metadata, st, path);
-	assert_no_remount(_metadata, st, path);
-	assert_dev_still_works(_metadata, st, path);
+	WAY_START(way);
+	assert_kernel_trees_held(_metadata, way, path);
+	assert_dev_names_held(_metadata, way, path);
+	assert_no_remount(_metadata, way, path);
+	assert_dev_still_works(_metadata, way, path);
 }
 
 TEST_F(escapes, R9_kernel_trees_metadata_run)
 {
-	kernel_trees(_metadata, &self->st, ST_RUN);
+	kernel_trees(_metadata, &self->way, WAY_RUN);
 }
 
 TEST_F(escapes, R9_kernel_trees_metadata_exec)
 {
-	kernel_trees(_metadata, &self->st, ST_EXEC);
+	kernel_trees(_metadata, &self->way, WAY_EXEC);
 }
 
 /* ---- mounts the host makes after the confinement ---- */
 
-#define LATE_READY ST_FREE "/late-ready"
-#define LATE_GO	   ST_FREE "/late-go"
-#define LATE_DIR   ST_FREE "/late"
+#define LATE_READY FX_WORK "/late-ready"
+#define LATE_GO	   FX_WORK "/late-go"
+#define LATE_DIR   FX_WORK "/late"
 
 /*
  * The test's side: once the program runs, a tmpfs below the read-only
@@ -523,8 +525,8 @@ static void *late_mounts(void *arg)
 	for (int i = 0; i < 1000 && access(LATE_READY, F_OK); i++)
 		usleep(10000);
 	*err = 0;
-	if (mount("jr2-late", ST_RO "/sub", "tmpfs", 0, "size=64k") ||
-	    mknod(ST_RO "/sub/f", S_IFREG | 0644, 0) ||
+	if (mount("jr2-late", FX_REPOS "/sub", "tmpfs", 0, "size=64k") ||
+	    mknod(FX_REPOS "/sub/f", S_IFREG | 0644, 0) ||
 	    mount("jr2-late", LATE_DIR "/tmp", "tmpfs", 0, "size=64k") ||
 	    mknod(LATE_DIR "/tmp/f", S_IFREG | 0644, 0) ||
 	    mknod(HX_PROTECTED "/f", S_IFREG | 0600, 0) ||
@@ -537,7 +539,7 @@ static void *late_mounts(void *arg)
 /* Undoes late_mounts(), so that it can run again. */
 static void late_clear(void)
 {
-	umount2(ST_RO "/sub", MNT_DETACH);
+	umount2(FX_REPOS "/sub", MNT_DETACH);
 	umount2(LATE_DIR "/tmp", MNT_DETACH);
 	umount2(LATE_DIR "/prot", MNT_DETACH);
 	unlink(HX_PROTECTED "/f");
@@ -577,12 +579,13 @@ static void late_slave(const char *try_tool, const char *target, char *out,
 	waitpid(pid, NULL, 0);
 }
 
-/* `late-chmod` of `target` by `path` (ST_UNCONFINED: the slave control),
+/* `late-chmod` of `target` by `path` (WAY_UNCONFINED: the slave control),
    while the mounts are made. */
-static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
-			      enum st_path path, const char *target)
+static const char *late_chmod(struct __test_metadata *_metadata,
+			      struct way *way, enum way_path path,
+			      const char *target)
 {
-	static char out[ST_OUT_SIZE];
+	static char out[WAY_OUT_SIZE];
 	const char *const argv[] = {"late-chmod", LATE_READY, LATE_GO, target,
 				    NULL};
 	pthread_t mounter;
@@ -590,10 +593,10 @@ static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
 
 	late_clear();
 	ASSERT_EQ(0, pthread_create(&mounter, NULL, late_mounts, &err));
-	if (path == ST_UNCONFINED)
-		late_slave(st->hx.try_tool, target, out, sizeof(out));
+	if (path == WAY_UNCONFINED)
+		late_slave(way->hx.try_tool, target, out, sizeof(out));
 	else
-		st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
+		way_try_opts(way, path, NULL, false, argv, out, sizeof(out));
 	pthread_join(mounter, NULL);
 	EXPECT_EQ(0, err) TH_LOG("the late mounts: %s", strerror(err));
 	out[strcspn(out, "\n")] = '\0';
@@ -606,46 +609,47 @@ static const char *late_chmod(struct __test_metadata *_metadata, struct st *st,
  * would come read-write below a read-only tree (its metadata open to
  * change), and a bind of the protected dir below the user's folder would
  * open it through the folder's rule.  The control: a slave namespace made
- * at the same time sees each late mount (the test's /mnt is shared, as /
- * is on a systemd machine).
+ * at the same time sees each late mount (the test's /tmp and /mnt are
+ * shared, as / is on a systemd machine).
  */
-static void assert_late_mounts(struct __test_metadata *_metadata, struct st *st,
-			       enum st_path path)
+static void assert_late_mounts(struct __test_metadata *_metadata,
+			       struct way *way, enum way_path path)
 {
-	static const char *const targets[] = {ST_RO "/sub/f", LATE_DIR "/tmp/f",
-					      LATE_DIR "/prot/f"};
+	static const char *const targets[] = {
+	    FX_REPOS "/sub/f", LATE_DIR "/tmp/f", LATE_DIR "/prot/f"};
 
 	for (size_t i = 0; i < sizeof(targets) / sizeof(*targets); i++) {
-		EXPECT_STREQ(
-		    "ok", late_chmod(_metadata, st, ST_UNCONFINED, targets[i]))
+		EXPECT_STREQ("ok", late_chmod(_metadata, way, WAY_UNCONFINED,
+					      targets[i]))
 		TH_LOG("a slave namespace: %s", targets[i]);
 		EXPECT_STREQ("ENOENT",
-			     late_chmod(_metadata, st, path, targets[i]))
-		TH_LOG("%s: %s", st_path_name[path], targets[i]);
+			     late_chmod(_metadata, way, path, targets[i]))
+		TH_LOG("%s: %s", way_name[path], targets[i]);
 	}
 }
 
-/* The late mounts by `path`, on a shared /mnt. */
+/* The late mounts by `path`, on a shared /tmp and /mnt. */
 static void late_mounts_stay_out(struct __test_metadata *_metadata,
-				 struct st *st, enum st_path path)
+				 struct way *way, enum way_path path)
 {
 	fx_make_dir(_metadata, LATE_DIR, 0755);
 	fx_make_dir(_metadata, LATE_DIR "/tmp", 0755);
 	fx_make_dir(_metadata, LATE_DIR "/prot", 0755);
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's shared mount");
 	ASSERT_EQ(0, mount(NULL, HX_MNT, NULL, MS_SHARED, NULL));
-	ST_START(st);
-	assert_late_mounts(_metadata, st, path);
+	ASSERT_EQ(0, mount(NULL, FX_ROOT, NULL, MS_SHARED, NULL));
+	WAY_START(way);
+	assert_late_mounts(_metadata, way, path);
 }
 
 TEST_F(escapes, O2_R9_late_mounts_stay_out_run)
 {
-	late_mounts_stay_out(_metadata, &self->st, ST_RUN);
+	late_mounts_stay_out(_metadata, &self->way, WAY_RUN);
 }
 
 TEST_F(escapes, O2_R9_late_mounts_stay_out_exec)
 {
-	late_mounts_stay_out(_metadata, &self->st, ST_EXEC);
+	late_mounts_stay_out(_metadata, &self->way, WAY_EXEC);
 }
 
 TEST_HARNESS_MAIN

@@ -14,9 +14,9 @@
  *
  * Promises: O2 R9
  */
-#include "doors.h"
+#include "ways.h"
 
-JR2_FIXTURE(mounts)
+WAY_FIXTURE(mounts)
 HX_FIXTURE(mounts_exec)
 
 static void bind_at(struct __test_metadata *_metadata, const char *from,
@@ -34,15 +34,14 @@ static void bind_at(struct __test_metadata *_metadata, const char *from,
  * through the library (nothing restricted) and `jr2-confine run` (exit 125,
  * the command never runs).
  */
-static void refused(struct __test_metadata *_metadata, struct jr2_fx *fx,
+static void refused(struct __test_metadata *_metadata, struct way *way,
 		    const char *a, const char *b)
 {
 	struct jr2_policy policy;
 	struct jr2_ruleset_plan plan;
 	struct jr2_err err = {0};
-	char out[DR_OUT_SIZE], tool[PATH_MAX];
-	const char *argv[] = {FX_FIND_TOOL("jr2-try", tool), "creat",
-			      FX_WORK "/ran", NULL};
+	const char *const verb[] = {"creat", FX_WORK "/ran", NULL};
+	char out[WAY_OUT_SIZE];
 
 	fx_policy(_metadata, &policy);
 	/* The compiler refuses, on every kernel (bad input and these come
@@ -54,12 +53,12 @@ static void refused(struct __test_metadata *_metadata, struct jr2_fx *fx,
 	EXPECT_NE(NULL, strstr(err.msg, b)) TH_LOG("%s", err.msg);
 	EXPECT_NE(NULL, strstr(err.msg, "umount")) TH_LOG("%s", err.msg);
 	/* Confining is refused as a whole: nothing restricted. */
-	EXPECT_EQ(-1, jr2_confine_self(&policy, &fx->abi, 0, &err));
+	EXPECT_EQ(-1, jr2_confine_self(&policy, &way->fx.abi, 0, &err));
 	jr2_policy_free(&policy);
 	/* Nothing was restricted. */
 	EXPECT_EQ(0, test_read(FX_SECRET));
 	EXPECT_EQ(JR2_EXIT_REFUSED,
-		  dr_confine_run(_metadata, NULL, argv, out, sizeof(out)));
+		  way_try(way, WAY_RUN, verb, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, a)) TH_LOG("%s", out);
 	EXPECT_EQ(ENOENT, test_stat(FX_WORK "/ran"));
 }
@@ -83,10 +82,10 @@ static void confines(struct __test_metadata *_metadata, struct jr2_fx *fx)
 
 TEST_F(mounts, O2_R9_read_only_tree_bound_in_full_folder_refused)
 {
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/r", 0755);
 	bind_at(_metadata, FX_REPOS_SUB, FX_WORK "/r");
-	refused(_metadata, &self->fx, "'" FX_REPOS_SUB "'", "'" FX_WORK "/r'");
+	refused(_metadata, &self->way, "'" FX_REPOS_SUB "'", "'" FX_WORK "/r'");
 }
 
 TEST_F(mounts, R9_mount_below_protected_dir_shown_elsewhere_refused)
@@ -96,16 +95,16 @@ TEST_F(mounts, R9_mount_below_protected_dir_shown_elsewhere_refused)
 	ASSERT_EQ(0,
 		  mount("jr2-sub", FX_PROTECTED "/m", "tmpfs", 0, "size=1m"));
 	fx_make_file(_metadata, FX_PROTECTED "/m/key", "k\n", 0600);
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/m", 0755);
 	bind_at(_metadata, FX_PROTECTED "/m", FX_WORK "/m");
-	refused(_metadata, &self->fx, "'" FX_PROTECTED "/m'",
+	refused(_metadata, &self->way, "'" FX_PROTECTED "/m'",
 		"'" FX_WORK "/m'");
 }
 
 TEST_F(mounts, R9_overlay_with_protected_layer_refused)
 {
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/up", 0755);
 	fx_make_dir(_metadata, FX_WORK "/wd", 0755);
 	fx_make_dir(_metadata, FX_WORK "/o", 0755);
@@ -114,37 +113,37 @@ TEST_F(mounts, R9_overlay_with_protected_layer_refused)
 		  "/up,workdir=" FX_WORK "/wd"))
 		SKIP(return, "overlayfs cannot be mounted here: %s",
 			   strerror(errno));
-	refused(_metadata, &self->fx, "lowerdir '" FX_PROTECTED "'",
+	refused(_metadata, &self->way, "lowerdir '" FX_PROTECTED "'",
 		"'" FX_WORK "/o'");
 }
 
 TEST_F(mounts, R9_proc_outside_its_tree_refused)
 {
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/p", 0755);
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0, mount("proc", FX_WORK "/p", "proc", 0, NULL));
-	refused(_metadata, &self->fx, "proc file system at '" FX_WORK "/p'",
+	refused(_metadata, &self->way, "proc file system at '" FX_WORK "/p'",
 		"'/proc'");
 }
 
 TEST_F(mounts, R9_sysfs_outside_its_tree_refused)
 {
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/s", 0755);
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the fixture's mount");
 	ASSERT_EQ(0, mount("sysfs", FX_WORK "/s", "sysfs", 0, NULL));
 	/* One sysfs per network namespace: the same file system as /sys. */
-	refused(_metadata, &self->fx, "'" FX_WORK "/s'", "'/sys'");
+	refused(_metadata, &self->way, "'" FX_WORK "/s'", "'/sys'");
 }
 
 /* /proc/sys bound at a full folder: the sysctls would be writable there. */
 TEST_F(mounts, R9_proc_sys_bound_in_full_folder_refused)
 {
-	confines(_metadata, &self->fx);
+	confines(_metadata, &self->way.fx);
 	fx_make_dir(_metadata, FX_WORK "/sys", 0755);
 	bind_at(_metadata, "/proc/sys", FX_WORK "/sys");
-	refused(_metadata, &self->fx, "'" FX_WORK "/sys'", "umount -l");
+	refused(_metadata, &self->way, "'" FX_WORK "/sys'", "umount -l");
 }
 
 /* An alias of the protected dir hidden under another mount
@@ -155,7 +154,7 @@ TEST_F(mounts, R9_alias_that_cannot_be_opened_refused)
 	fx_make_dir(_metadata, FX_WORK "/x/b", 0755);
 	bind_at(_metadata, FX_PROTECTED, FX_WORK "/x/b");
 	ASSERT_EQ(0, mount("jr2-hide", FX_WORK "/x", "tmpfs", 0, "size=1m"));
-	refused(_metadata, &self->fx, "'" FX_WORK "/x/b'", "cannot be opened");
+	refused(_metadata, &self->way, "'" FX_WORK "/x/b'", "cannot be opened");
 }
 
 /* Docker's masks: equal or fewer rights at the alias; still confines. */
@@ -174,7 +173,7 @@ TEST_F(mounts, R9_docker_masks_still_confine)
 	bind_at(_metadata, "/proc/sys", "/proc/sys");
 	ASSERT_EQ(0, mount(NULL, "/proc/sys", NULL,
 			   MS_BIND | MS_REMOUNT | MS_RDONLY, NULL));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	/* (/proc/sys is read-only twice now: EROFS comes first there.) */
 	EXPECT_EQ(EROFS, test_open("/proc/sys/kernel/core_pattern", O_WRONLY));
 	EXPECT_EQ(EACCES, test_open("/proc/self/oom_score_adj", O_WRONLY));

@@ -29,7 +29,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 #include "tests/try_shared.h"
 
 #define SC_OUT_SIZE 16384
@@ -37,21 +37,21 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 /* Made by jr2-try's watcher once it watches; the test then reads the file. */
-#define SC_WATCHING ST_FREE "/watching"
+#define SC_WATCHING FX_WORK "/watching"
 #define SC_WATCHED  "notify-me"
 
 /* ---- the tests ---- */
 
-ST_FIXTURE(syscalls)
+WAY_FIXTURE(syscalls)
 
 /* jr2-try's whole output by `path` (the census prints many lines). */
-static const char *sc_try_all(struct st *st, enum st_path path,
+static const char *sc_try_all(struct way *way, enum way_path path,
 			      const char *verb, const char *arg)
 {
 	static char out[SC_OUT_SIZE];
 	const char *const argv[] = {verb, arg, NULL};
 
-	st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
+	way_try_opts(way, path, NULL, false, argv, out, sizeof(out));
 	return out;
 }
 
@@ -73,14 +73,14 @@ static const char *sc_last_line(const char *out)
 
 TEST_F(syscalls, R9_census_decides_every_number)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char want[128];
 	const char *out;
 
-	ST_START(st);
+	WAY_START(way);
 	/* Control: unconfined, every probed call reaches the kernel (the
 	   probe's tracer sees each one and lets none run). */
-	out = sc_try_all(st, ST_UNCONFINED, "sc-census", "open");
+	out = sc_try_all(way, WAY_UNCONFINED, "sc-census", "open");
 	if (!strncmp(out, "tracer: ", 8))
 		SKIP(return,
 			   "the probe cannot trace its own child here (%.40s): "
@@ -100,11 +100,11 @@ TEST_F(syscalls, R9_census_decides_every_number)
 	if (strstr(want, "no i386 table"))
 		TH_LOG("int 0x80 reaches no table here: the i386 part is left "
 		       "out");
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		out = sc_try_all(st, path, "sc-census", "filter");
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		out = sc_try_all(way, path, "sc-census", "filter");
 		ASSERT_STREQ(want, sc_last_line(out))
 		{
-			TH_LOG("%s:\n%s", st_path_name[path], out);
+			TH_LOG("%s:\n%s", way_name[path], out);
 		}
 	}
 }
@@ -147,52 +147,56 @@ static void sc_own_cgroup(struct __test_metadata *_metadata, char *dir,
 
 TEST_F(syscalls, R9_clone3_refused_spawning_works)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char cgroup[2 * PATH_MAX];
 
 	sc_own_cgroup(_metadata, cgroup, sizeof(cgroup));
-	ST_START(st);
-	ASSERT_STREQ("ok", ST_TRY_LINE(st, ST_UNCONFINED, "sc-clone3", "-"));
+	WAY_START(way);
+	ASSERT_STREQ("ok", WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-clone3", "-"));
 	ASSERT_STREQ("ok fork posix_spawn pthread_create pipeline",
-		     ST_TRY_LINE(st, ST_UNCONFINED, "sc-spawn"));
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-spawn"));
 	if (cgroup[0] &&
-	    strcmp(ST_TRY_LINE(st, ST_UNCONFINED, "sc-clone3", cgroup), "ok")) {
+	    strcmp(WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-clone3", cgroup),
+		   "ok")) {
 		TH_LOG("CLONE_INTO_CGROUP of %s unconfined: %s: left out",
 		       cgroup,
-		       ST_TRY_LINE(st, ST_UNCONFINED, "sc-clone3", cgroup));
+		       WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-clone3", cgroup));
 		cgroup[0] = '\0';
 	} else if (cgroup[0]) {
 		TH_LOG("CLONE_INTO_CGROUP of %s unconfined: ok", cgroup);
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("ENOSYS", ST_TRY_LINE(st, path, "sc-clone3", "-"))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ("ENOSYS",
+			     WAY_TRY_LINE(way, path, "sc-clone3", "-"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 		if (cgroup[0])
-			ASSERT_STREQ("ENOSYS",
-				     ST_TRY_LINE(st, path, "sc-clone3", cgroup))
+			ASSERT_STREQ(
+			    "ENOSYS",
+			    WAY_TRY_LINE(way, path, "sc-clone3", cgroup))
 			{
 				TH_LOG("%s: CLONE_INTO_CGROUP %s",
-				       st_path_name[path], cgroup);
+				       way_name[path], cgroup);
 			}
 		ASSERT_STREQ("ok fork posix_spawn pthread_create pipeline",
-			     ST_TRY_LINE(st, path, "sc-spawn"))
+			     WAY_TRY_LINE(way, path, "sc-spawn"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
 
 TEST_F(syscalls, R9_fanotify_refused)
 {
-	struct st *st = &self->st;
-	char control[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char control[WAY_OUT_SIZE];
 
-	ST_START(st);
+	WAY_START(way);
 	/* Control: root marks the protected dir with FAN_REPORT_FID. */
-	snprintf(control, sizeof(control), "%s",
-		 ST_TRY_LINE(st, ST_UNCONFINED, "sc-fanotify", HX_PROTECTED));
+	snprintf(
+	    control, sizeof(control), "%s",
+	    WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-fanotify", HX_PROTECTED));
 	/* A kernel without CONFIG_FANOTIFY has no such door; the filter
 	   refuses the calls before the kernel all the same. */
 	if (!strcmp(control, "init ENOSYS")) {
@@ -211,18 +215,20 @@ TEST_F(syscalls, R9_fanotify_refused)
 		{
 			TH_LOG("unconfined: %s", control);
 		}
-		ASSERT_STREQ("EBADF", ST_TRY_LINE(st, ST_UNCONFINED,
-						  "sc-fanotify-mark"));
+		ASSERT_STREQ("EBADF", WAY_TRY_LINE(way, WAY_UNCONFINED,
+						   "sc-fanotify-mark"));
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ("init EPERM",
-			     ST_TRY_LINE(st, path, "sc-fanotify", HX_PROTECTED))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ(
+		    "init EPERM",
+		    WAY_TRY_LINE(way, path, "sc-fanotify", HX_PROTECTED))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
-		ASSERT_STREQ("EPERM", ST_TRY_LINE(st, path, "sc-fanotify-mark"))
+		ASSERT_STREQ("EPERM",
+			     WAY_TRY_LINE(way, path, "sc-fanotify-mark"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
@@ -273,16 +279,16 @@ static int sc_bpf_pin(char *why, size_t size)
 TEST_F(syscalls, R9_bpf_refused)
 {
 	static const char refused[] = "obj_get:EPERM map_create:EPERM";
-	struct st *st = &self->st;
-	char why[160] = "", control[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char why[160] = "", control[WAY_OUT_SIZE];
 	uint32_t value = 0;
 	int map = sc_bpf_pin(why, sizeof(why));
 
-	ST_START(st);
+	WAY_START(way);
 	/* Control: unconfined, the pinned map opens writable and its element
 	   changes in the test's own map. */
 	snprintf(control, sizeof(control), "%s",
-		 ST_TRY_LINE(st, ST_UNCONFINED, "sc-bpf", SC_BPF_MAP, "42"));
+		 WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-bpf", SC_BPF_MAP, "42"));
 	FX_SKIP_WITHOUT_CAP(CAP_BPF, "the unconfined control's BPF map");
 	if (map < 0) {
 		/* No map to reach: the kernel's own answer (ENOSYS, ENOENT) is
@@ -295,11 +301,11 @@ TEST_F(syscalls, R9_bpf_refused)
 		ASSERT_EQ(0, try_bpf_elem(map, false, &value));
 		ASSERT_EQ(42, value);
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ(refused,
-			     ST_TRY_LINE(st, path, "sc-bpf", SC_BPF_MAP, "666"))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ(refused, WAY_TRY_LINE(way, path, "sc-bpf",
+						   SC_BPF_MAP, "666"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 	if (map >= 0) {
@@ -327,16 +333,16 @@ static void *sc_reader(void *arg)
 }
 
 /* The watcher's line while the test reads the watched file. */
-static const char *sc_watch(struct st *st, enum st_path path,
+static const char *sc_watch(struct way *way, enum way_path path,
 			    const char *const argv[])
 {
-	static char out[ST_OUT_SIZE];
+	static char out[WAY_OUT_SIZE];
 	pthread_t reader;
 
 	unlink(SC_WATCHING);
 	if (pthread_create(&reader, NULL, sc_reader, NULL))
 		return "pthread_create failed";
-	st_try_opts(st, path, NULL, false, argv, out, sizeof(out));
+	way_try_opts(way, path, NULL, false, argv, out, sizeof(out));
 	pthread_join(reader, NULL);
 	out[strcspn(out, "\n")] = '\0';
 	return out;
@@ -354,32 +360,32 @@ static const char *sc_watch(struct st *st, enum st_path path,
  */
 TEST_F(syscalls, R1_R9_notify_learns_when_not_what)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	const char *const read_it[] = {"read-file", HX_PROTECTED "/" SC_WATCHED,
 				       NULL};
 	const char *const inotify[] = {"sc-inotify", HX_PROTECTED, SC_WATCHED,
 				       SC_WATCHING, NULL};
 	const char *const dnotify[] = {"sc-dnotify", HX_PROTECTED, SC_WATCHING,
 				       NULL};
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 
-	ST_START(st);
+	WAY_START(way);
 	fx_make_file(_metadata, HX_PROTECTED "/" SC_WATCHED, "s3cret\n", 0600);
-	for (int path = ST_UNCONFINED; path <= ST_EXEC; path++) {
+	for (int path = WAY_UNCONFINED; path <= WAY_EXEC; path++) {
 		ASSERT_STREQ("watch ok events: open access close",
-			     sc_watch(st, path, inotify))
+			     sc_watch(way, path, inotify))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
-		ASSERT_STREQ("signal for the dir", sc_watch(st, path, dnotify))
+		ASSERT_STREQ("signal for the dir", sc_watch(way, path, dnotify))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
-		st_try(st, path, read_it, out, sizeof(out));
+		way_try(way, path, read_it, out, sizeof(out));
 		ASSERT_STREQ(
-		    path == ST_UNCONFINED ? "ok\ns3cret\n" : "EACCES\n", out)
+		    path == WAY_UNCONFINED ? "ok\ns3cret\n" : "EACCES\n", out)
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
@@ -390,50 +396,50 @@ TEST_F(syscalls, R9_mount_api_refused)
 	    "fsopen:EPERM fsconfig:EPERM fsmount:EPERM fspick:EPERM "
 	    "open_tree:EPERM open_tree_attr:EPERM move_mount:EPERM "
 	    "mount_setattr:EPERM";
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	const char *control;
 
-	ST_START(st);
+	WAY_START(way);
 	/* Control: unconfined, in its own user namespace, fsopen and
 	   open_tree give descriptors; the calls on no descriptor meet the
 	   kernel's own checks. */
-	control = ST_TRY_LINE(st, ST_UNCONFINED, "sc-mount-api");
+	control = WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-mount-api");
 	ASSERT_EQ(0, strncmp(control, "fsopen:ok ", 10));
 	ASSERT_NE(NULL, strstr(control, " open_tree:ok "));
 	ASSERT_EQ(NULL, strstr(control, "EPERM"))
 	{
 		TH_LOG("unconfined: %s", control);
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		ASSERT_STREQ(refused, ST_TRY_LINE(st, path, "sc-mount-api"))
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		ASSERT_STREQ(refused, WAY_TRY_LINE(way, path, "sc-mount-api"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }
 
 TEST_F(syscalls, R9_own_filter_cannot_reopen)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	const char *control;
 
-	ST_START(st);
+	WAY_START(way);
 
 	/* Control: unconfined, the allow-everything filter allows them
 	   (fanotify_init: ENOSYS where the kernel has no CONFIG_FANOTIFY). */
 	FX_SKIP_UNDER_SECCOMP("the unconfined control's add_key");
-	control = ST_TRY_LINE(st, ST_UNCONFINED, "sc-own-filter");
+	control = WAY_TRY_LINE(way, WAY_UNCONFINED, "sc-own-filter");
 	ASSERT_TRUE(
 	    !strcmp(control, "add_key:ok clone3:ok fanotify_init:ok") ||
 	    !strcmp(control, "add_key:ok clone3:ok fanotify_init:ENOSYS"))
 	{
 		TH_LOG("unconfined: %s", control);
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		ASSERT_STREQ("add_key:EPERM clone3:ENOSYS fanotify_init:EPERM",
-			     ST_TRY_LINE(st, path, "sc-own-filter"))
+			     WAY_TRY_LINE(way, path, "sc-own-filter"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 }

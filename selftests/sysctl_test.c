@@ -11,10 +11,10 @@
  *
  * Promises: R9 A5
  */
-#include "doors.h"
+#include "ways.h"
 
-JR2_FIXTURE(sysctl)
-HX_FIXTURE(sysctl_exec)
+WAY_FIXTURE(sysctl)
+WAY_FIXTURE(sysctl_exec)
 
 static const char *const kernel_settings[] = {
     "/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe",
@@ -35,10 +35,10 @@ TEST_F(sysctl, R9_kernel_settings_read_only)
 {
 	const char *doors[16];
 	size_t n =
-	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
+	    fx_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
 
-	DR_NEED_DOORS(n, "kernel setting");
-	FX_CONFINE(&self->fx);
+	FX_NEED_DOORS(n, "kernel setting");
+	FX_CONFINE(&self->way.fx);
 	for (size_t i = 0; i < n; i++) {
 		EXPECT_EQ(EACCES, test_open(doors[i], O_WRONLY))
 		{
@@ -67,7 +67,7 @@ TEST_F(sysctl, R9_core_pattern_rewritten_with_its_own_value)
 	FX_SKIP_UNLESS_ROOT("the unconfined control's sysctl write");
 	FX_SKIP_READ_ONLY("/proc/sys", "the unconfined control's sysctl write");
 	ASSERT_EQ(0, test_write(path, value, 0));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	ASSERT_EQ(EACCES, test_write(path, value, 0));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -81,10 +81,10 @@ TEST_F(sysctl, R9_process_settings_read_only)
 {
 	const char *doors[16];
 	size_t n =
-	    dr_open_doors(_metadata, process_settings, O_WRONLY, doors, 16);
+	    fx_open_doors(_metadata, process_settings, O_WRONLY, doors, 16);
 
-	DR_NEED_DOORS(n, "process setting");
-	FX_CONFINE(&self->fx);
+	FX_NEED_DOORS(n, "process setting");
+	FX_CONFINE(&self->way.fx);
 	for (size_t i = 0; i < n; i++) {
 		EXPECT_EQ(EACCES, test_open(doors[i], O_WRONLY))
 		{
@@ -100,7 +100,7 @@ TEST_F(sysctl, A5_proc_self_fd_reaches_its_file)
 	char path[64];
 	int fd;
 
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	fd = open(FX_FILE, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -118,7 +118,7 @@ TEST_F(sysctl, A5_proc_readable)
 	int before = 0, after = 0;
 
 	ASSERT_EQ(0, test_list("/proc", &before));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	EXPECT_EQ(0, test_list("/proc", &after));
 	EXPECT_LT(0, after);
 	EXPECT_EQ(0, test_read("/proc/1/stat"));
@@ -126,47 +126,40 @@ TEST_F(sysctl, A5_proc_readable)
 	EXPECT_EQ(0, test_read("/proc/self/mountinfo"));
 }
 
-TEST_F(sysctl, R9_kernel_settings_read_only_run)
+/* The same by `path`: each door opens unconfined (the control), and no
+   program of `path` opens it; reading stays. */
+static void kernel_settings_by(struct __test_metadata *_metadata,
+			       struct way *way, enum way_path path)
 {
 	const char *doors[16], *denied;
 	size_t n =
-	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
+	    fx_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
 
-	DR_NEED_DOORS(n, "kernel setting");
-	DR_REQUIRE_ACCEPTED(&self->fx);
-	denied = dr_write_denied(_metadata);
+	FX_NEED_DOORS(n, "kernel setting");
+	WAY_CONFINE(way, path);
+	denied = way_write_denied(way, path);
 	for (size_t i = 0; i < n; i++) {
-		EXPECT_STREQ("ok", DR_UNCONFINED("open-write", doors[i]));
-		EXPECT_STREQ(denied, DR_RUN("open-write", doors[i]))
+		EXPECT_STREQ(
+		    "ok", WAY_TRY(way, WAY_UNCONFINED, "open-write", doors[i]));
+		EXPECT_STREQ(denied, WAY_TRY(way, path, "open-write", doors[i]))
 		{
-			TH_LOG("%s", doors[i]);
+			TH_LOG("%s: %s", way_name[path], doors[i]);
 		}
 	}
-	EXPECT_STREQ(denied, DR_RUN("open-write", "/proc/self/oom_score_adj"));
-	EXPECT_STREQ("ok",
-		     DR_RUN("read-file", "/proc/sys/kernel/core_pattern"));
+	EXPECT_STREQ(denied, WAY_TRY(way, path, "open-write",
+				     "/proc/self/oom_score_adj"));
+	EXPECT_STREQ("ok", WAY_TRY(way, path, "read-file",
+				   "/proc/sys/kernel/core_pattern"));
+}
+
+TEST_F(sysctl, R9_kernel_settings_read_only_run)
+{
+	kernel_settings_by(_metadata, &self->way, WAY_RUN);
 }
 
 TEST_F(sysctl_exec, R9_kernel_settings_read_only_exec)
 {
-	struct hx *hx = &self->hx;
-	const char *doors[16], *denied;
-	size_t n =
-	    dr_open_doors(_metadata, kernel_settings, O_WRONLY, doors, 16);
-
-	DR_NEED_DOORS(n, "kernel setting");
-	HX_START(hx, NULL);
-	denied = hx_write_denied();
-	for (size_t i = 0; i < n; i++) {
-		EXPECT_STREQ(denied, HX_TRY(hx, "open-write", doors[i]))
-		{
-			TH_LOG("%s", doors[i]);
-		}
-	}
-	EXPECT_STREQ(denied,
-		     HX_TRY(hx, "open-write", "/proc/self/oom_score_adj"));
-	EXPECT_STREQ("ok",
-		     HX_TRY(hx, "read-file", "/proc/sys/kernel/core_pattern"));
+	kernel_settings_by(_metadata, &self->way, WAY_EXEC);
 }
 
 TEST_HARNESS_MAIN

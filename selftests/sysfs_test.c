@@ -9,10 +9,10 @@
  *
  * Promises: R9 A5
  */
-#include "doors.h"
+#include "ways.h"
 
-JR2_FIXTURE(sysfs)
-HX_FIXTURE(sysfs_exec)
+WAY_FIXTURE(sysfs)
+WAY_FIXTURE(sysfs_exec)
 
 static const char *const sysfs_settings[] = {
     "/sys/kernel/uevent_helper",
@@ -30,10 +30,10 @@ TEST_F(sysfs, R9_sysfs_settings_read_only)
 {
 	const char *doors[16];
 	size_t n =
-	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
+	    fx_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
 
-	DR_NEED_DOORS(n, "sysfs setting");
-	FX_CONFINE(&self->fx);
+	FX_NEED_DOORS(n, "sysfs setting");
+	FX_CONFINE(&self->way.fx);
 	for (size_t i = 0; i < n; i++) {
 		EXPECT_EQ(EACCES, test_open(doors[i], O_WRONLY))
 		{
@@ -47,49 +47,46 @@ TEST_F(sysfs, A5_sysfs_readable)
 	int count = 0;
 
 	ASSERT_EQ(0, test_list("/sys", NULL));
-	FX_CONFINE(&self->fx);
+	FX_CONFINE(&self->way.fx);
 	EXPECT_EQ(0, test_list("/sys", &count));
 	EXPECT_LT(0, count);
 	EXPECT_EQ(0, test_list("/sys/class", NULL));
 	EXPECT_EQ(0, test_read("/sys/kernel/uevent_seqnum"));
 }
 
-TEST_F(sysfs, R9_sysfs_settings_read_only_run)
+/* The same by `path`: each door opens unconfined (the control), and no
+   program of `path` opens it; reading and listing stay. */
+static void sysfs_settings_by(struct __test_metadata *_metadata,
+			      struct way *way, enum way_path path)
 {
 	const char *doors[16], *denied;
 	size_t n =
-	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
+	    fx_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
 
-	DR_NEED_DOORS(n, "sysfs setting");
-	DR_REQUIRE_ACCEPTED(&self->fx);
-	denied = dr_write_denied(_metadata);
+	FX_NEED_DOORS(n, "sysfs setting");
+	WAY_CONFINE(way, path);
+	denied = way_write_denied(way, path);
 	for (size_t i = 0; i < n; i++) {
-		EXPECT_STREQ("ok", DR_UNCONFINED("open-write", doors[i]));
-		EXPECT_STREQ(denied, DR_RUN("open-write", doors[i]))
+		EXPECT_STREQ(
+		    "ok", WAY_TRY(way, WAY_UNCONFINED, "open-write", doors[i]));
+		EXPECT_STREQ(denied, WAY_TRY(way, path, "open-write", doors[i]))
 		{
-			TH_LOG("%s", doors[i]);
+			TH_LOG("%s: %s", way_name[path], doors[i]);
 		}
 	}
-	EXPECT_STREQ("ok", DR_RUN("read-file", "/sys/kernel/uevent_seqnum"));
+	EXPECT_STREQ(
+	    "ok", WAY_TRY(way, path, "read-file", "/sys/kernel/uevent_seqnum"));
+	EXPECT_STREQ("ok", WAY_TRY(way, path, "list", "/sys"));
+}
+
+TEST_F(sysfs, R9_sysfs_settings_read_only_run)
+{
+	sysfs_settings_by(_metadata, &self->way, WAY_RUN);
 }
 
 TEST_F(sysfs_exec, R9_sysfs_settings_read_only_exec)
 {
-	struct hx *hx = &self->hx;
-	const char *doors[16], *denied;
-	size_t n =
-	    dr_open_doors(_metadata, sysfs_settings, O_WRONLY, doors, 16);
-
-	DR_NEED_DOORS(n, "sysfs setting");
-	HX_START(hx, NULL);
-	denied = hx_write_denied();
-	for (size_t i = 0; i < n; i++) {
-		EXPECT_STREQ(denied, HX_TRY(hx, "open-write", doors[i]))
-		{
-			TH_LOG("%s", doors[i]);
-		}
-	}
-	EXPECT_STREQ("ok", HX_TRY(hx, "list", "/sys"));
+	sysfs_settings_by(_metadata, &self->way, WAY_EXEC);
 }
 
 TEST_HARNESS_MAIN

@@ -16,11 +16,11 @@
  */
 #include <poll.h>
 
-#include "step_helpers.h"
+#include "ways.h"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
-/* The master and the slave (close-on-exec: st_run dup2s it to stdin). */
+/* The master and the slave (close-on-exec: way_run dup2s it to stdin). */
 static void open_pty(struct __test_metadata *_metadata, int *master, int *slave)
 {
 	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -83,14 +83,14 @@ static const char *tiocsti_other_tty(void)
 	return strcmp(tiocsti_own_tty(), "ok") ? "EIO" : "EPERM";
 }
 
-static const char *tiocsti(struct st *st, enum st_path path,
+static const char *tiocsti(struct way *way, enum way_path path,
 			   const char *const opts[], char byte, bool session)
 {
-	static char out[ST_OUT_SIZE];
+	static char out[WAY_OUT_SIZE];
 	const char arg[2] = {byte, '\0'};
 	const char *const verb[] = {"tiocsti", arg, NULL};
 
-	st_try_opts(st, path, opts, session, verb, out, sizeof(out));
+	way_try_opts(way, path, opts, session, verb, out, sizeof(out));
 	out[strcspn(out, "\n")] = '\0';
 	return out;
 }
@@ -98,21 +98,22 @@ static const char *tiocsti(struct st *st, enum st_path path,
 TEST_F(escapes, R1_terminal_tiocsti_run)
 {
 	const char *const keep[] = {"--keep-session", NULL};
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	int master, slave;
 
-	ST_START(st); /* makes the protected dir */
+	WAY_START(way); /* makes the protected dir */
 	open_pty(_metadata, &master, &slave);
-	st->in_fd = slave;
+	way->in_fd = slave;
 	/* Control: unconfined, in the terminal's session, it types. */
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the unconfined control's TIOCSTI");
-	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', true));
+	ASSERT_STREQ("ok", tiocsti(way, WAY_UNCONFINED, NULL, 'U', true));
 	ASSERT_EQ(1, master_shows(master, 'U'));
 	/* Control: confined but in the caller's session (the opt-out). */
-	ASSERT_STREQ(tiocsti_own_tty(), tiocsti(st, ST_RUN, keep, 'K', true));
+	ASSERT_STREQ(tiocsti_own_tty(), tiocsti(way, WAY_RUN, keep, 'K', true));
 	ASSERT_EQ(!strcmp(tiocsti_own_tty(), "ok"), master_shows(master, 'K'));
 	/* run: its own session; the terminal is not its to type into. */
-	ASSERT_STREQ(tiocsti_other_tty(), tiocsti(st, ST_RUN, NULL, 'X', true));
+	ASSERT_STREQ(tiocsti_other_tty(),
+		     tiocsti(way, WAY_RUN, NULL, 'X', true));
 	ASSERT_EQ(0, master_shows(master, 'X'));
 	close(slave);
 	close(master);
@@ -125,13 +126,13 @@ TEST_F(escapes, R1_terminal_tiocsti_run)
  */
 TEST_F(escapes, R1_terminal_tiocsti_exec)
 {
-	struct st *st = &self->st;
-	char *argv[] = {st->hx.harness, "serve", "--root", HX_ROOT,
-			"--config",	ST_CONF, NULL};
+	struct way *way = &self->way;
+	char *argv[] = {way->hx.harness, "serve",  "--root", HX_ROOT,
+			"--config",	 WAY_CONF, NULL};
 	int master, slave;
 	pid_t pid;
 
-	HX_REQUIRE_ACCEPTED(&st->hx);
+	HX_REQUIRE_ACCEPTED(&way->hx);
 	open_pty(_metadata, &master, &slave);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -147,16 +148,16 @@ TEST_F(escapes, R1_terminal_tiocsti_exec)
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	st->hx.pid = pid;
-	hx_wait_ready(_metadata, &st->hx, 1);
-	st->in_fd = slave;
+	way->hx.pid = pid;
+	hx_wait_ready(_metadata, &way->hx, 1);
+	way->in_fd = slave;
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the unconfined control's TIOCSTI");
-	ASSERT_STREQ("ok", tiocsti(st, ST_UNCONFINED, NULL, 'U', false));
+	ASSERT_STREQ("ok", tiocsti(way, WAY_UNCONFINED, NULL, 'U', false));
 	ASSERT_EQ(1, master_shows(master, 'U'));
 	/* The client's terminal reaches the program as stdin, not as its
 	   controlling terminal: the spawner has a session of its own. */
 	ASSERT_STREQ(tiocsti_other_tty(),
-		     tiocsti(st, ST_EXEC, NULL, 'X', false));
+		     tiocsti(way, WAY_EXEC, NULL, 'X', false));
 	ASSERT_EQ(0, master_shows(master, 'X'));
 	close(slave);
 	close(master);
@@ -165,24 +166,24 @@ TEST_F(escapes, R1_terminal_tiocsti_exec)
 /* TIOCSCTTY with force from a new session: steals a session's terminal. */
 TEST_F(escapes, R1_terminal_steal_controlling_tty)
 {
-	struct st *st = &self->st;
-	char out[ST_OUT_SIZE];
+	struct way *way = &self->way;
+	char out[WAY_OUT_SIZE];
 	const char *const verb[] = {"steal", NULL};
 	int master, slave;
 
-	ST_START(st);
+	WAY_START(way);
 	open_pty(_metadata, &master, &slave);
-	st->in_fd = slave;
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
-		st_try_opts(st, path, NULL, true, verb, out, sizeof(out));
+	way->in_fd = slave;
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
+		way_try_opts(way, path, NULL, true, verb, out, sizeof(out));
 		ASSERT_STREQ("EPERM\n", out)
 		{
-			TH_LOG("%s: %s", st_path_name[path], out);
+			TH_LOG("%s: %s", way_name[path], out);
 		}
 	}
 	/* Control: unconfined (CAP_SYS_ADMIN), the same steal succeeds. */
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_ADMIN, "the unconfined control's steal");
-	st_try_opts(st, ST_UNCONFINED, NULL, true, verb, out, sizeof(out));
+	way_try_opts(way, WAY_UNCONFINED, NULL, true, verb, out, sizeof(out));
 	ASSERT_STREQ("ok\n", out);
 	close(slave);
 	close(master);

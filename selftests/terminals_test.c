@@ -14,11 +14,11 @@
  *
  * Promises: R9
  */
-#include "step_helpers.h"
+#include "ways.h"
 
 #define TM_TYPED "typed-secret"
 
-ST_FIXTURE(escapes)
+WAY_FIXTURE(escapes)
 
 /* The user's terminal: a session leader (this test's child) holds it. */
 static pid_t user_session(struct __test_metadata *_metadata, int *master,
@@ -49,17 +49,18 @@ static pid_t user_session(struct __test_metadata *_metadata, int *master,
 
 TEST_F(escapes, R9_terminal_other_session_unreachable)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 	char name[64], expect[64];
 	int master;
 	pid_t user;
 
-	ST_START(st);
+	WAY_START(way);
 	user = user_session(_metadata, &master, name, sizeof(name));
 	snprintf(expect, sizeof(expect), "ok %s", TM_TYPED);
 	/* Control: what the user types reads back unconfined. */
 	ASSERT_EQ(13, write(master, TM_TYPED "\n", 13));
-	ASSERT_STREQ(expect, ST_TRY_LINE(st, ST_UNCONFINED, "tty-read", name));
+	ASSERT_STREQ(expect,
+		     WAY_TRY_LINE(way, WAY_UNCONFINED, "tty-read", name));
 	/* Without CAP_SYS_ADMIN (a container profile) the confiner cannot
 	   give programs a devpts of their own: the terminals of the
 	   container's other sessions stay reachable by path, which its
@@ -67,11 +68,11 @@ TEST_F(escapes, R9_terminal_other_session_unreachable)
 	if (!fx_has_cap(CAP_SYS_ADMIN)) {
 		const char *const verbose[] = {"--verbose", NULL};
 		const char *const verb[] = {"tty-read", name, NULL};
-		char out[ST_OUT_SIZE];
+		char out[WAY_OUT_SIZE];
 
 		ASSERT_EQ(13, write(master, TM_TYPED "\n", 13));
-		ASSERT_EQ(0, st_try_opts(st, ST_RUN, verbose, false, verb, out,
-					 sizeof(out)));
+		ASSERT_EQ(0, way_try_opts(way, WAY_RUN, verbose, false, verb,
+					  out, sizeof(out)));
 		ASSERT_NE(NULL, strstr(out, expect));
 		ASSERT_NE(NULL, strstr(out, "other sessions' terminals stay "
 					    "reachable"))
@@ -80,19 +81,20 @@ TEST_F(escapes, R9_terminal_other_session_unreachable)
 		}
 		return;
 	}
-	for (int path = ST_RUN; path <= ST_EXEC; path++) {
+	for (int path = WAY_RUN; path <= WAY_EXEC; path++) {
 		ASSERT_EQ(13, write(master, TM_TYPED "\n", 13));
-		ASSERT_STREQ("ENOENT", ST_TRY_LINE(st, path, "tty-read", name))
+		ASSERT_STREQ("ENOENT",
+			     WAY_TRY_LINE(way, path, "tty-read", name))
 		{
-			TH_LOG("%s: %s", st_path_name[path], name);
+			TH_LOG("%s: %s", way_name[path], name);
 		}
 		/* Still the user's: the line waits for the user's shell. */
-		ASSERT_STREQ(expect,
-			     ST_TRY_LINE(st, ST_UNCONFINED, "tty-read", name));
+		ASSERT_STREQ(expect, WAY_TRY_LINE(way, WAY_UNCONFINED,
+						  "tty-read", name));
 		/* Terminals of their own still work. */
-		ASSERT_STREQ("ok", ST_TRY_LINE(st, path, "pty-own"))
+		ASSERT_STREQ("ok", WAY_TRY_LINE(way, path, "pty-own"))
 		{
-			TH_LOG("%s", st_path_name[path]);
+			TH_LOG("%s", way_name[path]);
 		}
 	}
 	kill(user, SIGKILL);

@@ -13,9 +13,9 @@
  *
  * Promises: P7
  */
-#include "step_helpers.h"
+#include "ways.h"
 
-ST_FIXTURE(tracee)
+WAY_FIXTURE(tracee)
 
 /* ---- running them ---- */
 
@@ -24,33 +24,16 @@ ST_FIXTURE(tracee)
  * jr2-confine forks (setsid() refuses a leader) and its parent waits for
  * the program.  Output in out; the exit status.
  */
-static int tracee_run(struct st *st, enum st_path path,
+static int tracee_run(struct way *way, enum way_path path,
 		      const char *const verb[], char *out, size_t size)
 {
-	char *argv[24];
-	int n = 0, fds[2], status;
+	const char *argv[24];
+	int fds[2], status;
 	size_t used = 0;
 	ssize_t got;
 	pid_t pid;
 
-	if (path == ST_RUN) {
-		argv[n++] = st->confine;
-		argv[n++] = "run";
-		argv[n++] = "--quiet";
-		argv[n++] = "--protect";
-		argv[n++] = HX_PROTECTED;
-		argv[n++] = "--";
-	} else if (path == ST_EXEC) {
-		argv[n++] = st->hx.harness;
-		argv[n++] = "exec";
-		argv[n++] = "--root";
-		argv[n++] = HX_ROOT;
-		argv[n++] = "--";
-	}
-	argv[n++] = st->hx.try_tool;
-	for (size_t i = 0; verb[i] && n < 23; i++)
-		argv[n++] = (char *)verb[i];
-	argv[n] = NULL;
+	way_argv(way, path, NULL, verb, argv, 23);
 	if (pipe2(fds, O_CLOEXEC))
 		return -1;
 	pid = fork();
@@ -58,7 +41,7 @@ static int tracee_run(struct st *st, enum st_path path,
 		setpgid(0, 0);
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
-		execv(argv[0], argv);
+		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -72,80 +55,80 @@ static int tracee_run(struct st *st, enum st_path path,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-#define TRACEE(st, path, out, ...)                               \
+#define TRACEE(way, path, out, ...)                              \
 	({                                                       \
 		const char *const _verb[] = {__VA_ARGS__, NULL}; \
-		tracee_run(st, path, _verb, out, sizeof(out));   \
+		tracee_run(way, path, _verb, out, sizeof(out));  \
 	})
 
 /* The program's own status, once it has taken its signal untraced. */
 static void assert_signal_taken(struct __test_metadata *_metadata,
-				struct st *st, enum st_path path)
+				struct way *way, enum way_path path)
 {
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 
-	EXPECT_EQ(7, TRACEE(st, path, out, "traceme-signal", "7"))
+	EXPECT_EQ(7, TRACEE(way, path, out, "traceme-signal", "7"))
 	{
-		TH_LOG("%s: %s", st_path_name[path], out);
+		TH_LOG("%s: %s", way_name[path], out);
 	}
 	EXPECT_STREQ("traceme ok\nusr1 handled tracer 0\n", out)
 	{
-		TH_LOG("%s", st_path_name[path]);
+		TH_LOG("%s", way_name[path]);
 	}
-	EXPECT_EQ(9, TRACEE(st, path, out, "traceme-exec", "9"))
+	EXPECT_EQ(9, TRACEE(way, path, out, "traceme-exec", "9"))
 	{
-		TH_LOG("%s: %s", st_path_name[path], out);
+		TH_LOG("%s: %s", way_name[path], out);
 	}
 	EXPECT_STREQ("traceme ok\ntracer 0\n", out)
 	{
-		TH_LOG("%s", st_path_name[path]);
+		TH_LOG("%s", way_name[path]);
 	}
 }
 
 /* P3: a program's child asks to be traced by it, as under gdb's `run`. */
-static void assert_gdb_run(struct __test_metadata *_metadata, struct st *st,
-			   enum st_path path)
+static void assert_gdb_run(struct __test_metadata *_metadata, struct way *way,
+			   enum way_path path)
 {
-	char out[ST_OUT_SIZE];
+	char out[WAY_OUT_SIZE];
 
-	EXPECT_EQ(0, TRACEE(st, path, out, "gdb-run"))
+	EXPECT_EQ(0, TRACEE(way, path, out, "gdb-run"))
 	{
-		TH_LOG("%s: %s", st_path_name[path], out);
+		TH_LOG("%s: %s", way_name[path], out);
 	}
 	EXPECT_STREQ("stopped 19\nexit 5\n", out)
 	{
-		TH_LOG("%s", st_path_name[path]);
+		TH_LOG("%s", way_name[path]);
 	}
 }
 
 TEST_F(tracee, P7_traceme_program_runs_on_run)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 
-	ST_START(st);
-	assert_gdb_run(_metadata, st, ST_UNCONFINED);
-	assert_gdb_run(_metadata, st, ST_RUN);
-	assert_signal_taken(_metadata, st, ST_RUN);
+	WAY_START(way);
+	assert_gdb_run(_metadata, way, WAY_UNCONFINED);
+	assert_gdb_run(_metadata, way, WAY_RUN);
+	assert_signal_taken(_metadata, way, WAY_RUN);
 }
 
 TEST_F(tracee, P7_traceme_program_runs_on_exec)
 {
-	struct st *st = &self->st;
+	struct way *way = &self->way;
 
-	ST_START(st);
-	assert_gdb_run(_metadata, st, ST_EXEC);
-	assert_signal_taken(_metadata, st, ST_EXEC);
+	WAY_START(way);
+	assert_gdb_run(_metadata, way, WAY_EXEC);
+	assert_signal_taken(_metadata, way, WAY_EXEC);
 }
 
 /* An orphan, the harness's child now (its subreaper), takes it as tracer. */
 TEST_F(tracee, P7_traceme_orphan_runs_on_exec)
 {
-	struct st *st = &self->st;
-	char out[ST_OUT_SIZE], seen[256] = "";
-	const char *file = ST_FREE "/orphan";
+	struct way *way = &self->way;
+	char out[WAY_OUT_SIZE], seen[256] = "";
+	const char *file = FX_WORK "/orphan";
 
-	ST_START(st);
-	ASSERT_EQ(0, TRACEE(st, ST_EXEC, out, "traceme-orphan", file))
+	WAY_START(way);
+	ASSERT_EQ(0, TRACEE(way, WAY_EXEC, out, "traceme-orphan", file))
 	{
 		TH_LOG("%s", out);
 	}

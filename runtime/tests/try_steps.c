@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * jr2-try's verbs for the doors of the confinement step
- * (selftests/step_helpers.h): metadata changes that leave the value as it
+ * jr2-try's verbs for the doors of the confinement step (run three ways by
+ * selftests/ways.h): metadata changes that leave the value as it
  * was, mounts made writable again, descriptors given, capabilities, file
  * handles, another process's environment.  Each prints one line: "ok ..."
  * or the errno's name.

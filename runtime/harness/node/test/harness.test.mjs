@@ -290,6 +290,14 @@ for (const mode of /** @type {const} */ (['catch', 'ignore'])) {
   });
 }
 
+/* The end of the exec connection is its close (docs/PROTOCOL.md, Cancel):
+ * a client that only shuts its side down (socket.end(): shutdown(SHUT_WR))
+ * cancels the program, and gets no exit status. */
+test('a half-close of the exec connection cancels, as a close does', T, async () => {
+  const r = await cancelled('catch', (child) => child._control.end());
+  assert.match(String(r.errors[0]?.message), /closed the connection without an exit status/);
+});
+
 test('servers started on purpose outlive their command\'s normal end', T, async () => {
   const r = await finish(spawnConfined(['/bin/sh', '-c',
     'setsid sleep 1000 </dev/null >/dev/null 2>&1 & a=$!; ' +

@@ -151,36 +151,91 @@ static bool jr2_env_is_proxy_or_trust(const char *name)
 	return false;
 }
 
-bool jr2_env_names_read_file(const char *name)
+/*
+ * E4: each name whose value names what some program reads, and what that
+ * is, as the programs that read the name take it; where two of them differ,
+ * what either takes (requests reads CURL_CA_BUNDLE as it reads
+ * REQUESTS_CA_BUNDLE: a file or a folder).
+ */
+static const struct read_path_name {
+	const char *name;
+	bool list; /* paths between ':' (else the whole value) */
+	enum jr2_path_kind kind;
+} read_path_names[] = {
+    /* The AWS SDKs and CLI: one file each. */
+    {"AWS_CONFIG_FILE", false, JR2_PATH_FILE},
+    {"AWS_SHARED_CREDENTIALS_FILE", false, JR2_PATH_FILE},
+    {"AWS_WEB_IDENTITY_TOKEN_FILE", false, JR2_PATH_FILE},
+    /* Google's Application Default Credentials: one JSON file. */
+    {"GOOGLE_APPLICATION_CREDENTIALS", false, JR2_PATH_FILE},
+    /* Azure workload identity: one token file. */
+    {"AZURE_FEDERATED_TOKEN_FILE", false, JR2_PATH_FILE},
+    /* kubectl and client-go merge a list of files (filepath.SplitList). */
+    {"KUBECONFIG", true, JR2_PATH_FILE},
+    /* OpenSSL (and Go's crypto/x509): one file of certificates, and a
+     * list of folders of hashed certificates. */
+    {"SSL_CERT_FILE", false, JR2_PATH_FILE},
+    {"SSL_CERT_DIR", true, JR2_PATH_FOLDER},
+    /* Node.js: one file of certificates. */
+    {"NODE_EXTRA_CA_CERTS", false, JR2_PATH_FILE},
+    /* Node.js hands it to ICU's u_setDataDirectory: a list of folders,
+     * where an entry may also be the .dat file itself. */
+    {"NODE_ICU_DATA", true, JR2_PATH_FILE_OR_FOLDER},
+    /* glibc's resolver: aliases and its host.conf (getaddrinfo). */
+    {"HOSTALIASES", false, JR2_PATH_FILE},
+    {"RESOLV_HOST_CONF", false, JR2_PATH_FILE},
+    /* Python requests: a CA bundle file or a folder of hashed ones. */
+    {"REQUESTS_CA_BUNDLE", false, JR2_PATH_FILE_OR_FOLDER},
+    /* curl: one file; requests also reads it, as the name above. */
+    {"CURL_CA_BUNDLE", false, JR2_PATH_FILE_OR_FOLDER},
+    /* git's http.sslCAInfo: one file. */
+    {"GIT_SSL_CAINFO", false, JR2_PATH_FILE},
+};
+
+static const struct read_path_name *read_path_name(const char *name)
 {
-	static const char *const names[] = {
-	    "AWS_CONFIG_FILE",
-	    "AWS_SHARED_CREDENTIALS_FILE",
-	    "AWS_WEB_IDENTITY_TOKEN_FILE",
-	    "GOOGLE_APPLICATION_CREDENTIALS",
-	    "AZURE_FEDERATED_TOKEN_FILE",
-	    "KUBECONFIG",
-	    "SSL_CERT_FILE",
-	    "SSL_CERT_DIR",
-	    "NODE_EXTRA_CA_CERTS",
-	    "NODE_ICU_DATA",
-	    /* glibc's resolver: aliases and its host.conf (getaddrinfo). */
-	    "HOSTALIASES",
-	    "RESOLV_HOST_CONF",
-	    "REQUESTS_CA_BUNDLE",
-	    "CURL_CA_BUNDLE",
-	    "GIT_SSL_CAINFO",
-	};
 	const size_t plen = strlen(JR2_ENVFROM_PREFIX);
 
 	/* E7: JR2_ENVFROM_<KEY> reaches the programs and the Harness
 	 * process as KEY. */
 	if (!strncmp(name, JR2_ENVFROM_PREFIX, plen))
 		name += plen;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return false;
+	for (size_t i = 0;
+	     i < sizeof(read_path_names) / sizeof(*read_path_names); i++)
+		if (!strcmp(name, read_path_names[i].name))
+			return &read_path_names[i];
+	return NULL;
+}
+
+bool jr2_env_names_read_file(const char *name)
+{
+	return read_path_name(name) != NULL;
+}
+
+bool jr2_env_next_read_path(const char *name, const char **cursor, char *path,
+			    size_t size, enum jr2_path_kind *kind)
+{
+	const struct read_path_name *row = read_path_name(name);
+	const char *v = *cursor;
+
+	if (!row || !size)
+		return false;
+	for (;;) {
+		size_t len = row->list ? strcspn(v, ":") : strlen(v);
+
+		if (!len && !*v) {
+			*cursor = v;
+			return false;
+		}
+		*cursor = v + len + (v[len] == ':');
+		if (!len) {
+			v = *cursor;
+			continue;
+		}
+		snprintf(path, size, "%.*s", (int)len, v);
+		*kind = row->kind;
+		return true;
+	}
 }
 
 bool jr2_path_in_sandbox_area(const char *resolved)

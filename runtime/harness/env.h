@@ -113,9 +113,27 @@ void jr2_env_compose_harness_process(const struct jr2_strv *own,
 
 /* E4: true when an absolute, resolved path lies where the sandbox writes. */
 bool jr2_path_in_sandbox_area(const char *resolved);
-/* The names whose value is a file the harness, its programs or the Harness
- * process read (E4), under their own name or as JR2_ENVFROM_<NAME> (E7);
- * SSL_CERT_DIR's value is a list of folders (':' between). */
+/* What a path named by a variable must be (E4). */
+enum jr2_path_kind {
+	JR2_PATH_FILE, /* a regular file */
+	JR2_PATH_FOLDER, /* a folder */
+	JR2_PATH_FILE_OR_FOLDER, /* either: its program looks which */
+};
+
+/* True for a name whose value names files or folders that the harness, its
+ * programs or the Harness process read (E4), under its own name or as
+ * JR2_ENVFROM_<NAME> (E7). */
 bool jr2_env_names_read_file(const char *name);
+/*
+ * The paths of the value of `name` (one such name, or any other: then none)
+ * one at a time: *cursor starts at the value and is moved past each path.
+ * The next path into path[size] and what it must be into *kind; false when
+ * none is left.  A name of one path gives the whole value (a ':' in it
+ * included); a name of a list gives each path between ':' (an empty one
+ * skipped, as its programs do).  A path of `size` bytes or more comes cut
+ * to size - 1: with PATH_MAX no program opens it (ENAMETOOLONG).
+ */
+bool jr2_env_next_read_path(const char *name, const char **cursor, char *path,
+			    size_t size, enum jr2_path_kind *kind);
 
 #endif /* JR2_HARNESS_ENV_H */

@@ -1064,21 +1064,19 @@ void harness_process_check(const struct serve_options *opts)
 	for (size_t i = 0; i < harness.process_env.n; i++) {
 		const char *entry = harness.process_env.v[i];
 		const char *eq = strchr(entry, '=');
-		char name[256], what[300], value[PATH_MAX];
+		const char *cursor = eq + 1;
+		char name[256], what[300], path[PATH_MAX];
+		enum jr2_path_kind kind;
 
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - entry), entry);
-		if (!jr2_env_names_read_file(name))
-			continue;
-		snprintf(what, sizeof(what), "file named by %s", name);
-		for (const char *v = eq + 1; *v;) {
-			size_t len = strcmp(name, "SSL_CERT_DIR")
-					 ? strlen(v)
-					 : strcspn(v, ":");
-
-			snprintf(value, sizeof(value), "%.*s", (int)len, v);
-			if (len)
-				check_found(what, value, NULL);
-			v += len + (v[len] == ':');
+		while (jr2_env_next_read_path(name, &cursor, path, sizeof(path),
+					      &kind)) {
+			snprintf(what, sizeof(what), "%s named by %s",
+				 kind == JR2_PATH_FILE	   ? "file"
+				 : kind == JR2_PATH_FOLDER ? "folder"
+							   : "file or folder",
+				 name);
+			check_found(what, path, NULL);
 		}
 	}
 	find_cmd(opts->cmd[0], path);

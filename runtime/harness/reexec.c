@@ -280,23 +280,15 @@ void compose_environments(struct jr2_strv *start)
 					? start->v[i]
 					: harness.cfg.env.v[i - start->n];
 		const char *eq = strchr(entry, '=');
-		char name[256], value[PATH_MAX];
+		const char *cursor = eq ? eq + 1 : NULL;
+		char name[256], path[PATH_MAX];
+		enum jr2_path_kind kind;
 
 		if (!eq)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - entry), entry);
-		if (!jr2_env_names_read_file(name))
-			continue;
-		/* SSL_CERT_DIR: a list of folders. */
-		for (const char *v = eq + 1; *v;) {
-			size_t len = strstr(name, "SSL_CERT_DIR")
-					 ? strcspn(v, ":")
-					 : strlen(v);
-
-			snprintf(value, sizeof(value), "%.*s", (int)len, v);
-			if (len)
-				check_read_file(name, value);
-			v += len + (v[len] == ':');
-		}
+		while (jr2_env_next_read_path(name, &cursor, path, sizeof(path),
+					      &kind))
+			check_read_file(name, path, kind);
 	}
 }

@@ -189,7 +189,8 @@ int jr2_read_regular(const char *path, size_t max, char **text, mode_t *mode);
 /* The same, for a flag's file: exit 2 with one line naming `what`. */
 char *read_small_file(const char *path, const char *what);
 void check_no_symlink(const char *input, const char *path);
-void check_read_file(const char *input, const char *path);
+void check_read_file(const char *input, const char *path,
+		     enum jr2_path_kind kind);
 void check_trusted_file(const char *input, const char *path, bool secret);
 
 /* harness_process.c: the Harness process (serve -- CMD) and its checks */

@@ -224,7 +224,7 @@ static void read_bearer(const char *bearer_file)
 
 	if (!bearer_file)
 		return;
-	check_read_file("--bearer-file", bearer_file);
+	check_read_file("--bearer-file", bearer_file, JR2_PATH_FILE);
 	check_trusted_file("--bearer-file", bearer_file, true);
 	bearer = read_small_file(bearer_file, "--bearer-file");
 	len = strcspn(bearer, "\r\n");
@@ -416,7 +416,7 @@ void start_check(const struct serve_options *opts)
 
 	/* Validate: flags, config, files, policy, sockets; nothing written. */
 	if (opts->config)
-		check_read_file("--config", opts->config);
+		check_read_file("--config", opts->config, JR2_PATH_FILE);
 	check_root_exists(opts->root, opts->make_root);
 	check_protected_dir(opts->root);
 	make_policy(opts->root);

@@ -126,30 +126,41 @@ char *read_small_file(const char *path, const char *what)
 /*
  * E4: a file the harness reads must not be where the sandbox user writes
  * (refused), and should not be writable by that user elsewhere (warned);
- * a regular file, or a folder for SSL_CERT_DIR.
+ * it is what `kind` says (refused otherwise).
  */
-void check_read_file(const char *input, const char *path)
+void check_read_file(const char *input, const char *path,
+		     enum jr2_path_kind kind)
 {
+	static const char *const noun[] = {
+	    [JR2_PATH_FILE] = "file",
+	    [JR2_PATH_FOLDER] = "folder",
+	    [JR2_PATH_FILE_OR_FOLDER] = "file or folder",
+	};
 	char resolved[PATH_MAX], parent[PATH_MAX];
 	struct stat st;
 	uid_t uid = harness.cfg.sandbox_uid;
 
 	if (!realpath(path, resolved))
-		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
-			input, path, strerror(errno));
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing %s",
+			input, path, strerror(errno), noun[kind]);
 	if (stat(resolved, &st))
-		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing file",
-			input, path, strerror(errno));
-	/* SSL_CERT_DIR names folders of certificates, the rest files. */
-	if (strstr(input, "SSL_CERT_DIR") && !S_ISDIR(st.st_mode))
+		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing %s",
+			input, path, strerror(errno), noun[kind]);
+	if (kind == JR2_PATH_FOLDER && !S_ISDIR(st.st_mode))
 		jr2_die(JR2_EXIT_USAGE,
-			"%s '%s' is %s, not a directory; name a folder of "
-			"certificates",
-			input, path, jr2_file_kind(st.st_mode));
-	if (!strstr(input, "SSL_CERT_DIR") && !S_ISREG(st.st_mode))
+			"%s '%s' is %s, not a directory; name a folder (%s "
+			"names folders)",
+			input, path, jr2_file_kind(st.st_mode), input);
+	if (kind == JR2_PATH_FILE && !S_ISREG(st.st_mode))
 		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' is %s, not a regular file; name a regular "
 			"file",
+			input, path, jr2_file_kind(st.st_mode));
+	if (kind == JR2_PATH_FILE_OR_FOLDER && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode))
+		jr2_die(JR2_EXIT_USAGE,
+			"%s '%s' is %s, neither a regular file nor a "
+			"directory; name a regular file or a folder",
 			input, path, jr2_file_kind(st.st_mode));
 	if (jr2_path_in_sandbox_area(resolved))
 		jr2_die(JR2_EXIT_USAGE,

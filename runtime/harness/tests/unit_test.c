@@ -688,6 +688,58 @@ TEST(sandbox_area_E4)
 	ASSERT_FALSE(jr2_path_in_sandbox_area("/etc/jr2/config"));
 }
 
+/* The paths of `name=value` as "kind:path " words (f file, d folder, e
+ * either), into out. */
+static void read_paths(const char *name, const char *value, char *out,
+		       size_t size)
+{
+	const char *cursor = value;
+	char path[16];
+	enum jr2_path_kind kind;
+	size_t used = 0;
+
+	out[0] = '\0';
+	while (
+	    jr2_env_next_read_path(name, &cursor, path, sizeof(path), &kind) &&
+	    used < size)
+		used += (size_t)snprintf(out + used, size - used, "%c:%s ",
+					 kind == JR2_PATH_FILE	   ? 'f'
+					 : kind == JR2_PATH_FOLDER ? 'd'
+								   : 'e',
+					 path);
+}
+
+/* E4: one table says what each name's value names; a list is split on
+ * ':' (empty entries skipped), one path is the whole value. */
+TEST(read_paths_E4_kind_of_each_name)
+{
+	char out[256];
+
+	read_paths("KUBECONFIG", "/a:/b", out, sizeof(out));
+	ASSERT_STREQ("f:/a f:/b ", out);
+	read_paths("JR2_ENVFROM_KUBECONFIG", "::/a::/b:", out, sizeof(out));
+	ASSERT_STREQ("f:/a f:/b ", out);
+	read_paths("SSL_CERT_DIR", "/etc/ssl/certs:/c", out, sizeof(out));
+	ASSERT_STREQ("d:/etc/ssl/certs d:/c ", out);
+	read_paths("NODE_ICU_DATA", "/icu:/i/icudt74l.dat", out, sizeof(out));
+	ASSERT_STREQ("e:/icu e:/i/icudt74l.dat ", out);
+	/* One path: a ':' is part of it. */
+	read_paths("AWS_CONFIG_FILE", "/a:/b", out, sizeof(out));
+	ASSERT_STREQ("f:/a:/b ", out);
+	read_paths("REQUESTS_CA_BUNDLE", "/etc/ssl/certs", out, sizeof(out));
+	ASSERT_STREQ("e:/etc/ssl/certs ", out);
+	read_paths("SSL_CERT_FILE", "/ca.pem", out, sizeof(out));
+	ASSERT_STREQ("f:/ca.pem ", out);
+	/* A path longer than the buffer comes cut. */
+	read_paths("GIT_SSL_CAINFO", "/0123456789abcdefgh", out, sizeof(out));
+	ASSERT_STREQ("f:/0123456789abcd ", out);
+	/* Nothing: an empty value, or a name that names no file. */
+	read_paths("KUBECONFIG", "", out, sizeof(out));
+	ASSERT_STREQ("", out);
+	read_paths("PATH", "/usr/bin:/bin", out, sizeof(out));
+	ASSERT_STREQ("", out);
+}
+
 TEST(names_read_file_E4_every_source)
 {
 	/* Positive control: the names themselves. */
@@ -703,6 +755,8 @@ TEST(names_read_file_E4_every_source)
 	ASSERT_TRUE(jr2_env_names_read_file("JR2_ENVFROM_RESOLV_HOST_CONF"));
 	ASSERT_FALSE(jr2_env_names_read_file("JR2_ENVFROM_FOO"));
 	ASSERT_FALSE(jr2_env_names_read_file("NODE_EXTRA_CA_CERTSX"));
+	ASSERT_TRUE(jr2_env_names_read_file("KUBECONFIG"));
+	ASSERT_TRUE(jr2_env_names_read_file("REQUESTS_CA_BUNDLE"));
 	/* Node finds modules by the links' paths: kept from the Harness
 	 * process, as the names that write where they point. */
 	ASSERT_TRUE(jr2_env_loads_code("NODE_PRESERVE_SYMLINKS"));

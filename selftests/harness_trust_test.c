@@ -9,7 +9,11 @@
  * (E6); a squatted abstract name is refused naming its holder (R8, E6); the
  * internal --start-env-fd cannot bring a name that loads code in (E2); a
  * bearer file that is not a regular file is refused at once by serve, status
- * and exec, and a client with no harness on its --root says so (E6).
+ * and exec, and a client with no harness on its --root says so (E6); each
+ * path of a variable whose value names files is checked, as what its
+ * programs take: a ':' list (KUBECONFIG's files, SSL_CERT_DIR's and
+ * NODE_ICU_DATA's folders) path by path, a path of the wrong kind refused
+ * (E4).
  *
  * Promises: E2 E4 E6 R8
  */
@@ -730,6 +734,143 @@ TEST_F(harness_trust, E4_E6_read_files_not_regular_refused)
 	ASSERT_EQ(0, unlink(HX_SECRET "/fifo"));
 	fx_make_file(_metadata, HX_SECRET "/fifo", "[default]\n", 0600);
 	ASSERT_EQ(0, hx_start(_metadata, hx, env_config));
+}
+
+#define HT_RO HX_MNT "/ro"
+
+/*
+ * The trees of the E4 tests below: HT_RO a read-only tree of the config
+ * (files a and b, a folder icu, a FIFO), and /tmp (a tmpfs: the sandbox
+ * writes there) with the same.
+ */
+static void ht_make_trees(struct __test_metadata *_metadata)
+{
+	fx_mount_tmpfs(_metadata, "jr2-e4", "/tmp", "size=1m");
+	fx_make_dir(_metadata, HT_RO, 0755);
+	fx_make_dir(_metadata, HT_RO "/icu", 0755);
+	fx_make_dir(_metadata, "/tmp/icu", 0755);
+	fx_make_file(_metadata, HT_RO "/a", "apiVersion: v1\n", 0644);
+	fx_make_file(_metadata, HT_RO "/b", "apiVersion: v1\n", 0644);
+	fx_make_file(_metadata, "/tmp/b", "apiVersion: v1\n", 0644);
+	ASSERT_EQ(0, mkfifo(HT_RO "/fifo", 0644));
+	fx_make_file(_metadata, CONFIG, HX_TRUST_ETC "read-only " HT_RO "\n",
+		     0644);
+}
+
+/*
+ * `serve --config CONFIG` with a start environment of PATH and `var`: its
+ * status (0: it served, then stopped), the log of this start in log.
+ */
+static int ht_start_with(struct __test_metadata *_metadata, struct hx *hx,
+			 const char *var, char *log, size_t size)
+{
+	const char *const extra[] = {"--config", CONFIG, NULL};
+	char *envp[] = {"PATH=/usr/bin:/bin", (char *)var, NULL};
+	int status;
+
+	ASSERT_EQ(0, truncate(HX_LOG, 0) && errno != ENOENT);
+	status = hx_start_env(_metadata, hx, extra, envp);
+	hx_log(log, size);
+	hx_stop(hx);
+	return status;
+}
+
+/* Starts (0) with `var`, or says why not. */
+#define HT_STARTS(hx, var, log)                                               \
+	do {                                                                  \
+		int ht_status =                                               \
+		    ht_start_with(_metadata, hx, var, log, sizeof(log));      \
+		ASSERT_EQ(0, ht_status)                                       \
+		{                                                             \
+			TH_LOG("%s: serve ended with %d: %s", var, ht_status, \
+			       log);                                          \
+		}                                                             \
+	} while (0)
+
+/* Refused with exit 2 (JR2_EXIT_USAGE), the log naming `says`. */
+#define HT_REFUSED(hx, var, log, says)                                        \
+	do {                                                                  \
+		int ht_status =                                               \
+		    ht_start_with(_metadata, hx, var, log, sizeof(log));      \
+		ASSERT_EQ(2, ht_status)                                       \
+		{                                                             \
+			TH_LOG("%s: serve ended with %d: %s", var, ht_status, \
+			       log);                                          \
+		}                                                             \
+		ASSERT_NE(NULL, strstr(log, says))                            \
+		{                                                             \
+			TH_LOG("%s: '%s' lacks '%s'", var, log, says);        \
+		}                                                             \
+	} while (0)
+
+/*
+ * KUBECONFIG is a ':' list of files (kubectl merges them): each is checked,
+ * the second where the sandbox writes refused naming it, whether the start
+ * environment has it under its name or as a harness.envFrom key.
+ */
+TEST_F(harness_trust, E4_kubeconfig_each_file_of_its_list_checked)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	/* Positive control: two files of a read-only tree. */
+	HT_STARTS(hx, "KUBECONFIG=" HT_RO "/a:" HT_RO "/b", log);
+	HT_REFUSED(hx, "KUBECONFIG=" HT_RO "/a:/tmp/b", log,
+		   "KUBECONFIG '/tmp/b' (/tmp/b) is in a folder the sandbox "
+		   "writes");
+	HT_REFUSED(hx, "JR2_ENVFROM_KUBECONFIG=" HT_RO "/a::/tmp/b", log,
+		   "JR2_ENVFROM_KUBECONFIG '/tmp/b' (/tmp/b) is in a folder "
+		   "the sandbox writes");
+}
+
+/*
+ * NODE_ICU_DATA is ICU's data path, a ':' list of folders (or the .dat file
+ * itself): a folder of a read-only tree starts, one where the sandbox
+ * writes is refused naming it.
+ */
+TEST_F(harness_trust, E4_node_icu_data_folders_checked)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	/* Positive control: a folder, and a folder and a file. */
+	HT_STARTS(hx, "NODE_ICU_DATA=" HT_RO "/icu", log);
+	HT_STARTS(hx, "NODE_ICU_DATA=" HT_RO "/icu:" HT_RO "/a", log);
+	HT_REFUSED(hx, "NODE_ICU_DATA=" HT_RO "/icu:/tmp/icu", log,
+		   "NODE_ICU_DATA '/tmp/icu' (/tmp/icu) is in a folder the "
+		   "sandbox writes");
+}
+
+/*
+ * A path that is not what its name's programs take is refused naming it:
+ * a file in SSL_CERT_DIR's list of folders, a folder in KUBECONFIG's list
+ * of files, a FIFO as REQUESTS_CA_BUNDLE (a file or a folder).
+ */
+TEST_F(harness_trust, E4_path_of_the_wrong_kind_refused)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	/* Positive control: each of the right kind. */
+	HT_STARTS(hx, "SSL_CERT_DIR=" HT_RO "/icu:" HT_RO, log);
+	HT_STARTS(hx, "KUBECONFIG=" HT_RO "/a", log);
+	HT_STARTS(hx, "REQUESTS_CA_BUNDLE=" HT_RO "/icu", log);
+	HT_STARTS(hx, "REQUESTS_CA_BUNDLE=" HT_RO "/a", log);
+	HT_REFUSED(hx, "SSL_CERT_DIR=" HT_RO "/icu:" HT_RO "/a", log,
+		   "SSL_CERT_DIR '" HT_RO "/a' is a regular file, not a "
+		   "directory; name a folder");
+	HT_REFUSED(hx, "KUBECONFIG=" HT_RO "/a:" HT_RO "/icu", log,
+		   "KUBECONFIG '" HT_RO "/icu' is a directory, not a regular "
+		   "file; name a regular file");
+	HT_REFUSED(hx, "REQUESTS_CA_BUNDLE=" HT_RO "/fifo", log,
+		   "REQUESTS_CA_BUNDLE '" HT_RO "/fifo' is a FIFO, neither a "
+		   "regular file nor a directory");
 }
 
 /*

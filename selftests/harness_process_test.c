@@ -31,7 +31,9 @@
  * E4: a file the Harness process reads by a name of its environment
  * (NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, SSL_CERT_DIR ...), from the start
  * environment, a JR2_ENVFROM_ key or an env line of the config alike, lies
- * in a read-only tree or the start is refused (exit 2, naming it).
+ * in a read-only tree or the start is refused (exit 2, naming it); so does
+ * each path of a ':' list (KUBECONFIG, NODE_ICU_DATA), and a path of the
+ * wrong kind (a file in SSL_CERT_DIR, a folder as KUBECONFIG) is refused.
  *
  * Promises: E2 E4 E5 E7 E8 P1 P2 P8
  */
@@ -503,7 +505,8 @@ TEST_F(harness_process, E4_files_read_by_every_source_of_names)
 	ASSERT_EQ(0, unlink(HP_CONFIG));
 	fx_make_file(_metadata, HP_CONFIG,
 		     HP_CONFIG_TEXT "env NODE_ICU_DATA=" HP_RW "\n", 0644);
-	assert_refused(_metadata, hx, cmd, NULL, "NODE_ICU_DATA '" HP_RW "'");
+	assert_refused(_metadata, hx, cmd, NULL,
+		       "folder named by NODE_ICU_DATA '" HP_RW "' lies where");
 	/* Positive control: the same names, their files read-only. */
 	ASSERT_EQ(0, unlink(HP_CONFIG));
 	fx_make_file(_metadata, HP_CONFIG, HP_CONFIG_TEXT, 0644);
@@ -524,6 +527,56 @@ TEST_F(harness_process, E4_files_read_by_every_source_of_names)
 	{
 		TH_LOG("the Harness process's environment: %s", text);
 	}
+}
+
+/*
+ * Each path of a list the Harness process reads (KUBECONFIG's files,
+ * NODE_ICU_DATA's folders) lies in a read-only tree, or the start is
+ * refused naming that path; a path of the wrong kind is refused too.
+ */
+TEST_F(harness_process, E4_each_path_of_a_list_checked)
+{
+	struct hx *hx = &self->hx;
+	const char *const cmd[] = {HP_TRY, "harness-like", HP_ABS, NULL};
+	char *kube_rw[] = {"PATH=/usr/bin:/bin",
+			   "JR2_ENVFROM_KUBECONFIG=" HP_RO "/a:" HP_RW "/b",
+			   NULL};
+	char *icu_rw[] = {
+	    "PATH=/usr/bin:/bin",
+	    "JR2_ENVFROM_NODE_ICU_DATA=" HP_RO "/icu:" HP_RW "/icu", NULL};
+	char *cert_file[] = {"PATH=/usr/bin:/bin",
+			     "JR2_ENVFROM_SSL_CERT_DIR=" HP_RO "/a", NULL};
+	char *kube_dir[] = {"PATH=/usr/bin:/bin",
+			    "JR2_ENVFROM_KUBECONFIG=" HP_RO "/icu", NULL};
+	char *good[] = {"PATH=/usr/bin:/bin",
+			"JR2_ENVFROM_KUBECONFIG=" HP_RO "/a:" HP_RO "/b",
+			"JR2_ENVFROM_NODE_ICU_DATA=" HP_RO "/icu",
+			"JR2_ENVFROM_SSL_CERT_DIR=" HP_RO "/icu", NULL};
+
+	make_trees(_metadata, hx, HP_CONFIG_TEXT);
+	HX_REQUIRE_ACCEPTED(hx);
+	fx_make_file(_metadata, HP_RO "/a", "apiVersion: v1\n", 0644);
+	fx_make_file(_metadata, HP_RO "/b", "apiVersion: v1\n", 0644);
+	fx_make_file(_metadata, HP_RW "/b", "apiVersion: v1\n", 0644);
+	fx_make_dir(_metadata, HP_RO "/icu", 0755);
+	fx_make_dir(_metadata, HP_RW "/icu", 0755);
+	assert_refused(_metadata, hx, cmd, kube_rw,
+		       "the Harness process's file named by KUBECONFIG '" HP_RW
+		       "/b' lies where a confined program could write");
+	assert_refused(_metadata, hx, cmd, icu_rw,
+		       "the Harness process's file or folder named by "
+		       "NODE_ICU_DATA '" HP_RW
+		       "/icu' lies where a confined program could write");
+	assert_refused(_metadata, hx, cmd, cert_file,
+		       "SSL_CERT_DIR '" HP_RO "/a' is a regular file, not a "
+		       "directory; name a folder");
+	assert_refused(_metadata, hx, cmd, kube_dir,
+		       "KUBECONFIG '" HP_RO "/icu' is a directory, not a "
+		       "regular file; name a regular file");
+	/* Positive control: every path in the read-only tree, each of its
+	 * kind. */
+	ASSERT_EQ(0, start_cmd(_metadata, hx, cmd, good));
+	ASSERT_LT(0, process_pid(_metadata, hx));
 }
 
 /* A copy of a dynamic program that E8 takes for Node: a weak import's

@@ -12,8 +12,8 @@
  * and exec, and a client with no harness on its --root says so (E6); each
  * path of a variable whose value names files is checked, as what its
  * programs take: a ':' list (KUBECONFIG's files, SSL_CERT_DIR's and
- * NODE_ICU_DATA's folders) path by path, a path of the wrong kind refused
- * (E4).
+ * NODE_ICU_DATA's folders) path by path, a path of the wrong kind or a
+ * relative one refused (E4).
  *
  * Promises: E2 E4 E6 R8
  */
@@ -871,6 +871,33 @@ TEST_F(harness_trust, E4_path_of_the_wrong_kind_refused)
 	HT_REFUSED(hx, "REQUESTS_CA_BUNDLE=" HT_RO "/fifo", log,
 		   "REQUESTS_CA_BUNDLE '" HT_RO "/fifo' is a FIFO, neither a "
 		   "regular file nor a directory");
+}
+
+/*
+ * A relative path in such a value is read from each program's own folder
+ * (/work, say), not from serve's: refused naming it, from whatever folder
+ * serve starts in.
+ */
+TEST_F(harness_trust, E4_relative_path_in_a_value_refused)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	ASSERT_EQ(0, chdir(HT_RO));
+	/* Positive control: the same files by their absolute paths. */
+	HT_STARTS(hx, "KUBECONFIG=" HT_RO "/a", log);
+	HT_STARTS(hx, "NODE_ICU_DATA=" HT_RO "/icu:" HT_RO "/icu", log);
+	HT_REFUSED(hx, "KUBECONFIG=a", log,
+		   "KUBECONFIG 'a' names the relative path 'a': each program "
+		   "reads it from its own folder");
+	HT_REFUSED(hx, "NODE_ICU_DATA=" HT_RO "/icu:icu", log,
+		   "NODE_ICU_DATA '" HT_RO "/icu:icu' names the relative path "
+		   "'icu'");
+	HT_REFUSED(hx, "JR2_ENVFROM_AWS_CONFIG_FILE=./a", log,
+		   "JR2_ENVFROM_AWS_CONFIG_FILE './a' names the relative path "
+		   "'./a'");
 }
 
 /*

@@ -274,7 +274,9 @@ void compose_environments(struct jr2_strv *start)
 			"largest (env -u NAME, env -i)",
 			env_bytes, harness.cfg.secrets.n, JR2_SPAWN_MAX_BYTES);
 	/* E4: every file the harness reads because of its environment, the
-	 * config's env lines and each JR2_ENVFROM_<KEY> included. */
+	 * config's env lines and each JR2_ENVFROM_<KEY> included.  A relative
+	 * path is read from each program's own folder, not from the one
+	 * checked here: refused. */
 	for (size_t i = 0; i < start->n + harness.cfg.env.n; i++) {
 		const char *entry = i < start->n
 					? start->v[i]
@@ -288,7 +290,15 @@ void compose_environments(struct jr2_strv *start)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(eq - entry), entry);
 		while (jr2_env_next_read_path(name, &cursor, path, sizeof(path),
-					      &kind))
+					      &kind)) {
+			if (path[0] != '/')
+				jr2_die(JR2_EXIT_USAGE,
+					"%s '%s' names the relative path '%s': "
+					"each program reads it from its own "
+					"folder, which may be one the sandbox "
+					"writes; give an absolute path",
+					name, eq + 1, path);
 			check_read_file(name, path, kind);
+		}
 	}
 }

@@ -874,6 +874,31 @@ TEST_F(harness_trust, E4_path_of_the_wrong_kind_refused)
 }
 
 /*
+ * The AWS SDKs' AWS_CA_BUNDLE (one file) and git's GIT_SSL_CAPATH (':'
+ * folders) name certificates the programs trust: checked as the others.
+ */
+TEST_F(harness_trust, E4_aws_and_git_trust_names_checked)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	/* Positive control: a file and folders of a read-only tree. */
+	HT_STARTS(hx, "AWS_CA_BUNDLE=" HT_RO "/a", log);
+	HT_STARTS(hx, "GIT_SSL_CAPATH=" HT_RO "/icu:" HT_RO, log);
+	HT_REFUSED(hx, "AWS_CA_BUNDLE=/tmp/b", log,
+		   "AWS_CA_BUNDLE '/tmp/b' (/tmp/b) is in a folder the sandbox "
+		   "writes");
+	HT_REFUSED(hx, "GIT_SSL_CAPATH=" HT_RO ":/tmp/icu", log,
+		   "GIT_SSL_CAPATH '/tmp/icu' (/tmp/icu) is in a folder the "
+		   "sandbox writes");
+	HT_REFUSED(hx, "GIT_SSL_CAPATH=" HT_RO "/icu:" HT_RO "/b", log,
+		   "GIT_SSL_CAPATH '" HT_RO "/b' is a regular file, not a "
+		   "directory");
+}
+
+/*
  * A relative path in such a value is read from each program's own folder
  * (/work, say), not from serve's: refused naming it, from whatever folder
  * serve starts in.

@@ -162,7 +162,9 @@ static const struct read_path_name {
 	bool list; /* paths between ':' (else the whole value) */
 	enum jr2_path_kind kind;
 } read_path_names[] = {
-    /* The AWS SDKs and CLI: one file each. */
+    /* The AWS SDKs and CLI: one file each (AWS_CA_BUNDLE: their PEM
+     * bundle of trusted certificates). */
+    {"AWS_CA_BUNDLE", false, JR2_PATH_FILE},
     {"AWS_CONFIG_FILE", false, JR2_PATH_FILE},
     {"AWS_SHARED_CREDENTIALS_FILE", false, JR2_PATH_FILE},
     {"AWS_WEB_IDENTITY_TOKEN_FILE", false, JR2_PATH_FILE},
@@ -188,8 +190,10 @@ static const struct read_path_name {
     {"REQUESTS_CA_BUNDLE", false, JR2_PATH_FILE_OR_FOLDER},
     /* curl: one file; requests also reads it, as the name above. */
     {"CURL_CA_BUNDLE", false, JR2_PATH_FILE_OR_FOLDER},
-    /* git's http.sslCAInfo: one file. */
+    /* git's http.sslCAInfo: one file; http.sslCAPath, curl's --capath:
+     * folders, ':' between with OpenSSL. */
     {"GIT_SSL_CAINFO", false, JR2_PATH_FILE},
+    {"GIT_SSL_CAPATH", true, JR2_PATH_FOLDER},
 };
 
 static const struct read_path_name *read_path_name(const char *name)

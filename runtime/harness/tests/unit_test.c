@@ -730,6 +730,10 @@ TEST(read_paths_E4_kind_of_each_name)
 	ASSERT_STREQ("e:/etc/ssl/certs ", out);
 	read_paths("SSL_CERT_FILE", "/ca.pem", out, sizeof(out));
 	ASSERT_STREQ("f:/ca.pem ", out);
+	read_paths("AWS_CA_BUNDLE", "/ca.pem", out, sizeof(out));
+	ASSERT_STREQ("f:/ca.pem ", out);
+	read_paths("GIT_SSL_CAPATH", "/c:/d", out, sizeof(out));
+	ASSERT_STREQ("d:/c d:/d ", out);
 	/* A path longer than the buffer comes cut. */
 	read_paths("GIT_SSL_CAINFO", "/0123456789abcdefgh", out, sizeof(out));
 	ASSERT_STREQ("f:/0123456789abcd ", out);

@@ -37,6 +37,8 @@ BINS += $(BIN)/jr2-harness
 LAYER_PAIRS += $(foreach s,$(HARNESS_SRCS) runtime/harness/main.c,\
 	$(s)=$(s:runtime/harness/%.c=$(OBJ)/harness/%.o))
 MANS += runtime/harness/jr2-harness.1
+# Shipped: the module alone (its tests and bench stay in the source).
+NODE_MODULES += runtime/harness/node/jr2-harness.mjs
 TEST_BINS += $(HARNESS_UNIT) $(HARNESS_BENCH) $(HARNESS_START_BENCH)
 TEST_STEPS += harness-unit
 BENCH_STEPS += harness harness-start

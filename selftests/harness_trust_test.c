@@ -1020,4 +1020,70 @@ TEST_F(harness_trust, E6_two_serves_at_once_one_serves)
 	}
 }
 
+/*
+ * Programs open a value's path as given: a link, or a folder, in a place
+ * the sandbox writes can be replaced there, whatever it points to now.  A
+ * link under /tmp to a file of the read-only tree is refused naming /tmp,
+ * for a name of one file, an entry of a list and a JR2_ENVFROM_ name; a
+ * link inside the read-only tree to another of its files starts (the
+ * control).
+ */
+TEST_F(harness_trust, E4_link_in_a_sandbox_folder_refused)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	ASSERT_EQ(0, symlink(HT_RO "/a", "/tmp/link"));
+	ASSERT_EQ(0, symlink(HT_RO "/icu", "/tmp/icul"));
+	ASSERT_EQ(0, symlink(HT_RO "/a", HT_RO "/link"));
+	/* Positive control: a link within the read-only tree. */
+	HT_STARTS(hx, "SSL_CERT_FILE=" HT_RO "/link", log);
+	HT_REFUSED(hx, "SSL_CERT_FILE=/tmp/link", log,
+		   "SSL_CERT_FILE '/tmp/link' is looked up through '/tmp', a "
+		   "folder the sandbox writes");
+	HT_REFUSED(hx, "KUBECONFIG=" HT_RO "/a:/tmp/link", log,
+		   "KUBECONFIG '/tmp/link' is looked up through '/tmp'");
+	HT_REFUSED(hx, "JR2_ENVFROM_SSL_CERT_DIR=/tmp/icul", log,
+		   "JR2_ENVFROM_SSL_CERT_DIR '/tmp/icul' is looked up through "
+		   "'/tmp'");
+}
+
+/*
+ * The warning names every folder of the lookup the sandbox user can
+ * write, not only the file's own: one it owns two levels up can rename
+ * the folder below it and put its own file at the path.  The control: a
+ * folder of root's, not world-writable, warns of nothing.
+ */
+TEST_F(harness_trust, E4_ancestor_writable_by_the_sandbox_user_warned)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	/* The control needs folders of another user than the sandbox's. */
+	if (geteuid() == 1000)
+		SKIP(return, "this suite runs as uid 1000, the sandbox user: "
+			     "every folder it makes is that user's, so no "
+			     "folder of another owner stands as the control; "
+			     "the bare and container profiles run it as root");
+	FX_SKIP_WITHOUT_CAP(CAP_CHOWN, "giving /mnt/u to the sandbox user");
+	ht_make_trees(_metadata);
+	fx_make_dir(_metadata, HX_MNT "/u", 0755);
+	fx_make_dir(_metadata, HX_MNT "/u/d", 0755);
+	fx_make_file(_metadata, HX_MNT "/u/d/f", "apiVersion: v1\n", 0644);
+	HT_STARTS(hx, "KUBECONFIG=" HX_MNT "/u/d/f", log);
+	ASSERT_EQ(NULL, strstr(log, "warning: KUBECONFIG")) TH_LOG("%s", log);
+	/* The default sandbox user, uid 1000, owns /mnt/u. */
+	ASSERT_EQ(0, chown(HX_MNT "/u", 1000, 1000));
+	HT_STARTS(hx, "KUBECONFIG=" HX_MNT "/u/d/f", log);
+	ASSERT_NE(NULL, strstr(log, "warning: KUBECONFIG '" HX_MNT
+				    "/u/d/f': '" HX_MNT "/u' can be written "
+				    "by the sandbox user (uid 1000)"))
+	{
+		TH_LOG("%s", log);
+	}
+}
+
 TEST_HARNESS_MAIN

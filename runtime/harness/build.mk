@@ -5,7 +5,8 @@
 # of the parser (`make fuzz`, kept out of `make test`) and the benchmarks.
 
 HARNESS_PURE_SRCS := runtime/harness/request.c runtime/harness/digest.c \
-	runtime/harness/env.c runtime/harness/spawner_msg.c
+	runtime/harness/env.c runtime/harness/spawner_msg.c \
+	runtime/harness/lookup.c
 # serve's parts, sharing struct harness (serve.h); serve.c is the loop.
 HARNESS_SERVE_SRCS := runtime/harness/serve.c runtime/harness/trust.c \
 	runtime/harness/reexec.c \

@@ -52,6 +52,7 @@
 #include "die.h"
 #include "env.h"
 #include "log.h"
+#include "lookup.h"
 #include "policy.h"
 #include "policy_internal.h"
 #include "serve.h"
@@ -117,19 +118,6 @@ static bool sealed(const char *dir)
 
 enum lookup { FOUND, MISSING, OPEN };
 
-/* Copies a path into a PATH_MAX buffer; false when it does not fit. */
-static bool put(char *dst, const char *a, const char *b, const char *c)
-{
-	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
-
-	if (la + lb + lc >= PATH_MAX)
-		return false;
-	memcpy(dst, a, la);
-	memcpy(dst + la, b, lb);
-	memcpy(dst + la + lb, c, lc + 1);
-	return true;
-}
-
 /*
  * Looks `path` up as the kernel does (relative to serve's folder), one
  * entry at a time: FOUND (real path in *real) when it exists in a trusted
@@ -138,80 +126,24 @@ static bool put(char *dst, const char *a, const char *b, const char *c)
  */
 static enum lookup look_up(const char *path, char *real, char *bad)
 {
-	char todo[PATH_MAX], cur[PATH_MAX] = "", cwd[PATH_MAX];
-	int hops = 0;
+	struct jr2_strv folders = {0};
+	enum lookup found = FOUND;
+	int err = jr2_lookup(path, &folders, real, bad);
 
-	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		jr2_die_path(1, "cannot read the current folder for", path);
-	if (!put(todo, path[0] == '/' ? "" : cwd, path[0] == '/' ? "" : "/",
-		 path)) {
-		put(bad, path, "", "");
-		return OPEN;
+	/* An entry's folder a program can write: it can replace the entry. */
+	for (size_t i = 0; i < folders.n && found == FOUND; i++)
+		if (!sealed(folders.v[i])) {
+			jr2_path_put(bad, folders.v[i], "", "");
+			found = OPEN;
+		}
+	if (found == FOUND && err)
+		found = err == ENOENT || err == ENOTDIR ? MISSING : OPEN;
+	if (found == FOUND && !within_trusted(real)) {
+		jr2_path_put(bad, real, "", "");
+		found = OPEN;
 	}
-	for (char *at = todo; *at;) {
-		char next[PATH_MAX], comp[NAME_MAX + 1], link[PATH_MAX];
-		char rest[PATH_MAX];
-		size_t len;
-		struct stat st;
-		ssize_t n;
-
-		while (*at == '/')
-			at++;
-		len = strcspn(at, "/");
-		if (!len)
-			break;
-		if (len > NAME_MAX)
-			len = NAME_MAX;
-		memcpy(comp, at, len);
-		comp[len] = '\0';
-		at += strcspn(at, "/");
-		if (!strcmp(comp, "."))
-			continue;
-		if (!strcmp(comp, "..")) {
-			char *slash = strrchr(cur, '/');
-
-			if (slash)
-				*slash = '\0';
-			continue;
-		}
-		/* The entry's folder: a program could replace the entry. */
-		if (!sealed(cur[0] ? cur : "/")) {
-			put(bad, cur[0] ? cur : "/", "", "");
-			return OPEN;
-		}
-		if (!put(next, cur, "/", comp)) {
-			put(bad, cur, "/", "...");
-			return OPEN;
-		}
-		if (lstat(next, &st)) {
-			put(bad, next, "", "");
-			return errno == ENOENT || errno == ENOTDIR ? MISSING
-								   : OPEN;
-		}
-		if (!S_ISLNK(st.st_mode)) {
-			put(cur, next, "", "");
-			continue;
-		}
-		n = readlink(next, link, sizeof(link) - 1);
-		if (n < 0 || ++hops > 40) {
-			put(bad, next, "", "");
-			return OPEN;
-		}
-		link[n] = '\0';
-		if (!put(rest, link, at, "")) {
-			put(bad, next, "", "");
-			return OPEN;
-		}
-		put(todo, rest, "", "");
-		at = todo;
-		if (link[0] == '/')
-			cur[0] = '\0';
-	}
-	put(real, cur[0] ? cur : "/", "", "");
-	if (within_trusted(real))
-		return FOUND;
-	put(bad, real, "", "");
-	return OPEN;
+	jr2_strv_free(&folders);
+	return found;
 }
 
 static void refuse_open(const char *what, const char *path, const char *bad)
@@ -828,7 +760,8 @@ static void check_links_under(const char *dir, size_t *budget, int depth)
 				"its main script in a folder of its own",
 				JR2_NODE_WALK_MAX, dir);
 		--*budget;
-		if (!put(path, dir, strcmp(dir, "/") ? "/" : "", e->d_name) ||
+		if (!jr2_path_put(path, dir, strcmp(dir, "/") ? "/" : "",
+				  e->d_name) ||
 		    lstat(path, &st))
 			continue;
 		if (S_ISDIR(st.st_mode)) {

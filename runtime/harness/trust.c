@@ -16,6 +16,7 @@
 #include "die.h"
 #include "env.h"
 #include "log.h"
+#include "lookup.h"
 #include "policy.h"
 #include "policy_internal.h"
 #include "serve.h"
@@ -126,7 +127,10 @@ char *read_small_file(const char *path, const char *what)
 /*
  * E4: a file the harness reads must not be where the sandbox user writes
  * (refused), and should not be writable by that user elsewhere (warned);
- * it is what `kind` says (refused otherwise).
+ * it is what `kind` says (refused otherwise).  Programs open the path as
+ * given, so each folder its lookup takes an entry from counts as the file
+ * does: whoever writes that folder can put a link or a folder of its own
+ * in the entry's place.
  */
 void check_read_file(const char *input, const char *path,
 		     enum jr2_path_kind kind)
@@ -136,13 +140,15 @@ void check_read_file(const char *input, const char *path,
 	    [JR2_PATH_FOLDER] = "folder",
 	    [JR2_PATH_FILE_OR_FOLDER] = "file or folder",
 	};
-	char resolved[PATH_MAX], parent[PATH_MAX];
+	struct jr2_strv folders = {0};
+	char resolved[PATH_MAX], bad[PATH_MAX];
 	struct stat st;
 	uid_t uid = harness.cfg.sandbox_uid;
+	int err = jr2_lookup(path, &folders, resolved, bad);
 
-	if (!realpath(path, resolved))
+	if (err)
 		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing %s",
-			input, path, strerror(errno), noun[kind]);
+			input, path, strerror(err), noun[kind]);
 	if (stat(resolved, &st))
 		jr2_die(JR2_EXIT_USAGE, "%s '%s': %s; name an existing %s",
 			input, path, strerror(errno), noun[kind]);
@@ -168,19 +174,25 @@ void check_read_file(const char *input, const char *path,
 			"(/work, /tmp, /dev/shm, /home/jr2); move it into a "
 			"read-only tree of the policy (e.g. under /opt/jr2)",
 			input, path, resolved);
-	snprintf(parent, sizeof(parent), "%s", resolved);
-	*strrchr(parent, '/') = '\0';
-	for (const char *p = resolved; p; p = parent[0] ? parent : "/") {
-		if (stat(p, &st) == 0 &&
+	for (size_t i = 0; i < folders.n; i++)
+		if (jr2_path_in_sandbox_area(folders.v[i]))
+			jr2_die(JR2_EXIT_USAGE,
+				"%s '%s' is looked up through '%s', a folder "
+				"the sandbox writes (/work, /tmp, /dev/shm, "
+				"/home/jr2): a program could put its own file "
+				"there; name it by a path of a read-only tree "
+				"(e.g. under /opt/jr2), no link on the way",
+				input, path, folders.v[i]);
+	jr2_strv_add(&folders, resolved);
+	for (size_t i = 0; i < folders.n; i++)
+		if (stat(folders.v[i], &st) == 0 &&
 		    ((st.st_uid == uid && (st.st_mode & S_IWUSR)) ||
 		     (st.st_mode & S_IWOTH)))
 			say("warning: %s '%s': '%s' can be written by the "
 			    "sandbox user (uid %u); make it owned by root and "
 			    "not world-writable",
-			    input, path, p, (unsigned int)uid);
-		if (p != resolved)
-			break;
-	}
+			    input, path, folders.v[i], (unsigned int)uid);
+	jr2_strv_free(&folders);
 }
 
 static bool within_any(const char *resolved, const struct jr2_strv *dirs)

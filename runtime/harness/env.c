@@ -194,6 +194,10 @@ static const struct read_path_name {
      * folders, ':' between with OpenSSL. */
     {"GIT_SSL_CAINFO", false, JR2_PATH_FILE},
     {"GIT_SSL_CAPATH", true, JR2_PATH_FOLDER},
+    /* glibc's time zone files (localtime, strftime), and ICU's: Node
+     * reads zoneinfo64.res there, and its bytes drive Intl's time zones. */
+    {"TZDIR", false, JR2_PATH_FOLDER},
+    {"ICU_TIMEZONE_FILES_DIR", false, JR2_PATH_FOLDER},
 };
 
 static const struct read_path_name *read_path_name(const char *name)

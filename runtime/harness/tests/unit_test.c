@@ -734,6 +734,11 @@ TEST(read_paths_E4_kind_of_each_name)
 	ASSERT_STREQ("f:/ca.pem ", out);
 	read_paths("GIT_SSL_CAPATH", "/c:/d", out, sizeof(out));
 	ASSERT_STREQ("d:/c d:/d ", out);
+	read_paths("TZDIR", "/zi", out, sizeof(out));
+	ASSERT_STREQ("d:/zi ", out);
+	read_paths("JR2_ENVFROM_ICU_TIMEZONE_FILES_DIR", "/tz:/x", out,
+		   sizeof(out));
+	ASSERT_STREQ("d:/tz:/x ", out);
 	/* A path longer than the buffer comes cut. */
 	read_paths("GIT_SSL_CAINFO", "/0123456789abcdefgh", out, sizeof(out));
 	ASSERT_STREQ("f:/0123456789abcd ", out);

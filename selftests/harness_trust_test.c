@@ -1086,4 +1086,36 @@ TEST_F(harness_trust, E4_ancestor_writable_by_the_sandbox_user_warned)
 	}
 }
 
+/*
+ * The programs' home and tmpdir of the config are folders the sandbox
+ * writes as /home/jr2 and /tmp are: a value there is refused naming it
+ * (an image whose programs run with HOME=/root).  The control: the same
+ * value starts while the config names another home.
+ */
+TEST_F(harness_trust, E4_the_programs_home_and_tmpdir_refused)
+{
+	struct hx *hx = &self->hx;
+	char log[HX_OUT_SIZE];
+
+	HX_REQUIRE_ACCEPTED(hx);
+	ht_make_trees(_metadata);
+	fx_make_dir(_metadata, HX_MNT "/home", 0755);
+	fx_make_dir(_metadata, HX_MNT "/spool", 0755);
+	fx_make_file(_metadata, HX_MNT "/home/kc", "apiVersion: v1\n", 0644);
+	fx_make_file(_metadata, HX_MNT "/spool/kc", "apiVersion: v1\n", 0644);
+	/* Positive control: the default home and tmpdir. */
+	HT_STARTS(hx, "KUBECONFIG=" HX_MNT "/home/kc", log);
+	ASSERT_EQ(0, unlink(CONFIG));
+	fx_make_file(_metadata, CONFIG,
+		     HX_TRUST_ETC "read-only " HT_RO "\nhome " HX_MNT
+				  "/home\ntmpdir " HX_MNT "/spool\n",
+		     0644);
+	HT_REFUSED(hx, "KUBECONFIG=" HX_MNT "/home/kc", log,
+		   "KUBECONFIG '" HX_MNT "/home/kc' (" HX_MNT
+		   "/home/kc) is in a folder the sandbox writes");
+	HT_REFUSED(hx, "AWS_CONFIG_FILE=" HX_MNT "/spool/kc", log,
+		   "AWS_CONFIG_FILE '" HX_MNT "/spool/kc' (" HX_MNT
+		   "/spool/kc) is in a folder the sandbox writes");
+}
+
 TEST_HARNESS_MAIN

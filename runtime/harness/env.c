@@ -246,19 +246,28 @@ bool jr2_env_next_read_path(const char *name, const char **cursor, char *path,
 	}
 }
 
-bool jr2_path_in_sandbox_area(const char *resolved)
+/* True when path is `area` or lies below it. */
+static bool path_in_area(const char *path, const char *area)
+{
+	size_t len = strlen(area);
+
+	while (len > 1 && area[len - 1] == '/')
+		len--;
+	return !strncmp(path, area, len) &&
+	       (path[len] == '\0' || path[len] == '/');
+}
+
+bool jr2_path_in_sandbox_area(const struct jr2_harness_config *cfg,
+			      const char *path)
 {
 	static const char *const areas[] = {"/work", "/tmp", "/dev/shm",
 					    "/home/jr2"};
 
-	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++) {
-		size_t len = strlen(areas[i]);
-
-		if (!strncmp(resolved, areas[i], len) &&
-		    (resolved[len] == '\0' || resolved[len] == '/'))
+	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++)
+		if (path_in_area(path, areas[i]))
 			return true;
-	}
-	return false;
+	return cfg && ((cfg->home && path_in_area(path, cfg->home)) ||
+		       (cfg->tmpdir && path_in_area(path, cfg->tmpdir)));
 }
 
 void jr2_config_init(struct jr2_harness_config *cfg)

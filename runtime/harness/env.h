@@ -111,8 +111,11 @@ void jr2_env_compose_harness_process(const struct jr2_strv *own,
 				     const char *root, struct jr2_strv *out,
 				     struct jr2_strv *dropped);
 
-/* E4: true when an absolute, resolved path lies where the sandbox writes. */
-bool jr2_path_in_sandbox_area(const char *resolved);
+/* E4: true when an absolute path lies where the sandbox writes: /work, /tmp,
+ * /dev/shm, /home/jr2, and the programs' home and tmpdir of cfg (NULL: the
+ * four alone). */
+bool jr2_path_in_sandbox_area(const struct jr2_harness_config *cfg,
+			      const char *path);
 /* What a path named by a variable must be (E4). */
 enum jr2_path_kind {
 	JR2_PATH_FILE, /* a regular file */

@@ -168,18 +168,20 @@ void check_read_file(const char *input, const char *path,
 			"%s '%s' is %s, neither a regular file nor a "
 			"directory; name a regular file or a folder",
 			input, path, jr2_file_kind(st.st_mode));
-	if (jr2_path_in_sandbox_area(resolved))
+	if (jr2_path_in_sandbox_area(&harness.cfg, resolved))
 		jr2_die(JR2_EXIT_USAGE,
 			"%s '%s' (%s) is in a folder the sandbox writes "
-			"(/work, /tmp, /dev/shm, /home/jr2); move it into a "
+			"(/work, /tmp, /dev/shm, /home/jr2, the programs' home "
+			"and tmpdir); move it into a "
 			"read-only tree of the policy (e.g. under /opt/jr2)",
 			input, path, resolved);
 	for (size_t i = 0; i < folders.n; i++)
-		if (jr2_path_in_sandbox_area(folders.v[i]))
+		if (jr2_path_in_sandbox_area(&harness.cfg, folders.v[i]))
 			jr2_die(JR2_EXIT_USAGE,
 				"%s '%s' is looked up through '%s', a folder "
 				"the sandbox writes (/work, /tmp, /dev/shm, "
-				"/home/jr2): a program could put its own file "
+				"/home/jr2, the programs' home and tmpdir): a "
+				"program could put its own file "
 				"there; name it by a path of a read-only tree "
 				"(e.g. under /opt/jr2), no link on the way",
 				input, path, folders.v[i]);

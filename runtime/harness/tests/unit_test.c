@@ -679,13 +679,28 @@ TEST(config_text_same_as_confine_E4)
 
 TEST(sandbox_area_E4)
 {
-	ASSERT_TRUE(jr2_path_in_sandbox_area("/work/x"));
-	ASSERT_TRUE(jr2_path_in_sandbox_area("/tmp"));
-	ASSERT_TRUE(jr2_path_in_sandbox_area("/dev/shm/a"));
-	ASSERT_TRUE(jr2_path_in_sandbox_area("/home/jr2/.aws/config"));
-	ASSERT_FALSE(jr2_path_in_sandbox_area("/workshop/x"));
-	ASSERT_FALSE(jr2_path_in_sandbox_area("/home/jr2x"));
-	ASSERT_FALSE(jr2_path_in_sandbox_area("/etc/jr2/config"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area(NULL, "/work/x"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area(NULL, "/tmp"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area(NULL, "/dev/shm/a"));
+	ASSERT_TRUE(jr2_path_in_sandbox_area(NULL, "/home/jr2/.aws/config"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area(NULL, "/workshop/x"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area(NULL, "/home/jr2x"));
+	ASSERT_FALSE(jr2_path_in_sandbox_area(NULL, "/etc/jr2/config"));
+	{
+		/* The config's home and tmpdir are the programs' too. */
+		struct jr2_harness_config cfg;
+
+		jr2_config_init(&cfg);
+		ASSERT_FALSE(jr2_path_in_sandbox_area(&cfg, "/root/.kube/c"));
+		cfg.home = strdup("/root/");
+		cfg.tmpdir = strdup("/var/tmp");
+		ASSERT_TRUE(jr2_path_in_sandbox_area(&cfg, "/root/.kube/c"));
+		ASSERT_TRUE(jr2_path_in_sandbox_area(&cfg, "/root"));
+		ASSERT_TRUE(jr2_path_in_sandbox_area(&cfg, "/var/tmp/x"));
+		ASSERT_FALSE(jr2_path_in_sandbox_area(&cfg, "/rootx/c"));
+		ASSERT_FALSE(jr2_path_in_sandbox_area(&cfg, "/var/lib/x"));
+		jr2_config_free(&cfg);
+	}
 }
 
 /* The paths of `name=value` as "kind:path " words (f file, d folder, e

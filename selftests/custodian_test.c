@@ -11,9 +11,6 @@
  */
 #include "harness_helpers.h"
 
-#include "harness/channel.h"
-#include "harness/request.h"
-
 HX_FIXTURE(custodian)
 
 static void control_standin(struct __test_metadata *_metadata, char *value,
@@ -79,40 +76,6 @@ TEST_F(custodian, R8_connect_works_request_refused_without_standin)
 	}
 }
 
-/* One raw message on the control channel; the harness's answer in out. */
-static void control_raw(struct __test_metadata *_metadata, const void *msg,
-			size_t len, const int *fds, size_t n_fds, char *out,
-			size_t size)
-{
-	struct sockaddr_un addr;
-	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	struct pollfd pfd = {.fd = sock, .events = POLLIN};
-	ssize_t n;
-
-	ASSERT_LE(0, sock);
-	fx_unix_addr(&addr, HX_CONTROL);
-	ASSERT_EQ(0, connect(sock, (struct sockaddr *)&addr, sizeof(addr)));
-	ASSERT_EQ(0, jr2_send_msg(sock, msg, len, fds, n_fds));
-	/* Never a hang: the answer comes within the harness's own limit. */
-	ASSERT_EQ(1, poll(&pfd, 1, 10000));
-	n = recv(sock, out, size - 1, 0);
-	ASSERT_LE(0, n);
-	out[n] = '\0';
-	close(sock);
-}
-
-static void bearer(struct __test_metadata *_metadata, char *value, size_t size)
-{
-	int fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	ASSERT_LE(0, fd);
-	n = read(fd, value, size - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	value[strcspn(value, "\n")] = '\0';
-}
-
 static void assert_still_serves(struct __test_metadata *_metadata,
 				struct hx *hx)
 {
@@ -142,8 +105,8 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 
 	HX_START(hx, NULL);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		control_raw(_metadata, cases[i].what, strlen(cases[i].what),
-			    NULL, 0, out, sizeof(out));
+		hx_control_raw(_metadata, cases[i].what, strlen(cases[i].what),
+			       NULL, 0, out, sizeof(out));
 		ASSERT_EQ(0, strncmp(out, cases[i].message_part,
 				     strlen(cases[i].message_part)))
 		{
@@ -156,7 +119,7 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 	ASSERT_NE(NULL, big);
 	memset(big, 'x', 70000);
 	memcpy(big, "JR2H1\n", 6);
-	control_raw(_metadata, big, 70000, NULL, 0, out, sizeof(out));
+	hx_control_raw(_metadata, big, 70000, NULL, 0, out, sizeof(out));
 	free(big);
 	ASSERT_NE(NULL, strstr(out, "70000 bytes, more than the 65536"))
 	{
@@ -164,7 +127,7 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 	}
 	assert_still_serves(_metadata, hx);
 	/* Right bearer, unknown secret. */
-	bearer(_metadata, good, sizeof(good));
+	hx_bearer(_metadata, good, sizeof(good));
 	{
 		struct jr2_msg msg;
 
@@ -173,8 +136,8 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 		jr2_msg_field(&msg, "bearer", good);
 		jr2_msg_field(&msg, "secret", "NO_SUCH_SECRET");
 		jr2_msg_field(&msg, "arg", "/bin/true");
-		control_raw(_metadata, msg.buf, msg.len, stdio, 3, out,
-			    sizeof(out));
+		hx_control_raw(_metadata, msg.buf, msg.len, stdio, 3, out,
+			       sizeof(out));
 		jr2_msg_free(&msg);
 		ASSERT_NE(NULL, strstr(out, "unknown secret 'NO_SUCH_SECRET'"));
 	}
@@ -186,8 +149,8 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 		jr2_msg_field(&msg, "op", "exec");
 		jr2_msg_field(&msg, "bearer", good);
 		jr2_msg_field(&msg, "arg", "/bin/true");
-		control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
-			    sizeof(out));
+		hx_control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
+			       sizeof(out));
 		jr2_msg_free(&msg);
 		ASSERT_NE(NULL, strstr(out, "passed 0 descriptors"));
 	}
@@ -199,8 +162,8 @@ TEST_F(custodian, R8_control_channel_refuses_bad_requests)
 		jr2_msg_init(&msg);
 		jr2_msg_field(&msg, "op", "status");
 		jr2_msg_field(&msg, "bearer", good);
-		control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
-			    sizeof(out));
+		hx_control_raw(_metadata, msg.buf, msg.len, NULL, 0, out,
+			       sizeof(out));
 		jr2_msg_free(&msg);
 		ASSERT_EQ(0, strncmp(out, "status\nharness_pid: ", 20));
 	}

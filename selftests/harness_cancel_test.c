@@ -253,20 +253,25 @@ TEST_F(harness_cancel, P9_servers_started_on_purpose_stay)
 	kill(child, SIGKILL);
 }
 
-/* One request on the control socket; the answer in out. */
-static void raw_request(struct __test_metadata *_metadata, const char *req,
-			size_t len, char *out, size_t size)
+/*
+ * `op signal` of signo to the program of request `id`, with the bearer
+ * (NULL: none); the answer in out.
+ */
+static void signal_request(struct __test_metadata *_metadata,
+			   const char *bearer, const char *id,
+			   const char *signo, char *out, size_t size)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	ssize_t n;
+	struct jr2_msg msg;
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", HX_CONTROL);
-	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&addr, sizeof(addr)));
-	ASSERT_EQ((ssize_t)len, send(fd, req, len, 0));
-	n = recv(fd, out, size - 1, 0);
-	out[n > 0 ? n : 0] = '\0';
-	close(fd);
+	jr2_msg_init(&msg);
+	jr2_msg_field(&msg, "op", "signal");
+	if (bearer)
+		jr2_msg_field(&msg, "bearer", bearer);
+	jr2_msg_field(&msg, "id", id);
+	jr2_msg_field(&msg, "signal", signo);
+	ASSERT_FALSE(msg.failed);
+	hx_control_raw(_metadata, msg.buf, msg.len, NULL, 0, out, size);
+	jr2_msg_free(&msg);
 }
 
 /*
@@ -278,67 +283,52 @@ TEST_F(harness_cancel, P9_signal_request_by_id)
 {
 	const char *sleeper[] = {"sleep", NULL};
 	struct hx *hx = &self->hx;
-	char bearer[256], req[1024], out[HX_OUT_SIZE], *at;
-	unsigned long id = 0;
+	char bearer[256], id[32] = "", out[HX_OUT_SIZE], *at;
+	struct jr2_msg status;
 	pid_t client;
-	int pid = 0, fd, n;
+	int pid = 0, fd;
 
 	HX_START(hx, NULL);
-	fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	n = (int)read(fd, bearer, sizeof(bearer) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	bearer[strcspn(bearer, "\r\n")] = '\0';
+	hx_bearer(_metadata, bearer, sizeof(bearer));
+	jr2_msg_init(&status);
+	jr2_msg_field(&status, "op", "status");
+	jr2_msg_field(&status, "bearer", bearer);
+	jr2_msg_field(&status, "json", "1");
+	ASSERT_FALSE(status.failed);
 	client = start_client(hx, sleeper);
-	for (int waited = 0; !id; waited += 5) {
+	for (int waited = 0; !id[0]; waited += 5) {
 		ASSERT_LT(waited, HX_READY_MS);
-		raw_request(_metadata, req,
-			    (size_t)snprintf(req, sizeof(req),
-					     "JR2H1\nop 6:status\nbearer "
-					     "%zu:%s\njson 1:1\n",
-					     strlen(bearer), bearer),
-			    out, sizeof(out));
+		hx_control_raw(_metadata, status.buf, status.len, NULL, 0, out,
+			       sizeof(out));
 		at = strstr(out, "{\"pid\": ");
 		if (at) {
 			ASSERT_EQ(2, sscanf(at,
 					    "{\"pid\": %d, \"generation\": "
-					    "%*u, \"id\": %lu",
-					    &pid, &id));
+					    "%*u, \"id\": %31[0-9]",
+					    &pid, id));
 		} else {
 			usleep(5000);
 		}
 	}
+	jr2_msg_free(&status);
 	fd = pidfd_of(pid);
 	ASSERT_LE(0, fd);
 	/* Without the bearer: refused, the program runs on. */
-	n = snprintf(req, sizeof(req),
-		     "JR2H1\nop 6:signal\nid %d:%lu\nsignal "
-		     "2:15\n",
-		     snprintf(NULL, 0, "%lu", id), id);
-	raw_request(_metadata, req, (size_t)n, out, sizeof(out));
+	signal_request(_metadata, NULL, id, "15", out, sizeof(out));
 	ASSERT_EQ(0, strncmp(out, "refused no bearer", 17))
 	{
 		TH_LOG("answer: %s", out);
 	}
 	ASSERT_FALSE(ends_within(fd, 0));
 	/* An id that runs nothing. */
-	n = snprintf(req, sizeof(req),
-		     "JR2H1\nop 6:signal\nbearer %zu:%s\nid 7:9999999\nsignal "
-		     "2:15\n",
-		     strlen(bearer), bearer);
-	raw_request(_metadata, req, (size_t)n, out, sizeof(out));
+	signal_request(_metadata, bearer, "9999999", "15", out, sizeof(out));
 	ASSERT_EQ(0, strncmp(out, "error 3 ", 8))
 	{
 		TH_LOG("answer: %s", out);
 	}
 	ASSERT_FALSE(ends_within(fd, 0));
 	/* Its own id: the program ends by the signal, its client says so. */
-	n = snprintf(req, sizeof(req),
-		     "JR2H1\nop 6:signal\nbearer %zu:%s\nid %d:%lu\nsignal "
-		     "1:9\n",
-		     strlen(bearer), bearer, snprintf(NULL, 0, "%lu", id), id);
-	raw_request(_metadata, req, (size_t)n, out, sizeof(out));
+	signal_request(_metadata, bearer, id, "9", out, sizeof(out));
 	ASSERT_EQ(0, strncmp(out, "signalled ", 10))
 	{
 		TH_LOG("answer: %s", out);

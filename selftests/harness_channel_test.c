@@ -21,9 +21,6 @@
 #include "harness_helpers.h"
 #include "tests/try_shared.h"
 
-#include "harness/channel.h"
-#include "harness/request.h"
-
 HX_FIXTURE(harness_channel)
 
 /* The descriptors the harness holds (the test is root: it may look). */
@@ -468,13 +465,9 @@ TEST_F(harness_channel, R11_a_lingering_socket_passed_leaves_status)
 static void exec_true_msg(struct __test_metadata *_metadata,
 			  struct jr2_msg *msg)
 {
-	char bearer[256] = "";
-	FILE *file;
+	char bearer[256];
 
-	ASSERT_NE(NULL, file = fopen(HX_BEARER, "re"));
-	ASSERT_NE(NULL, fgets(bearer, sizeof(bearer), file));
-	fclose(file);
-	bearer[strcspn(bearer, "\n")] = '\0';
+	hx_bearer(_metadata, bearer, sizeof(bearer));
 	jr2_msg_init(msg);
 	jr2_msg_field(msg, "op", "exec");
 	jr2_msg_field(msg, "bearer", bearer);
@@ -1977,12 +1970,7 @@ TEST_F(harness_channel, E5_spawner_memory_holds_no_standin_or_bearer)
 	ASSERT_NE(NULL, at = strstr(text, "GH_TOKEN="));
 	snprintf(token, sizeof(token), "%.*s", (int)strcspn(at + 9, "\n"),
 		 at + 9);
-	fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	n = read(fd, bearer, sizeof(bearer) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	bearer[strcspn(bearer, "\n")] = bearer[n] = '\0';
+	hx_bearer(_metadata, bearer, sizeof(bearer));
 	FX_SKIP_WITHOUT_CAP(CAP_SYS_PTRACE, "reading the harness's memory");
 	ASSERT_TRUE(memory_holds(hx->pid, control));
 	ASSERT_FALSE(memory_holds(hx->spawner, control));

@@ -27,6 +27,8 @@
 #include <time.h>
 
 #include "common.h"
+#include "harness/channel.h"
+#include "harness/request.h"
 
 #define HX_MNT	     "/mnt"
 #define HX_ETC	     HX_MNT "/etc"
@@ -491,6 +493,46 @@ static inline void hx_standin(struct __test_metadata *_metadata,
 
 /* For tests of refusals at start: the ABI refusal would come first. */
 #define HX_REQUIRE_ACCEPTED(hx) FX_REQUIRE_ACCEPTED(&(hx)->abi)
+
+/* The bearer the harness wrote (HX_BEARER), its newline cut, into value. */
+static inline void hx_bearer(struct __test_metadata *_metadata, char *value,
+			     size_t size)
+{
+	int fd = open(HX_BEARER, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ASSERT_LE(0, fd);
+	n = read(fd, value, size - 1);
+	close(fd);
+	ASSERT_LT(0, n);
+	value[n] = '\0';
+	value[strcspn(value, "\n")] = '\0';
+}
+
+/*
+ * One message (with n_fds descriptors) on the control socket, as a client
+ * sends it; the harness's answer in out.
+ */
+static inline void hx_control_raw(struct __test_metadata *_metadata,
+				  const void *msg, size_t len, const int *fds,
+				  size_t n_fds, char *out, size_t size)
+{
+	struct sockaddr_un addr;
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct pollfd pfd = {.fd = sock, .events = POLLIN};
+	ssize_t n;
+
+	ASSERT_LE(0, sock);
+	fx_unix_addr(&addr, HX_CONTROL);
+	ASSERT_EQ(0, connect(sock, (struct sockaddr *)&addr, sizeof(addr)));
+	ASSERT_EQ(0, jr2_send_msg(sock, msg, len, fds, n_fds));
+	/* Never a hang: the answer comes within the harness's own limit. */
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	n = recv(sock, out, size - 1, 0);
+	ASSERT_LE(0, n);
+	out[n] = '\0';
+	close(sock);
+}
 
 /*
  * Runs argv through `jr2-harness exec [OPTIONS] --`; its output (stdout and

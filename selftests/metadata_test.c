@@ -159,6 +159,32 @@ static void assert_metadata_not_held(struct __test_metadata *_metadata,
 	}
 }
 
+/*
+ * What `path` says of metadata (run's --verbose output, the harness's log:
+ * `said`), and what then holds: the one policy of ways.h, two protected
+ * dirs (the harness's own among them) and two read-only trees.
+ */
+static void metadata_by(struct __test_metadata *_metadata, struct way *way,
+			enum way_path path, const char *said)
+{
+	char line[128];
+
+	if (!fx_has_cap(CAP_SYS_ADMIN)) {
+		assert_metadata_not_held(_metadata, way, path, said);
+		return;
+	}
+	snprintf(line, sizeof(line),
+		 "%s: metadata: holds: 2 protected dirs and 2 read-only trees",
+		 path == WAY_RUN ? "jr2-confine" : "jr2-harness");
+	ASSERT_NE(NULL, strstr(said, line))
+	{
+		TH_LOG("%s", said);
+	}
+	assert_metadata_held(_metadata, way, path);
+	assert_free_folder(_metadata, way, path);
+	assert_unconfined_can(_metadata, way);
+}
+
 TEST_F(escapes, R2_O2_metadata_run)
 {
 	struct way *way = &self->way;
@@ -170,20 +196,7 @@ TEST_F(escapes, R2_O2_metadata_run)
 	/* The one line says what holds on this machine (root: the mounts). */
 	ASSERT_EQ(0, way_try_opts(way, WAY_RUN, verbose, false, verb, out,
 				  sizeof(out)));
-	if (!fx_has_cap(CAP_SYS_ADMIN)) {
-		assert_metadata_not_held(_metadata, way, WAY_RUN, out);
-		return;
-	}
-	/* The tree's policy (ways.h): two of each, the harness's own dir
-	   among the protected ones. */
-	ASSERT_NE(NULL, strstr(out, "jr2-confine: metadata: holds: 2 "
-				    "protected dirs and 2 read-only trees"))
-	{
-		TH_LOG("%s", out);
-	}
-	assert_metadata_held(_metadata, way, WAY_RUN);
-	assert_free_folder(_metadata, way, WAY_RUN);
-	assert_unconfined_can(_metadata, way);
+	metadata_by(_metadata, way, WAY_RUN, out);
 }
 
 TEST_F(escapes, R2_O2_metadata_exec)
@@ -193,20 +206,7 @@ TEST_F(escapes, R2_O2_metadata_exec)
 
 	WAY_START(way);
 	hx_log(log, sizeof(log));
-	if (!fx_has_cap(CAP_SYS_ADMIN)) {
-		assert_metadata_not_held(_metadata, way, WAY_EXEC, log);
-		return;
-	}
-	/* The same policy: the harness's own dir and FX_PROTECTED; FX_REPOS
-	   and the harness's trusted config folder. */
-	ASSERT_NE(NULL, strstr(log, "jr2-harness: metadata: holds: 2 "
-				    "protected dirs and 2 read-only trees"))
-	{
-		TH_LOG("log: %s", log);
-	}
-	assert_metadata_held(_metadata, way, WAY_EXEC);
-	assert_free_folder(_metadata, way, WAY_EXEC);
-	assert_unconfined_can(_metadata, way);
+	metadata_by(_metadata, way, WAY_EXEC, log);
 }
 
 /* The ms until `path` has `mode` again (a change the harness puts back

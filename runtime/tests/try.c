@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "try.h"
 
@@ -99,6 +100,21 @@ int try_report(int err)
 {
 	printf("%s\n", err ? strerrorname_np(err) : "ok");
 	return err ? 1 : 0;
+}
+
+int try_report_line(int fd)
+{
+	char buf[128];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	int err = errno;
+
+	close(fd);
+	if (n < 0)
+		return try_report(err);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("ok %s\n", buf);
+	return 0;
 }
 
 void try_usage_error(const char *fmt, ...)

@@ -55,6 +55,10 @@ int try_result(int ret);
 /* The other verbs' report: "ok" or err's name; the exit status 0 or 1. */
 int try_report(int err);
 
+/* One read of fd (up to 127 bytes), closed then: "ok LINE" (its first
+ * line) or the read's errno, as try_report. */
+int try_report_line(int fd);
+
 /* The one error path: a usage error (exit 101). */
 void try_usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));

@@ -223,19 +223,8 @@ static int fd_openat(const struct try_call *c)
 {
 	int dir = (int)try_number(c->arg[0], "FD");
 	int fd = openat(dir, c->arg[1], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	char buf[128];
-	ssize_t n;
 
-	if (fd < 0)
-		return try_report(errno);
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return try_report(errno);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	printf("ok %s\n", buf);
-	return 0;
+	return fd < 0 ? try_report(errno) : try_report_line(fd);
 }
 
 #ifndef SO_PASSRIGHTS

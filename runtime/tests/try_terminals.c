@@ -83,21 +83,13 @@ static int pty_own(const struct try_call *c)
 static int tty_read(const struct try_call *c)
 {
 	struct pollfd pfd = {.events = POLLIN};
-	char buf[128];
-	ssize_t n;
 
 	pfd.fd = open(c->arg[0], O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (pfd.fd < 0)
 		return try_report(errno);
 	if (poll(&pfd, 1, 2000) != 1)
 		return try_report(ETIMEDOUT);
-	n = read(pfd.fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return try_report(errno);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	printf("ok %s\n", buf);
-	return 0;
+	return try_report_line(pfd.fd);
 }
 
 /*

@@ -760,6 +760,17 @@ static inline pid_t fx_lifeline_child(struct __test_metadata *_metadata)
    path, so its size follows the machine's root, not the test. */
 #define FX_RULES_SIZE (256 * 1024)
 
+/* Waits for the child pid: its exit status as a shell gives it (128 + N
+ * for signal N), or -1 when it is no child of this process. */
+static inline int fx_exit_code(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 /*
  * Runs argv[0] with argv in a child, its stdout and stderr into out (NUL
  * terminated), its stdin in_fd (-1: this process's); with `session`, first

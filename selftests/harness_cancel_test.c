@@ -60,15 +60,6 @@ static bool wait_file(const char *path, char *out, size_t size)
 	return false;
 }
 
-static int exit_code(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* Whether the process of pidfd ends within ms (its pidfd polls readable). */
 static bool ends_within(int pidfd, int ms)
 {
@@ -102,7 +93,7 @@ TEST_F(harness_cancel, P9_exec_passes_on_each_signal)
 		client = start_client(hx, verb);
 		ASSERT_TRUE(wait_file(ready, text, sizeof(text)));
 		ASSERT_EQ(0, kill(client, sigs[i]));
-		ASSERT_EQ(sigs[i], exit_code(client))
+		ASSERT_EQ(sigs[i], fx_exit_code(client))
 		{
 			TH_LOG("signal %d: %s", sigs[i], strsignal(sigs[i]));
 		}
@@ -125,7 +116,7 @@ TEST_F(harness_cancel, P9_exec_exits_128_plus_the_signal)
 	HX_START(hx, NULL);
 	/* Control: a program that exits 0 gives 0. */
 	client = start_client(hx, verb);
-	ASSERT_EQ(0, exit_code(client));
+	ASSERT_EQ(0, fx_exit_code(client));
 	ASSERT_TRUE(wait_file(MARKS "/s.ready", text, sizeof(text)));
 	ASSERT_EQ(2, sscanf(text, "%d %d", &pid, &child));
 	kill(child, SIGKILL);
@@ -144,7 +135,7 @@ TEST_F(harness_cancel, P9_exec_exits_128_plus_the_signal)
 	fd = pidfd_of(pid);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, kill(client, SIGTERM));
-	ASSERT_EQ(128 + SIGTERM, exit_code(client));
+	ASSERT_EQ(128 + SIGTERM, fx_exit_code(client));
 	ASSERT_TRUE(ends_within(fd, 0));
 	close(fd);
 }
@@ -179,7 +170,7 @@ static void cancel_by_sigkill(struct __test_metadata *_metadata, struct hx *hx,
 	ASSERT_FALSE(ends_within(fds[0], 0));
 	ASSERT_FALSE(ends_within(fds[1], 0));
 	ASSERT_EQ(0, kill(client, SIGKILL));
-	ASSERT_EQ(128 + SIGKILL, exit_code(client));
+	ASSERT_EQ(128 + SIGKILL, fx_exit_code(client));
 	if (!strcmp(mode, "ignore")) {
 		ASSERT_FALSE(ends_within(fds[0], GRACE_MS / 2))
 		{
@@ -233,7 +224,7 @@ TEST_F(harness_cancel, P9_servers_started_on_purpose_stay)
 	fds[0] = pidfd_of(pid);
 	fds[1] = pidfd_of(child);
 	ASSERT_EQ(0, kill(client, SIGKILL));
-	exit_code(client);
+	fx_exit_code(client);
 	/* The program goes (positive control), its server stays past the
 	 * grace. */
 	ASSERT_TRUE(ends_within(fds[0], GRACE_MS / 2));
@@ -243,7 +234,7 @@ TEST_F(harness_cancel, P9_servers_started_on_purpose_stay)
 	kill(child, SIGKILL);
 
 	client = start_client(hx, exit_verb);
-	ASSERT_EQ(0, exit_code(client));
+	ASSERT_EQ(0, fx_exit_code(client));
 	ASSERT_TRUE(wait_file(MARKS "/e.ready", text, sizeof(text)));
 	ASSERT_EQ(2, sscanf(text, "%d %d", &pid, &child));
 	fds[1] = pidfd_of(child);
@@ -334,7 +325,7 @@ TEST_F(harness_cancel, P9_signal_request_by_id)
 		TH_LOG("answer: %s", out);
 	}
 	ASSERT_TRUE(ends_within(fd, HX_READY_MS));
-	ASSERT_EQ(128 + SIGKILL, exit_code(client));
+	ASSERT_EQ(128 + SIGKILL, fx_exit_code(client));
 	close(fd);
 }
 

@@ -45,15 +45,6 @@ static pid_t start_program(struct __test_metadata *_metadata, struct hx *hx,
 	return client;
 }
 
-static int exit_code(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 /* SIGTERM to the harness; its exit code, and how long it took. */
 static int stop_harness(struct hx *hx, long long *took_ms)
 {
@@ -61,7 +52,7 @@ static int stop_harness(struct hx *hx, long long *took_ms)
 	int code;
 
 	kill(hx->pid, SIGTERM);
-	code = exit_code(hx->pid);
+	code = fx_exit_code(hx->pid);
 	hx->pid = 0;
 	*took_ms = hx_now_ms() - start;
 	return code;
@@ -95,10 +86,10 @@ TEST_F(harness_stop, P8_sigterm_first_then_sigkill_after_the_grace)
 	catcher = start_program(_metadata, hx, "catch", MARK "-catch");
 	ignorer = start_program(_metadata, hx, "ignore", MARK "-ignore");
 	ASSERT_EQ(0, stop_harness(hx, &took));
-	ASSERT_EQ(3, exit_code(catcher));
+	ASSERT_EQ(3, fx_exit_code(catcher));
 	read_text(MARK "-catch", text, sizeof(text));
 	ASSERT_STREQ("term", text);
-	ASSERT_EQ(128 + SIGKILL, exit_code(ignorer));
+	ASSERT_EQ(128 + SIGKILL, fx_exit_code(ignorer));
 	ASSERT_LE(atoi(GRACE_MS), took);
 	hx_log(log, sizeof(log));
 	ASSERT_NE(NULL, strstr(log, "programs left after"))
@@ -120,7 +111,7 @@ TEST_F(harness_stop, P8_no_sigkill_when_programs_end_on_sigterm)
 	HX_START(hx, extra);
 	catcher = start_program(_metadata, hx, "catch", MARK);
 	ASSERT_EQ(0, stop_harness(hx, &took));
-	ASSERT_EQ(3, exit_code(catcher));
+	ASSERT_EQ(3, fx_exit_code(catcher));
 	hx_log(log, sizeof(log));
 	ASSERT_EQ(NULL, strstr(log, "programs left after"))
 	{
@@ -141,7 +132,7 @@ TEST_F(harness_stop, P8_orphans_get_sigterm)
 	fx_make_dir(_metadata, MARKS, 0755);
 	HX_START(hx, NULL);
 	client = start_program(_metadata, hx, "orphan", MARK);
-	ASSERT_EQ(0, exit_code(client));
+	ASSERT_EQ(0, fx_exit_code(client));
 	/* Control: the orphan lives on after its program ended. */
 	ASSERT_NE(0, access(MARK, F_OK));
 	ASSERT_EQ(0, stop_harness(hx, &took));
@@ -166,7 +157,7 @@ TEST_F(harness_stop, P8_late_orphans_get_sigterm)
 	HX_START(hx, extra);
 	client = start_program(_metadata, hx, "late-orphan", MARK);
 	ASSERT_EQ(0, stop_harness(hx, &took));
-	ASSERT_EQ(3, exit_code(client));
+	ASSERT_EQ(3, fx_exit_code(client));
 	read_text(MARK, text, sizeof(text));
 	ASSERT_STREQ("term", text);
 }
